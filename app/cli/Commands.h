@@ -1,0 +1,30 @@
+#pragma once
+
+#include "CommandLine.h"
+#include "db/LocalCluster.h"
+
+#include <stop_token>
+#include <string>
+#include <vector>
+
+namespace isobar::cli {
+
+// Each subcommand: parses its own arguments, prints its results to stdout and problems to stderr,
+// returns the process exit status (0 ok, 1 failed, 2 usage, 130 cancelled).
+int runClusterCommand(const std::vector<std::string>& args);
+int runSampleCommand(const std::vector<std::string>& args);
+int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop);
+
+// Options every command that may use the embedded cluster understands.
+std::vector<OptionSpec> embeddedClusterOptionSpecs();
+LocalClusterOptions clusterOptionsFrom(const ParsedArgs& args);
+
+// Prints "isobar-cli: error: <message>" to stderr.
+void printError(const std::string& message);
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitCancelled = 130;
+
+} // namespace isobar::cli

@@ -1,0 +1,113 @@
+// isobar-cli: the headless face of Isobar. Thin: parses the subcommand and hands over to core.
+
+#include "Commands.h"
+
+#include "Version.h"
+#include "util/Error.h"
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <pthread.h>
+#include <stop_token>
+#include <thread>
+
+namespace {
+
+const char* kUsage = R"(usage: isobar-cli [--verbose] COMMAND [options]
+
+Loads ERA5 reanalysis NetCDF files into PostgreSQL with binary COPY.
+
+commands:
+  load      load NetCDF files into a table (default: the embedded cluster)
+  sample    write a SYNTHETIC ERA5-like NetCDF file to try Isobar with
+  cluster   start, stop, inspect the embedded PostgreSQL cluster (start|stop|status|url)
+
+  isobar-cli COMMAND --help   options of one command
+  isobar-cli --version        print the version
+
+exit status: 0 ok, 1 failed, 2 bad command line, 130 cancelled (Ctrl-C / SIGTERM)
+)";
+
+} // namespace
+
+namespace isobar::cli {
+
+void printError(const std::string& message) { std::cerr << "isobar-cli: error: " << message << std::endl; }
+
+} // namespace isobar::cli
+
+int main(int argc, char** argv) {
+    using namespace isobar::cli;
+    std::vector<std::string> args(argv + 1, argv + argc);
+
+    auto logger = spdlog::stderr_color_st("isobar");
+    logger->set_pattern("isobar-cli: %l: %v");
+    logger->set_level(spdlog::level::warn);
+    spdlog::set_default_logger(logger);
+
+    while (!args.empty() && (args.front() == "--verbose" || args.front() == "-v")) {
+        spdlog::set_level(spdlog::level::debug);
+        args.erase(args.begin());
+    }
+    if (args.empty() || args.front() == "--help" || args.front() == "-h" || args.front() == "help") {
+        std::cout << kUsage;
+        return args.empty() ? kExitUsage : kExitOk;
+    }
+    if (args.front() == "--version" || args.front() == "-V") {
+        std::cout << "isobar-cli " << isobar::kVersion << "\n";
+        return kExitOk;
+    }
+
+    // Ctrl-C / SIGTERM become a stop request that the engine reads between units; a second one
+    // falls back to the default action (terminate). A dedicated thread waits for the signals, so no
+    // work happens in a signal handler.
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    std::stop_source stopSource;
+    std::thread signalThread([signals, &stopSource] {
+        int received = 0;
+        if (sigwait(&signals, &received) != 0) {
+            return;
+        }
+        std::cerr << "\nisobar-cli: stopping (signal " << received
+                  << "): rolling back what is in flight; press Ctrl-C again to abort at once" << std::endl;
+        stopSource.request_stop();
+        if (sigwait(&signals, &received) == 0) {
+            std::cerr << "isobar-cli: aborted (signal " << received << ")" << std::endl;
+            std::_Exit(kExitCancelled);
+        }
+    });
+    signalThread.detach();
+
+    const std::string command = args.front();
+    args.erase(args.begin());
+    try {
+        if (command == "load") {
+            return runLoadCommand(args, stopSource.get_token());
+        }
+        if (command == "sample") {
+            return runSampleCommand(args);
+        }
+        if (command == "cluster") {
+            return runClusterCommand(args);
+        }
+        throw UsageError{"unknown command '" + command + "'"};
+    } catch (const UsageError& e) {
+        std::cerr << "isobar-cli: " << e.message << "\n(see isobar-cli --help, or isobar-cli " << command
+                  << " --help)\n";
+        return kExitUsage;
+    } catch (const isobar::Error& e) {
+        printError(e.what());
+        return kExitFailed;
+    } catch (const std::exception& e) {
+        printError(std::string("unexpected failure: ") + e.what());
+        return kExitFailed;
+    }
+}

@@ -1,0 +1,63 @@
+#include "db/ConnInfo.h"
+
+#include <libpq-fe.h>
+
+#include <memory>
+
+namespace isobar {
+
+std::string quoteConnValue(std::string_view value) {
+    const bool needsQuotes = value.empty() || value.find_first_of(" \t\n\r\\'") != std::string_view::npos;
+    if (!needsQuotes) {
+        return std::string(value);
+    }
+    std::string out = "'";
+    for (const char c : value) {
+        if (c == '\'' || c == '\\') {
+            out += '\\';
+        }
+        out += c;
+    }
+    out += '\'';
+    return out;
+}
+
+std::string buildConnInfo(const std::vector<std::pair<std::string, std::string>>& pairs) {
+    std::string out;
+    for (const auto& [key, value] : pairs) {
+        if (!out.empty()) {
+            out += ' ';
+        }
+        out += key + "=" + quoteConnValue(value);
+    }
+    return out;
+}
+
+std::string redactConnInfo(const std::string& conninfo) {
+    char* error = nullptr;
+    std::unique_ptr<PQconninfoOption, decltype(&PQconninfoFree)> options(
+        PQconninfoParse(conninfo.c_str(), &error), &PQconninfoFree);
+    if (error != nullptr) {
+        PQfreemem(error);
+    }
+    if (!options) {
+        return "(an unparsable connection string)";
+    }
+    // Only the keys that say where and as whom; everything else (password, sslkey paths, ...) is
+    // left out on purpose.
+    static constexpr const char* shown[] = {"host", "hostaddr", "port", "dbname", "user", "sslmode"};
+    std::vector<std::pair<std::string, std::string>> kept;
+    for (const char* key : shown) {
+        for (PQconninfoOption* opt = options.get(); opt->keyword != nullptr; ++opt) {
+            if (std::string_view(opt->keyword) == key && opt->val != nullptr && *opt->val != '\0') {
+                kept.emplace_back(key, opt->val);
+            }
+        }
+    }
+    if (kept.empty()) {
+        return "(libpq defaults)";
+    }
+    return buildConnInfo(kept);
+}
+
+} // namespace isobar

@@ -1,0 +1,179 @@
+#include "db/Connection.h"
+
+#include "db/ConnInfo.h"
+
+#include <cctype>
+
+namespace isobar {
+
+std::string trimTrailingNewlines(std::string text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) {
+        text.pop_back();
+    }
+    return text;
+}
+
+std::string Result::text(int row, int column) const {
+    return std::string(PQgetvalue(result_.get(), row, column),
+                       static_cast<size_t>(PQgetlength(result_.get(), row, column)));
+}
+
+std::optional<std::string> Result::optionalText(int row, int column) const {
+    if (isNull(row, column)) {
+        return std::nullopt;
+    }
+    return text(row, column);
+}
+
+long long Result::integer(int row, int column) const {
+    const std::string value = text(row, column);
+    try {
+        return std::stoll(value);
+    } catch (const std::exception&) {
+        throw Error("the server returned '" + value + "' where a whole number was expected");
+    }
+}
+
+Connection Connection::open(const std::string& conninfo) {
+    const std::string target = redactConnInfo(conninfo);
+    PGconn* conn = PQconnectdb(conninfo.c_str());
+    if (conn == nullptr) {
+        throw DbError("cannot connect to " + target + ": out of memory", "");
+    }
+    if (PQstatus(conn) != CONNECTION_OK) {
+        std::string reason = trimTrailingNewlines(PQerrorMessage(conn));
+        PQfinish(conn);
+        throw DbError("cannot connect to " + target + ": " + reason, "08001");
+    }
+    return Connection(conn, target);
+}
+
+std::string Connection::lastError() const { return trimTrailingNewlines(PQerrorMessage(conn_.get())); }
+
+std::string resultErrorMessage(const PGresult* result) {
+    if (result == nullptr) {
+        return "no result";
+    }
+    std::string message = trimTrailingNewlines(PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY) != nullptr
+                                                   ? PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY)
+                                                   : PQresultErrorMessage(result));
+    if (const char* detail = PQresultErrorField(result, PG_DIAG_MESSAGE_DETAIL)) {
+        message += "; " + trimTrailingNewlines(detail);
+    }
+    if (const char* hint = PQresultErrorField(result, PG_DIAG_MESSAGE_HINT)) {
+        message += "; hint: " + trimTrailingNewlines(hint);
+    }
+    if (const char* where = PQresultErrorField(result, PG_DIAG_CONTEXT)) {
+        message += "; context: " + trimTrailingNewlines(where);
+    }
+    return message;
+}
+
+void throwResultError(const Connection& conn, const PGresult* result, const std::string& context) {
+    std::string sqlState;
+    std::string message;
+    if (result != nullptr && PQresultErrorField(result, PG_DIAG_SQLSTATE) != nullptr) {
+        sqlState = PQresultErrorField(result, PG_DIAG_SQLSTATE);
+        message = resultErrorMessage(result);
+    } else {
+        // No server error fields: the failure is on the client side or the connection broke.
+        message = conn.lastError();
+        if (PQstatus(conn.raw()) == CONNECTION_BAD) {
+            sqlState = "08006";
+        }
+    }
+    if (message.empty()) {
+        message = "unknown error";
+    }
+    throw DbError(context + ": " + message + (sqlState.empty() ? "" : " (SQLSTATE " + sqlState + ")"), sqlState);
+}
+
+void Connection::exec(const std::string& sql) {
+    Result result(PQexec(conn_.get(), sql.c_str()));
+    const ExecStatusType status = result.raw() != nullptr ? PQresultStatus(result.raw()) : PGRES_FATAL_ERROR;
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+        throwResultError(*this, result.raw(), "on " + target_);
+    }
+}
+
+Result Connection::query(const std::string& sql, const std::vector<std::optional<std::string>>& params) {
+    std::vector<const char*> values;
+    values.reserve(params.size());
+    for (const auto& p : params) {
+        values.push_back(p ? p->c_str() : nullptr);
+    }
+    Result result(PQexecParams(conn_.get(), sql.c_str(), static_cast<int>(values.size()), nullptr,
+                               values.data(), nullptr, nullptr, 0));
+    const ExecStatusType status = result.raw() != nullptr ? PQresultStatus(result.raw()) : PGRES_FATAL_ERROR;
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+        throwResultError(*this, result.raw(), "on " + target_);
+    }
+    return result;
+}
+
+std::string Connection::quoteIdentifier(std::string_view identifier) const {
+    char* quoted = PQescapeIdentifier(conn_.get(), identifier.data(), identifier.size());
+    if (quoted == nullptr) {
+        throw DbError("cannot quote the identifier '" + std::string(identifier) + "': " + lastError(), "");
+    }
+    std::string out(quoted);
+    PQfreemem(quoted);
+    return out;
+}
+
+std::string Connection::quoteLiteral(std::string_view literal) const {
+    char* quoted = PQescapeLiteral(conn_.get(), literal.data(), literal.size());
+    if (quoted == nullptr) {
+        throw DbError("cannot quote a literal: " + lastError(), "");
+    }
+    std::string out(quoted);
+    PQfreemem(quoted);
+    return out;
+}
+
+TableName TableName::parse(std::string_view text) {
+    // SQL rules: unquoted parts fold to lower case, "quoted" parts keep their case and may
+    // contain dots; "" inside quotes is one quote.
+    std::vector<std::string> parts(1);
+    bool inQuotes = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inQuotes) {
+            if (c == '"') {
+                if (i + 1 < text.size() && text[i + 1] == '"') {
+                    parts.back() += '"';
+                    ++i;
+                } else {
+                    inQuotes = false;
+                }
+            } else {
+                parts.back() += c;
+            }
+        } else if (c == '"') {
+            inQuotes = true;
+        } else if (c == '.') {
+            if (parts.back().empty()) {
+                break;
+            }
+            parts.emplace_back();
+        } else {
+            parts.back() += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        }
+    }
+    if (inQuotes || parts.size() > 2 || parts.back().empty() || parts.front().empty()) {
+        throw Error("'" + std::string(text) + "' is not a valid table name (expected name or schema.name)");
+    }
+    if (parts.size() == 2) {
+        return TableName{parts[0], parts[1]};
+    }
+    return TableName{"", parts[0]};
+}
+
+std::string TableName::quoted(const Connection& conn) const {
+    if (schema.empty()) {
+        return conn.quoteIdentifier(name);
+    }
+    return conn.quoteIdentifier(schema) + "." + conn.quoteIdentifier(name);
+}
+
+} // namespace isobar

@@ -1,0 +1,89 @@
+#pragma once
+
+#include "util/Error.h"
+
+#include <libpq-fe.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace isobar {
+
+// An owned PGresult with typed accessors.
+class Result {
+public:
+    Result() = default;
+    explicit Result(PGresult* result)
+        : result_(result, &PQclear) {}
+
+    PGresult* raw() const noexcept { return result_.get(); }
+    int rows() const { return result_ ? PQntuples(result_.get()) : 0; }
+    int columns() const { return result_ ? PQnfields(result_.get()) : 0; }
+    bool isNull(int row, int column) const { return PQgetisnull(result_.get(), row, column) != 0; }
+    std::string text(int row, int column) const;
+    std::optional<std::string> optionalText(int row, int column) const;
+    long long integer(int row, int column) const;
+
+private:
+    std::unique_ptr<PGresult, decltype(&PQclear)> result_{nullptr, &PQclear};
+};
+
+// One libpq connection. A Connection belongs to one thread at a time (libpq's rule): the engine
+// gives each worker its own and never shares them.
+class Connection {
+public:
+    // Connects or throws DbError naming the target (without password) and libpq's reason.
+    static Connection open(const std::string& conninfo);
+
+    Connection(Connection&&) noexcept = default;
+    Connection& operator=(Connection&&) noexcept = default;
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
+    ~Connection() = default;
+
+    PGconn* raw() const noexcept { return conn_.get(); }
+    const std::string& target() const noexcept { return target_; }
+
+    // Runs SQL that returns no rows (or whose rows are not needed). Throws DbError.
+    void exec(const std::string& sql);
+    // Runs a query with text parameters ($1, $2, ...) and returns its rows. Throws DbError.
+    Result query(const std::string& sql, const std::vector<std::optional<std::string>>& params = {});
+
+    std::string quoteIdentifier(std::string_view identifier) const;
+    std::string quoteLiteral(std::string_view literal) const;
+
+    int serverVersion() const { return PQserverVersion(conn_.get()); }
+    // libpq's last error message, trimmed of trailing newlines.
+    std::string lastError() const;
+
+private:
+    Connection(PGconn* conn, std::string target)
+        : conn_(conn, &PQfinish)
+        , target_(std::move(target)) {}
+
+    std::unique_ptr<PGconn, decltype(&PQfinish)> conn_;
+    std::string target_;
+};
+
+// Throws DbError built from a failed result: "<context>: <server message> (SQLSTATE xxxxx)".
+[[noreturn]] void throwResultError(const Connection& conn, const PGresult* result, const std::string& context);
+
+// The server's message for a result with its detail and hint lines, trimmed.
+std::string resultErrorMessage(const PGresult* result);
+
+std::string trimTrailingNewlines(std::string text);
+
+// A table name as the user wrote it ("weather" or "schema.weather"), split and quoted.
+struct TableName {
+    std::string schema; // empty: the search path decides
+    std::string name;
+
+    static TableName parse(std::string_view text);
+    std::string quoted(const Connection& conn) const;
+    std::string display() const { return schema.empty() ? name : schema + "." + name; }
+};
+
+} // namespace isobar

@@ -1,0 +1,614 @@
+#include "db/LocalCluster.h"
+
+#include "db/ConnInfo.h"
+#include "db/Connection.h"
+#include "util/Error.h"
+
+#include <libpq-fe.h>
+#include <spdlog/spdlog.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace isobar {
+
+namespace {
+
+bool processExists(pid_t pid) { return kill(pid, 0) == 0 || errno == EPERM; }
+
+constexpr const char* kServerAccount = "postgres";
+constexpr const char* kSettingsFile = "isobar.conf";
+
+std::optional<fs::path> findInPath(const std::string& program) {
+    const char* path = std::getenv("PATH");
+    std::stringstream dirs(path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin");
+    std::string dir;
+    while (std::getline(dirs, dir, ':')) {
+        if (dir.empty()) {
+            continue;
+        }
+        fs::path candidate = fs::path(dir) / program;
+        if (access(candidate.c_str(), X_OK) == 0) {
+            return candidate;
+        }
+    }
+    return std::nullopt;
+}
+
+bool hasServerPrograms(const fs::path& dir) {
+    for (const char* tool : {"initdb", "pg_ctl", "postgres"}) {
+        if (access((dir / tool).c_str(), X_OK) != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+std::string readFirstLine(const fs::path& path) {
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+std::string trim(std::string s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
+        s.pop_back();
+    }
+    size_t start = 0;
+    while (start < s.size() && std::isspace(static_cast<unsigned char>(s[start]))) {
+        ++start;
+    }
+    return s.substr(start);
+}
+
+// Single quotes for a postgresql.conf string value.
+std::string confQuote(const std::string& value) {
+    std::string out = "'";
+    for (char c : value) {
+        out += c;
+        if (c == '\'') {
+            out += '\'';
+        }
+    }
+    return out + "'";
+}
+
+// An exclusive advisory lock on a file, held for the lifetime of the object. It serializes
+// create/start/stop of one cluster between Isobar processes (the GUI and a CLI, say).
+class FileLock {
+public:
+    explicit FileLock(const fs::path& path) {
+        fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (fd_ < 0) {
+            throw Error("cannot open the cluster lock file " + path.string() + ": " + std::strerror(errno));
+        }
+        while (flock(fd_, LOCK_EX) != 0) {
+            if (errno != EINTR) {
+                const int err = errno;
+                close(fd_);
+                throw Error("cannot lock " + path.string() + ": " + std::strerror(err));
+            }
+        }
+    }
+    FileLock(const FileLock&) = delete;
+    FileLock& operator=(const FileLock&) = delete;
+    ~FileLock() { close(fd_); }
+
+private:
+    int fd_ = -1;
+};
+
+} // namespace
+
+std::optional<PostmasterLockInfo> readPostmasterLockFile(const fs::path& path) {
+    std::ifstream in(path);
+    if (!in) {
+        return std::nullopt;
+    }
+    std::vector<std::string> lines;
+    std::string line;
+    while (std::getline(in, line) && lines.size() < 6) {
+        lines.push_back(line);
+    }
+    if (lines.empty()) {
+        return std::nullopt;
+    }
+    PostmasterLockInfo info;
+    try {
+        info.pid = static_cast<pid_t>(std::stol(lines[0]));
+        if (info.pid < 0) {
+            info.pid = -info.pid; // a negative PID marks a standalone backend
+        }
+        if (lines.size() > 1) {
+            info.dataDir = lines[1];
+        }
+        if (lines.size() > 3 && !trim(lines[3]).empty()) {
+            info.port = std::stoi(lines[3]);
+        }
+        if (lines.size() > 4) {
+            info.socketDir = trim(lines[4]);
+        }
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    return info;
+}
+
+bool isPostmasterOf(pid_t pid, const fs::path& dataDir) {
+    if (pid <= 0) {
+        return false;
+    }
+    const fs::path proc = fs::path("/proc") / std::to_string(pid);
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink(proc / "exe", ec);
+    if (ec) {
+        return false; // gone, or another user's process (ours run as us, or as the server account for root)
+    }
+    const std::string exeName = exe.filename().string();
+    if (exeName != "postgres" && exeName != "postmaster" && exeName.rfind("postgres", 0) != 0) {
+        return false;
+    }
+    const fs::path cwd = fs::read_symlink(proc / "cwd", ec);
+    if (ec) {
+        return false;
+    }
+    const fs::path wanted = fs::weakly_canonical(dataDir, ec);
+    return cwd == (ec ? dataDir : wanted);
+}
+
+fs::path LocalCluster::findServerBinDir() {
+    if (const auto pgConfig = findInPath("pg_config")) {
+        ProcessOptions opts;
+        opts.timeout = std::chrono::seconds(20);
+        const ProcessResult r = runProcess(*pgConfig, {"--bindir"}, opts);
+        if (r.ok()) {
+            const fs::path dir = trim(r.output);
+            if (hasServerPrograms(dir)) {
+                return dir;
+            }
+        }
+    }
+    std::vector<std::pair<int, fs::path>> found;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator("/usr/lib/postgresql", ec)) {
+        const std::string name = entry.path().filename().string();
+        if (!name.empty() && std::all_of(name.begin(), name.end(), ::isdigit) &&
+            hasServerPrograms(entry.path() / "bin")) {
+            found.emplace_back(std::stoi(name), entry.path() / "bin");
+        }
+    }
+    if (found.empty()) {
+        throw Error("no PostgreSQL server programs found: looked for initdb, pg_ctl and postgres in "
+                    "`pg_config --bindir` and in /usr/lib/postgresql/<version>/bin; install them with "
+                    "`apt-get install postgresql` (or give a server with --dsn)");
+    }
+    std::sort(found.begin(), found.end());
+    return found.back().second;
+}
+
+fs::path LocalCluster::defaultRootDir(int majorVersion) {
+    const std::string leaf = "pg" + std::to_string(majorVersion);
+    if (geteuid() == 0) {
+        return fs::path("/var/lib/isobar") / leaf;
+    }
+    if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg != nullptr && *xdg == '/') {
+        return fs::path(xdg) / "isobar" / leaf;
+    }
+    const char* home = std::getenv("HOME");
+    if (home == nullptr || *home == '\0') {
+        throw Error("cannot place the embedded cluster: neither XDG_DATA_HOME nor HOME is set; "
+                    "give a directory with --data-dir");
+    }
+    return fs::path(home) / ".local/share/isobar" / leaf;
+}
+
+LocalCluster::LocalCluster(LocalClusterOptions options)
+    : options_(std::move(options)) {
+    binDir_ = options_.binDir.empty() ? findServerBinDir() : options_.binDir;
+    if (!hasServerPrograms(binDir_)) {
+        throw Error("no PostgreSQL server programs (initdb, pg_ctl, postgres) in " + binDir_.string());
+    }
+    ProcessOptions versionOpts;
+    versionOpts.timeout = std::chrono::seconds(20);
+    const ProcessResult version = runProcess(binDir_ / "postgres", {"--version"}, versionOpts);
+    // "postgres (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)"
+    const auto paren = version.output.find(") ");
+    if (!version.ok() || paren == std::string::npos) {
+        throw Error("cannot tell the version of " + (binDir_ / "postgres").string() + ": " +
+                    trim(version.output));
+    }
+    majorVersion_ = std::atoi(version.output.c_str() + paren + 2);
+    if (majorVersion_ < 12) {
+        throw Error("PostgreSQL " + std::to_string(majorVersion_) + " in " + binDir_.string() +
+                    " is too old; Isobar needs PostgreSQL 12 or later");
+    }
+
+    if (geteuid() == 0) {
+        runAs_ = RunAs::lookup(kServerAccount);
+        if (!runAs_ || runAs_->uid == 0) {
+            throw Error(std::string("Isobar is running as root, and the PostgreSQL server refuses to run as root; "
+                                    "it runs the embedded server as the unprivileged system user '") +
+                        kServerAccount + "', which does not exist here. Install the postgresql package "
+                                         "(it creates that user) or run Isobar as a normal user");
+        }
+        superuser_ = runAs_->name;
+    } else {
+        superuser_ = currentUserName();
+    }
+
+    rootDir_ = fs::absolute(options_.rootDir.empty() ? defaultRootDir(majorVersion_) : options_.rootDir)
+                   .lexically_normal();
+    socketDir_ = fs::absolute(options_.socketDir.empty() ? rootDir_ / "socket" : options_.socketDir)
+                     .lexically_normal();
+    port_ = options_.port;
+    if (port_ < 1 || port_ > 65535) {
+        throw Error("port " + std::to_string(port_) + " is out of range (1-65535)");
+    }
+    const std::string socketPath = (socketDir_ / (".s.PGSQL." + std::to_string(port_))).string();
+    if (socketPath.size() >= sizeof(sockaddr_un::sun_path)) {
+        throw Error("the socket path " + socketPath + " is longer than a unix socket allows (" +
+                    std::to_string(sizeof(sockaddr_un::sun_path) - 1) + " bytes); choose a shorter --data-dir");
+    }
+}
+
+ProcessResult LocalCluster::runServerTool(const std::string& tool, const std::vector<std::string>& args,
+                                          std::chrono::milliseconds timeout) const {
+    ProcessOptions opts;
+    opts.runAs = runAs_;
+    opts.timeout = timeout;
+    // PG* variables of the caller (PGPORT, PGHOST, PGOPTIONS, PGDATA, ...) must not leak into the
+    // embedded server's tools: the cluster's own settings decide.
+    opts.unsetEnvironment = {"PG*"};
+    opts.setEnvironment = {{"LC_ALL", "C"}};
+    return runProcess(binDir_ / tool, args, opts);
+}
+
+void LocalCluster::giveToServerUser(const fs::path& path) const {
+    if (runAs_ && chown(path.c_str(), runAs_->uid, runAs_->gid) != 0) {
+        throw Error("cannot give " + path.string() + " to the server account " + runAs_->name + ": " +
+                    std::strerror(errno));
+    }
+}
+
+bool LocalCluster::timescaledbInstalled() const {
+    std::error_code ec;
+    return fs::exists(binDir_.parent_path() / "lib" / "timescaledb.so", ec);
+}
+
+void LocalCluster::ensureCreated() {
+    const fs::path data = dataDir();
+    std::error_code ec;
+    if (fs::exists(data / "PG_VERSION", ec)) {
+        const std::string version = trim(readFirstLine(data / "PG_VERSION"));
+        if (version != std::to_string(majorVersion_)) {
+            throw Error("the cluster in " + data.string() + " was created by PostgreSQL " + version +
+                        ", but the installed server is PostgreSQL " + std::to_string(majorVersion_) +
+                        "; choose another --data-dir or install PostgreSQL " + version);
+        }
+        return;
+    }
+    if (fs::exists(data, ec) && !fs::is_empty(data, ec)) {
+        throw Error(data.string() + " exists and is not an empty directory nor a PostgreSQL cluster; "
+                                    "Isobar will not touch it (choose another --data-dir)");
+    }
+
+    spdlog::info("creating the embedded PostgreSQL {} cluster in {}", majorVersion_, data.string());
+    fs::create_directories(rootDir_, ec);
+    if (ec) {
+        throw Error("cannot create " + rootDir_.string() + ": " + ec.message());
+    }
+    fs::create_directory(data, ec);
+    if (ec) {
+        throw Error("cannot create " + data.string() + ": " + ec.message());
+    }
+    chmod(data.c_str(), 0700);
+    giveToServerUser(data);
+    if (runAs_) {
+        // The server account must be able to reach its data directory through the path.
+        ProcessOptions probe;
+        probe.runAs = runAs_;
+        probe.timeout = std::chrono::seconds(10);
+        if (!runProcess("/usr/bin/test", {"-w", data.string()}, probe).ok()) {
+            fs::remove(data, ec);
+            throw Error("the PostgreSQL server runs as the system user '" + runAs_->name + "', which cannot reach " +
+                        data.string() + " (a parent directory is private to root); choose a --data-dir it "
+                                        "can reach, such as one under /var/lib or /srv");
+        }
+    }
+
+    const ProcessResult r = runServerTool(
+        "initdb",
+        {"-D", data.string(), "-U", superuser_, "--auth-local=trust", "--auth-host=reject", "--encoding=UTF8",
+         "--locale=C"},
+        std::chrono::minutes(5));
+    if (!r.ok()) {
+        throw Error("initdb failed to create the cluster in " + data.string() + " (" + r.describeOutcome() +
+                    "): " + trim(r.output));
+    }
+    // Our settings live in a file of their own, rewritten at each start, so postgresql.conf stays
+    // the user's and ALTER SYSTEM (postgresql.auto.conf) still overrides both.
+    std::ofstream conf(data / "postgresql.conf", std::ios::app);
+    conf << "\n# Added by Isobar: settings of the embedded cluster, rewritten at every start.\n"
+         << "include_if_exists = '" << kSettingsFile << "'\n";
+    if (!conf) {
+        throw Error("cannot write " + (data / "postgresql.conf").string());
+    }
+}
+
+void LocalCluster::writeSettingsFile() const {
+    const fs::path path = dataDir() / kSettingsFile;
+    const fs::path tmp = dataDir() / (std::string(kSettingsFile) + ".tmp");
+    {
+        std::ofstream out(tmp, std::ios::trunc);
+        out << "# Written by Isobar at every start of this embedded cluster. Changes here are overwritten;\n"
+            << "# use ALTER SYSTEM (postgresql.auto.conf) or postgresql.conf for your own settings.\n"
+            << "listen_addresses = ''\n"
+            << "port = " << port_ << "\n"
+            << "unix_socket_directories = " << confQuote(socketDir_.string()) << "\n"
+            << "unix_socket_permissions = 0700\n";
+        if (timescaledbInstalled()) {
+            out << "shared_preload_libraries = 'timescaledb'\n";
+        }
+        for (const auto& [name, value] : options_.settings) {
+            out << name << " = " << value << "\n";
+        }
+        if (!out) {
+            throw Error("cannot write " + tmp.string());
+        }
+    }
+    giveToServerUser(tmp);
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        throw Error("cannot write " + path.string() + ": " + ec.message());
+    }
+}
+
+void LocalCluster::prepareSocketDirectory() const {
+    std::error_code ec;
+    if (!fs::exists(socketDir_, ec)) {
+        fs::create_directories(socketDir_, ec);
+        if (ec) {
+            throw Error("cannot create the socket directory " + socketDir_.string() + ": " + ec.message());
+        }
+    }
+    struct stat st {};
+    if (stat(socketDir_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+        throw Error("the socket directory " + socketDir_.string() + " is not a directory");
+    }
+    const uid_t owner = runAs_ ? runAs_->uid : geteuid();
+    if (st.st_uid != owner) {
+        if (geteuid() != 0) {
+            throw Error("the socket directory " + socketDir_.string() +
+                        " belongs to another user; the embedded cluster needs a private one");
+        }
+        giveToServerUser(socketDir_);
+    }
+    // Private: only the server's account (and root) may connect through the socket.
+    if ((st.st_mode & 07777) != 0700 && chmod(socketDir_.c_str(), 0700) != 0) {
+        throw Error("cannot make the socket directory " + socketDir_.string() + " private: " +
+                    std::strerror(errno));
+    }
+}
+
+void LocalCluster::checkSocketClash() const {
+    const fs::path lock = socketDir_ / (".s.PGSQL." + std::to_string(port_) + ".lock");
+    const auto info = readPostmasterLockFile(lock);
+    if (!info) {
+        return;
+    }
+    std::error_code ec;
+    const bool same = fs::weakly_canonical(info->dataDir, ec) == fs::weakly_canonical(dataDir(), ec);
+    if (!same && isPostmasterOf(info->pid, info->dataDir)) {
+        throw Error("port " + std::to_string(port_) + " in socket directory " + socketDir_.string() +
+                    " is already used by another PostgreSQL server (PID " + std::to_string(info->pid) +
+                    ", data directory " + info->dataDir.string() + "); give this cluster another --port");
+    }
+}
+
+void LocalCluster::removeStaleLockFiles() const {
+    // PostgreSQL itself ignores a lock file whose PID is dead, but after a reboot or in a container
+    // the PID is often reused by an unrelated live process, and then the server refuses to start.
+    const fs::path pidFile = dataDir() / "postmaster.pid";
+    if (const auto info = readPostmasterLockFile(pidFile)) {
+        if (processExists(info->pid) && !isPostmasterOf(info->pid, dataDir())) {
+            spdlog::warn("removing the stale {} left by a crash: PID {} is no longer a PostgreSQL server",
+                         pidFile.string(), info->pid);
+            fs::remove(pidFile);
+        }
+    }
+    const fs::path socketLock = socketDir_ / (".s.PGSQL." + std::to_string(port_) + ".lock");
+    if (const auto info = readPostmasterLockFile(socketLock)) {
+        if (processExists(info->pid) && !isPostmasterOf(info->pid, info->dataDir)) {
+            spdlog::warn("removing the stale socket lock file {}: PID {} is no longer a PostgreSQL server",
+                         socketLock.string(), info->pid);
+            std::error_code ec;
+            fs::remove(socketLock, ec);
+            fs::remove(socketDir_ / (".s.PGSQL." + std::to_string(port_)), ec);
+        }
+    }
+}
+
+std::optional<pid_t> LocalCluster::runningPostmaster() const {
+    const auto info = readPostmasterLockFile(dataDir() / "postmaster.pid");
+    if (info && isPostmasterOf(info->pid, dataDir())) {
+        return info->pid;
+    }
+    return std::nullopt;
+}
+
+std::string LocalCluster::connectionString() const { return connectionString(options_.database); }
+
+std::string LocalCluster::connectionString(const std::string& database) const {
+    return buildConnInfo(
+        {{"host", socketDir_.string()}, {"port", std::to_string(port_)}, {"dbname", database}, {"user", superuser_}});
+}
+
+std::string LocalCluster::logTail(size_t lines) const {
+    std::ifstream in(logFile());
+    std::deque<std::string> tail;
+    std::string line;
+    while (std::getline(in, line)) {
+        tail.push_back(line);
+        if (tail.size() > lines) {
+            tail.pop_front();
+        }
+    }
+    std::string out;
+    for (const auto& l : tail) {
+        out += (out.empty() ? "" : "\n") + l;
+    }
+    return out;
+}
+
+void LocalCluster::createDatabase() {
+    Connection conn = Connection::open(connectionString("postgres"));
+    const Result r = conn.query("SELECT 1 FROM pg_database WHERE datname = $1", {options_.database});
+    if (r.rows() == 0) {
+        conn.exec("CREATE DATABASE " + conn.quoteIdentifier(options_.database));
+    }
+}
+
+bool LocalCluster::start() {
+    std::error_code ec;
+    fs::create_directories(rootDir_, ec);
+    if (ec) {
+        throw Error("cannot create " + rootDir_.string() + ": " + ec.message());
+    }
+    // Root keeps the cluster root private except for traversal, which the server account needs.
+    if (runAs_) {
+        chmod(rootDir_.c_str(), 0711);
+    }
+    FileLock lock(rootDir_ / "cluster.lock");
+    ensureCreated();
+
+    bool started = false;
+    if (const auto pid = runningPostmaster()) {
+        const auto info = readPostmasterLockFile(dataDir() / "postmaster.pid");
+        if (info && info->port != 0 && (info->port != port_ || (!info->socketDir.empty() && info->socketDir != socketDir_))) {
+            spdlog::warn("the embedded cluster is already running on port {} in {}; using that",
+                         info->port, info->socketDir.string());
+            port_ = info->port;
+            socketDir_ = info->socketDir;
+        }
+        spdlog::info("reusing the running embedded PostgreSQL server (PID {})", *pid);
+    } else {
+        prepareSocketDirectory();
+        checkSocketClash();
+        removeStaleLockFiles();
+        writeSettingsFile();
+        const auto timeout = options_.startTimeout;
+        const ProcessResult r =
+            runServerTool("pg_ctl",
+                          {"start", "-D", dataDir().string(), "-l", logFile().string(), "-w", "-s", "-t",
+                           std::to_string(timeout.count())},
+                          timeout + std::chrono::seconds(15));
+        if (!r.ok()) {
+            throw Error("the embedded PostgreSQL server in " + dataDir().string() + " did not start (pg_ctl " +
+                        r.describeOutcome() + "): " + trim(r.output) + "\nserver log " + logFile().string() +
+                        ":\n" + logTail());
+        }
+        started = true;
+    }
+
+    // Wait until it accepts connections (a reused server may still be starting or recovering).
+    const std::string conninfo = connectionString("postgres");
+    const auto deadline = std::chrono::steady_clock::now() + options_.startTimeout;
+    for (;;) {
+        const PGPing ping = PQping(conninfo.c_str());
+        if (ping == PQPING_OK) {
+            break;
+        }
+        if (std::chrono::steady_clock::now() > deadline) {
+            throw Error("the embedded PostgreSQL server in " + dataDir().string() +
+                        " does not accept connections; server log " + logFile().string() + ":\n" + logTail());
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    createDatabase();
+    return started;
+}
+
+bool LocalCluster::stop() {
+    std::error_code ec;
+    if (!fs::exists(rootDir_, ec)) {
+        return false;
+    }
+    FileLock lock(rootDir_ / "cluster.lock");
+    if (!runningPostmaster()) {
+        return false;
+    }
+    const ProcessResult r =
+        runServerTool("pg_ctl", {"stop", "-D", dataDir().string(), "-m", "fast", "-w", "-s", "-t", "120"},
+                      std::chrono::seconds(135));
+    if (!r.ok()) {
+        throw Error("the embedded PostgreSQL server in " + dataDir().string() + " did not stop (pg_ctl " +
+                    r.describeOutcome() + "): " + trim(r.output));
+    }
+    return true;
+}
+
+void LocalCluster::stopImmediately() {
+    if (!runningPostmaster()) {
+        return;
+    }
+    const ProcessResult r = runServerTool(
+        "pg_ctl", {"stop", "-D", dataDir().string(), "-m", "immediate", "-w", "-s", "-t", "60"}, std::chrono::seconds(75));
+    if (!r.ok()) {
+        throw Error("the embedded PostgreSQL server in " + dataDir().string() + " did not stop (pg_ctl " +
+                    r.describeOutcome() + "): " + trim(r.output));
+    }
+}
+
+ClusterStatus LocalCluster::status() const {
+    ClusterStatus s;
+    s.rootDir = rootDir_;
+    s.dataDir = dataDir();
+    s.socketDir = socketDir_;
+    s.port = port_;
+    s.serverUser = runAs_ ? runAs_->name : currentUserName();
+    std::error_code ec;
+    if (!fs::exists(dataDir() / "PG_VERSION", ec)) {
+        return s;
+    }
+    s.state = ClusterState::Stopped;
+    if (const auto pid = runningPostmaster()) {
+        s.state = ClusterState::Running;
+        s.pid = *pid;
+        if (const auto info = readPostmasterLockFile(dataDir() / "postmaster.pid")) {
+            if (info->port != 0) {
+                s.port = info->port;
+            }
+            if (!info->socketDir.empty()) {
+                s.socketDir = info->socketDir;
+            }
+        }
+    }
+    std::ifstream settings(dataDir() / kSettingsFile);
+    std::string line;
+    while (std::getline(settings, line)) {
+        if (line.rfind("shared_preload_libraries", 0) == 0 && line.find("timescaledb") != std::string::npos) {
+            s.timescaledbPreloaded = true;
+        }
+    }
+    return s;
+}
+
+} // namespace isobar

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "db/Connection.h"
+
+#include <array>
+#include <string>
+#include <string_view>
+
+namespace isobar {
+
+struct ColumnSpec {
+    std::string_view name;
+    std::string_view type;    // as format_type() prints it
+    bool notNull;
+};
+
+// The seed schema, column for column, so existing queries keep working:
+// weather(time timestamptz not null, location_id int, latitude float4, longitude float4,
+//         temperature_2m float4, zonal_wind_10m float4, meridional_wind_10m float4,
+//         total_cloud_cover float4, total_precipitation float4, snowfall float4)
+inline constexpr std::array<ColumnSpec, 10> kWeatherColumns{{
+    {"time", "timestamp with time zone", true},
+    {"location_id", "integer", false},
+    {"latitude", "real", false},
+    {"longitude", "real", false},
+    {"temperature_2m", "real", false},
+    {"zonal_wind_10m", "real", false},
+    {"meridional_wind_10m", "real", false},
+    {"total_cloud_cover", "real", false},
+    {"total_precipitation", "real", false},
+    {"snowfall", "real", false},
+}};
+
+// CREATE TABLE IF NOT EXISTS for the seed schema.
+std::string createWeatherTableSql(const Connection& conn, const TableName& table);
+
+// "(time, location_id, ...)" for COPY.
+std::string weatherColumnList(const Connection& conn);
+
+// Makes sure `table` exists with the seed schema: creates it when missing; when it exists, compares
+// it column by column and throws isobar::Error with a precise diff if rows could not be loaded into
+// it as they are (a missing column, another type). Extra columns are accepted when they are
+// nullable or have a default, since COPY names its columns.
+// Returns true when the table was created.
+bool ensureWeatherTable(Connection& conn, const TableName& table);
+
+} // namespace isobar

@@ -1,0 +1,221 @@
+#include "era5/ClassicHeader.h"
+
+#include <array>
+#include <fstream>
+#include <vector>
+
+namespace isobar {
+
+namespace {
+
+constexpr std::uint32_t kTagDimension = 0x0A;
+constexpr std::uint32_t kTagVariable = 0x0B;
+constexpr std::uint32_t kTagAttribute = 0x0C;
+constexpr std::uint32_t kStreaming = 0xFFFFFFFFu;
+
+std::uint64_t typeSize(std::uint32_t type) {
+    switch (type) {
+    case 1: // byte
+    case 2: // char
+    case 7: // ubyte
+        return 1;
+    case 3: // short
+    case 8: // ushort
+        return 2;
+    case 4: // int
+    case 5: // float
+    case 9: // uint
+        return 4;
+    case 6:  // double
+    case 10: // int64
+    case 11: // uint64
+        return 8;
+    default:
+        return 0;
+    }
+}
+
+std::uint64_t pad4(std::uint64_t n) { return (n + 3) & ~std::uint64_t{3}; }
+
+// Sequential big-endian reader over the header bytes; any overrun marks it failed.
+class Reader {
+public:
+    explicit Reader(std::istream& in)
+        : in_(in) {}
+    bool ok() const { return ok_; }
+    // True when a read failed because the file ended, not because the header made no sense.
+    bool hitEnd() const { return in_.eof(); }
+    std::uint64_t u32() { return read(4); }
+    std::uint64_t u64() { return read(8); }
+    void skip(std::uint64_t n) {
+        if (!ok_ || n > (1u << 30)) {
+            ok_ = false;
+            return;
+        }
+        in_.ignore(static_cast<std::streamsize>(n));
+        ok_ = ok_ && static_cast<bool>(in_);
+    }
+
+private:
+    std::uint64_t read(int bytes) {
+        std::array<unsigned char, 8> b{};
+        if (!ok_ || !in_.read(reinterpret_cast<char*>(b.data()), bytes)) {
+            ok_ = false;
+            return 0;
+        }
+        std::uint64_t v = 0;
+        for (int i = 0; i < bytes; ++i) {
+            v = (v << 8) | b[static_cast<size_t>(i)];
+        }
+        return v;
+    }
+
+    std::istream& in_;
+    bool ok_ = true;
+};
+
+} // namespace
+
+std::optional<ClassicLayout> classicLayout(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::array<char, 4> magic{};
+    if (!in.read(magic.data(), 4) || magic[0] != 'C' || magic[1] != 'D' || magic[2] != 'F') {
+        return std::nullopt;
+    }
+    const int version = magic[3];
+    if (version != 1 && version != 2 && version != 5) {
+        return std::nullopt;
+    }
+    const bool cdf5 = version == 5;
+    Reader r(in);
+    const auto count = [&] { return cdf5 ? r.u64() : r.u32(); }; // nelems, dim lengths, vsize
+    const auto offset = [&] { return version == 1 ? r.u32() : r.u64(); };
+    const auto name = [&] { r.skip(pad4(count())); };
+    const auto attributes = [&] {
+        const std::uint64_t tag = r.u32();
+        const std::uint64_t n = count();
+        if (tag == 0 && n == 0) {
+            return;
+        }
+        if (tag != kTagAttribute) {
+            r.skip(1ull << 31); // malformed: fail
+            return;
+        }
+        for (std::uint64_t a = 0; a < n && r.ok(); ++a) {
+            name();
+            const auto type = static_cast<std::uint32_t>(r.u32());
+            const std::uint64_t values = count();
+            const std::uint64_t size = typeSize(type);
+            if (size == 0) {
+                r.skip(1ull << 31);
+                return;
+            }
+            r.skip(pad4(values * size));
+        }
+    };
+
+    const std::uint64_t numrecs = cdf5 ? r.u64() : r.u32();
+    if (!cdf5 && numrecs == kStreaming) {
+        return std::nullopt;
+    }
+    // Dimensions.
+    std::vector<std::uint64_t> dimLength;
+    {
+        const std::uint64_t tag = r.u32();
+        const std::uint64_t n = count();
+        if (!(tag == 0 && n == 0)) {
+            if (tag != kTagDimension || n > 100000) {
+                return std::nullopt;
+            }
+            for (std::uint64_t d = 0; d < n && r.ok(); ++d) {
+                name();
+                dimLength.push_back(count());
+            }
+        }
+    }
+    attributes(); // global attributes
+    // Variables.
+    struct Var {
+        std::uint64_t dataBytes; // without the record dimension
+        std::uint64_t begin;
+        bool record;
+    };
+    std::vector<Var> vars;
+    {
+        const std::uint64_t tag = r.u32();
+        const std::uint64_t n = count();
+        if (!(tag == 0 && n == 0)) {
+            if (tag != kTagVariable || n > 1000000) {
+                return std::nullopt;
+            }
+            for (std::uint64_t v = 0; v < n && r.ok(); ++v) {
+                name();
+                const std::uint64_t ndims = count();
+                if (ndims > 1024) {
+                    return std::nullopt;
+                }
+                std::uint64_t elements = 1;
+                bool record = false;
+                for (std::uint64_t d = 0; d < ndims && r.ok(); ++d) {
+                    const std::uint64_t id = count();
+                    if (id >= dimLength.size()) {
+                        return std::nullopt;
+                    }
+                    if (dimLength[id] == 0) {
+                        record = d == 0;
+                        if (!record) {
+                            return std::nullopt; // record dimension not first: not valid classic
+                        }
+                    } else {
+                        elements *= dimLength[id];
+                    }
+                }
+                attributes();
+                const auto type = static_cast<std::uint32_t>(r.u32());
+                (void)count(); // vsize: clamped for huge variables; computed below instead
+                const std::uint64_t begin = offset();
+                const std::uint64_t size = typeSize(type);
+                if (size == 0) {
+                    return std::nullopt;
+                }
+                vars.push_back(Var{elements * size, begin, record});
+            }
+        }
+    }
+    if (!r.ok()) {
+        if (r.hitEnd()) {
+            return ClassicLayout{true, 0};
+        }
+        return std::nullopt;
+    }
+    std::uint64_t recordVars = 0;
+    std::uint64_t recordSize = 0;
+    for (const Var& v : vars) {
+        if (v.record) {
+            ++recordVars;
+            recordSize += pad4(v.dataBytes);
+        }
+    }
+    if (recordVars == 1) {
+        // A lone record variable is not padded between records.
+        for (const Var& v : vars) {
+            if (v.record) {
+                recordSize = v.dataBytes;
+            }
+        }
+    }
+    std::uint64_t declared = 0;
+    for (const Var& v : vars) {
+        std::uint64_t end = v.begin + v.dataBytes;
+        if (v.record) {
+            if (numrecs == 0) {
+                continue; // no records: the file may end before where they would begin
+            }
+            end = v.begin + (numrecs - 1) * recordSize + v.dataBytes;
+        }
+        declared = std::max(declared, end);
+    }
+    return ClassicLayout{false, declared};
+}
+
+} // namespace isobar

@@ -1,0 +1,21 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+
+namespace isobar {
+
+struct ClassicLayout {
+    bool headerTruncated = false;  // the file ends inside its own header
+    std::uint64_t declaredSize = 0; // bytes the header says the file holds (header + all data)
+};
+
+// netcdf-c reads past the end of a truncated netCDF-3 file without complaint (the missing bytes
+// come back as zeros), so an interrupted download would load zeros as data. This reads the
+// classic header (CDF-1, CDF-2, CDF-5) itself and returns the size the file must have to hold all
+// the data it declares. nullopt: not a classic file, a streaming file (record count unknown), or a
+// header this parser does not follow (netcdf-c then has the last word).
+std::optional<ClassicLayout> classicLayout(const std::filesystem::path& path);
+
+} // namespace isobar

@@ -1,0 +1,239 @@
+#include "era5/TimeUnits.h"
+
+#include "util/Error.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
+namespace isobar {
+
+namespace {
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+    return out;
+}
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && (std::isspace(static_cast<unsigned char>(s.back())) || s.back() == '\0')) {
+        s.remove_suffix(1);
+    }
+    return s;
+}
+
+// Reads an unsigned decimal number at `pos`; returns false when there is none.
+bool readNumber(std::string_view s, std::size_t& pos, std::int64_t& out, std::size_t maxDigits = 9) {
+    std::size_t digits = 0;
+    out = 0;
+    while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos])) && digits < maxDigits) {
+        out = out * 10 + (s[pos] - '0');
+        ++pos;
+        ++digits;
+    }
+    return digits > 0;
+}
+
+std::int64_t unitFor(const std::string& unit) {
+    static const std::pair<const char*, std::int64_t> units[] = {
+        {"microseconds", 1},       {"microsecond", 1},        {"us", 1},
+        {"milliseconds", 1000},    {"millisecond", 1000},     {"ms", 1000},
+        {"seconds", 1'000'000},    {"second", 1'000'000},     {"secs", 1'000'000},
+        {"sec", 1'000'000},        {"s", 1'000'000},          {"minutes", 60'000'000},
+        {"minute", 60'000'000},    {"mins", 60'000'000},      {"min", 60'000'000},
+        {"hours", 3'600'000'000},  {"hour", 3'600'000'000},   {"hrs", 3'600'000'000},
+        {"hr", 3'600'000'000},     {"h", 3'600'000'000},      {"days", 86'400'000'000},
+        {"day", 86'400'000'000},   {"d", 86'400'000'000},
+    };
+    for (const auto& [name, micros] : units) {
+        if (unit == name) {
+            return micros;
+        }
+    }
+    return 0;
+}
+
+} // namespace
+
+std::int64_t daysFromCivil(std::int64_t year, unsigned month, unsigned day) {
+    // Shift the year to start in March so the leap day is the last day of the "year"; then count
+    // 400-year eras of 146097 days.
+    year -= month <= 2 ? 1 : 0;
+    const std::int64_t era = (year >= 0 ? year : year - 399) / 400;
+    const auto yearOfEra = static_cast<std::int64_t>(year - era * 400);
+    const std::int64_t monthFromMarch = month > 2 ? month - 3 : month + 9;
+    const std::int64_t dayOfYear = (153 * monthFromMarch + 2) / 5 + day - 1;
+    const std::int64_t dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear;
+    return era * 146097 + dayOfEra - 719468;
+}
+
+TimeUnits TimeUnits::parse(std::string_view unitsText, std::string_view calendarText) {
+    const std::string units = lower(trim(unitsText));
+    const auto fail = [&](const std::string& why) -> TimeUnits {
+        throw Error("time units '" + std::string(trim(unitsText)) + "' are not understood: " + why);
+    };
+    const auto since = units.find(" since ");
+    if (since == std::string::npos) {
+        return fail("expected '<unit> since <date>'");
+    }
+    TimeUnits result;
+    result.unitMicros_ = unitFor(std::string(trim(std::string_view(units).substr(0, since))));
+    if (result.unitMicros_ == 0) {
+        return fail("unknown unit (expected seconds, minutes, hours or days)");
+    }
+
+    std::string_view ref = trim(std::string_view(units).substr(since + 7));
+    std::size_t pos = 0;
+    std::int64_t year = 0;
+    std::int64_t month = 1;
+    std::int64_t day = 1;
+    std::int64_t hour = 0;
+    std::int64_t minute = 0;
+    std::int64_t second = 0;
+    std::int64_t micros = 0;
+    bool negativeYear = false;
+    if (pos < ref.size() && ref[pos] == '-') {
+        negativeYear = true;
+        ++pos;
+    }
+    if (!readNumber(ref, pos, year, 6) || pos >= ref.size() || ref[pos] != '-') {
+        return fail("the reference date is not YYYY-MM-DD");
+    }
+    ++pos;
+    if (!readNumber(ref, pos, month, 2) || pos >= ref.size() || ref[pos] != '-') {
+        return fail("the reference date is not YYYY-MM-DD");
+    }
+    ++pos;
+    if (!readNumber(ref, pos, day, 2)) {
+        return fail("the reference date is not YYYY-MM-DD");
+    }
+    if (negativeYear) {
+        year = -year;
+    }
+    if (pos < ref.size() && (ref[pos] == ' ' || ref[pos] == 't')) {
+        ++pos;
+        while (pos < ref.size() && ref[pos] == ' ') {
+            ++pos;
+        }
+        if (pos < ref.size() && std::isdigit(static_cast<unsigned char>(ref[pos]))) {
+            if (!readNumber(ref, pos, hour, 2)) {
+                return fail("the reference time is not hh:mm:ss");
+            }
+            if (pos < ref.size() && ref[pos] == ':') {
+                ++pos;
+                if (!readNumber(ref, pos, minute, 2)) {
+                    return fail("the reference time is not hh:mm:ss");
+                }
+                if (pos < ref.size() && ref[pos] == ':') {
+                    ++pos;
+                    if (!readNumber(ref, pos, second, 2)) {
+                        return fail("the reference time is not hh:mm:ss");
+                    }
+                    if (pos < ref.size() && ref[pos] == '.') {
+                        ++pos;
+                        std::int64_t scale = 100000;
+                        while (pos < ref.size() && std::isdigit(static_cast<unsigned char>(ref[pos]))) {
+                            micros += (ref[pos] - '0') * scale;
+                            scale /= 10;
+                            ++pos;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Time zone: none, "z", "utc", "gmt", or an offset "+hh[:mm]" / "-hh[:mm]".
+    std::int64_t offsetMinutes = 0;
+    std::string_view zone = trim(ref.substr(pos));
+    if (!zone.empty() && zone != "z" && zone != "utc" && zone != "gmt") {
+        if (zone.front() != '+' && zone.front() != '-') {
+            return fail("unexpected text after the reference date");
+        }
+        const int sign = zone.front() == '-' ? -1 : 1;
+        std::size_t zpos = 1;
+        std::int64_t oh = 0;
+        std::int64_t om = 0;
+        if (!readNumber(zone, zpos, oh, 2)) {
+            return fail("the time zone offset is not +hh:mm");
+        }
+        if (zpos < zone.size() && zone[zpos] == ':') {
+            ++zpos;
+        }
+        readNumber(zone, zpos, om, 2);
+        if (zpos != zone.size()) {
+            return fail("unexpected text after the time zone offset");
+        }
+        offsetMinutes = sign * (oh * 60 + om);
+    }
+    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 24 || minute > 59 || second > 60) {
+        return fail("the reference date-time is out of range");
+    }
+
+    const std::string calendar = lower(trim(calendarText));
+    if (calendar == "standard" || calendar == "gregorian" || calendar.empty()) {
+        // The mixed Julian/Gregorian calendar agrees with the proleptic Gregorian one from
+        // 1582-10-15 on; every ERA5 file is far after that.
+        if (year < 1582 || (year == 1582 && (month < 10 || (month == 10 && day < 15)))) {
+            return fail("a reference date before 1582-10-15 in the " + calendar +
+                        " calendar mixes Julian and Gregorian dates, which Isobar does not convert");
+        }
+    } else if (calendar != "proleptic_gregorian") {
+        throw Error("time calendar '" + std::string(trim(calendarText)) +
+                    "' is not supported: ERA5 uses the standard (Gregorian) calendar");
+    }
+
+    const std::int64_t days = daysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
+    const std::int64_t unixSeconds = days * 86400 + hour * 3600 + minute * 60 + second - offsetMinutes * 60;
+    result.reference_ = pgTimestampFromUnixMicros(unixSeconds * kMicrosPerSecond + micros);
+    return result;
+}
+
+PgTimestamp TimeUnits::fromDouble(double value) const {
+    const double offset = value * static_cast<double>(unitMicros_);
+    return PgTimestamp{reference_.micros + static_cast<std::int64_t>(std::llround(offset))};
+}
+
+std::string formatTimestamp(PgTimestamp t) {
+    const std::int64_t unixMicros = unixMicrosFromPgTimestamp(t);
+    std::int64_t seconds = unixMicros / kMicrosPerSecond;
+    std::int64_t micros = unixMicros % kMicrosPerSecond;
+    if (micros < 0) {
+        micros += kMicrosPerSecond;
+        seconds -= 1;
+    }
+    std::int64_t days = seconds / 86400;
+    std::int64_t secOfDay = seconds % 86400;
+    if (secOfDay < 0) {
+        secOfDay += 86400;
+        days -= 1;
+    }
+    // Inverse of daysFromCivil.
+    const std::int64_t z = days + 719468;
+    const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    const std::int64_t doe = z - era * 146097;
+    const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const std::int64_t mp = (5 * doy + 2) / 153;
+    const std::int64_t d = doy - (153 * mp + 2) / 5 + 1;
+    const std::int64_t m = mp < 10 ? mp + 3 : mp - 9;
+    const std::int64_t y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+    char buf[64];
+    if (micros != 0) {
+        std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lld %02lld:%02lld:%02lld.%06lld+00", static_cast<long long>(y),
+                      static_cast<long long>(m), static_cast<long long>(d), static_cast<long long>(secOfDay / 3600),
+                      static_cast<long long>(secOfDay / 60 % 60), static_cast<long long>(secOfDay % 60),
+                      static_cast<long long>(micros));
+    } else {
+        std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lld %02lld:%02lld:%02lld+00", static_cast<long long>(y),
+                      static_cast<long long>(m), static_cast<long long>(d), static_cast<long long>(secOfDay / 3600),
+                      static_cast<long long>(secOfDay / 60 % 60), static_cast<long long>(secOfDay % 60));
+    }
+    return buf;
+}
+
+} // namespace isobar

@@ -1,0 +1,39 @@
+#pragma once
+
+#include "copy/PgTypes.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace isobar {
+
+// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (negative before).
+std::int64_t daysFromCivil(std::int64_t year, unsigned month, unsigned day);
+
+// A CF time coordinate's meaning: "<unit> since <reference date-time>" in a given calendar.
+// Values convert exactly (integer arithmetic) to PostgreSQL timestamps in UTC.
+class TimeUnits {
+public:
+    // Parses the `units` and `calendar` attributes of a time coordinate, e.g.
+    // "hours since 1900-01-01 00:00:00.0" with calendar "gregorian". Throws isobar::Error with a
+    // message naming what is not understood.
+    static TimeUnits parse(std::string_view units, std::string_view calendar = "standard");
+
+    // One step of the unit, in microseconds.
+    std::int64_t unitMicros() const noexcept { return unitMicros_; }
+    PgTimestamp reference() const noexcept { return reference_; }
+
+    PgTimestamp fromInteger(std::int64_t value) const { return PgTimestamp{reference_.micros + value * unitMicros_}; }
+    // Fractional offsets are rounded to the nearest microsecond.
+    PgTimestamp fromDouble(double value) const;
+
+private:
+    std::int64_t unitMicros_ = 0;
+    PgTimestamp reference_{};
+};
+
+// "2024-01-01 00:00:00+00" (UTC, ISO 8601 with a space), for messages and reports.
+std::string formatTimestamp(PgTimestamp t);
+
+} // namespace isobar

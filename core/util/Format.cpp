@@ -1,0 +1,48 @@
+#include "util/Format.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace isobar {
+
+std::string formatDuration(double seconds) {
+    char buf[64];
+    if (!(seconds >= 0.0)) {
+        seconds = 0.0;
+    }
+    if (seconds < 1.0) {
+        std::snprintf(buf, sizeof buf, "%.0fms", seconds * 1000.0);
+    } else if (seconds < 60.0) {
+        std::snprintf(buf, sizeof buf, "%.2fs", seconds);
+    } else if (seconds < 3600.0) {
+        const double minutes = std::floor(seconds / 60.0);
+        std::snprintf(buf, sizeof buf, "%.0fm%.1fs", minutes, seconds - minutes * 60.0);
+    } else {
+        const auto total = static_cast<long long>(std::llround(seconds));
+        std::snprintf(buf, sizeof buf, "%lldh%lldm%llds", total / 3600, total / 60 % 60, total % 60);
+    }
+    return buf;
+}
+
+std::string formatCopySummary(std::uint64_t rows, double seconds, int workers) {
+    const double rate = seconds > 0.0 ? static_cast<double>(rows) / seconds : 0.0;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "COPY %llu, took %s with %d worker(s) (mean rate %.1f/sec)",
+                  static_cast<unsigned long long>(rows), formatDuration(seconds).c_str(), workers, rate);
+    return buf;
+}
+
+std::string formatBytes(std::uint64_t bytes) {
+    static constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double value = static_cast<double>(bytes);
+    int unit = 0;
+    while (value >= 1024.0 && unit < 4) {
+        value /= 1024.0;
+        ++unit;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
+    return buf;
+}
+
+} // namespace isobar

@@ -1,0 +1,362 @@
+// The embedded cluster (LocalCluster), connection strings, table names and the schema check,
+// against real PostgreSQL servers started by the tests.
+
+#include "TestCluster.h"
+
+#include "db/ConnInfo.h"
+#include "db/WeatherSchema.h"
+#include "util/Error.h"
+#include "util/Process.h"
+
+#include <QtTest>
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+using namespace isobar;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Waits until no process has its working directory in `dataDir` (the postmaster's children linger a
+// moment after it is killed, holding the shared memory).
+bool waitForNoProcessesIn(const fs::path& dataDir, std::chrono::seconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+        bool any = false;
+        std::error_code ec;
+        for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+            const std::string name = entry.path().filename().string();
+            if (name.find_first_not_of("0123456789") != std::string::npos) {
+                continue;
+            }
+            std::error_code ec2;
+            if (fs::read_symlink(entry.path() / "cwd", ec2) == dataDir) {
+                any = true;
+                break;
+            }
+        }
+        if (!any) {
+            return true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+}
+
+uid_t ownerOf(const fs::path& path) {
+    struct stat st {};
+    return stat(path.c_str(), &st) == 0 ? st.st_uid : static_cast<uid_t>(-1);
+}
+
+mode_t modeOf(const fs::path& path) {
+    struct stat st {};
+    return stat(path.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0;
+}
+
+ProcessResult runCli(const std::vector<std::string>& args) {
+    ProcessOptions options;
+    options.timeout = std::chrono::seconds(120);
+    return runProcess(ISOBAR_CLI_PATH, args, options);
+}
+
+} // namespace
+
+class TestDb : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { cluster_ = std::make_unique<test::TestCluster>(); }
+    void cleanupTestCase() { cluster_.reset(); }
+
+    void findsServerPrograms() {
+        const fs::path bin = LocalCluster::findServerBinDir();
+        QVERIFY(fs::exists(bin / "initdb"));
+        QVERIFY(fs::exists(bin / "pg_ctl"));
+        QVERIFY(fs::exists(bin / "postgres"));
+        QVERIFY(cluster_->cluster().majorVersion() >= 12);
+    }
+
+    void missingServerProgramsAreNamed() {
+        LocalClusterOptions options;
+        options.binDir = "/nonexistent/bin";
+        try {
+            LocalCluster c(options);
+            QFAIL("expected an error");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("/nonexistent/bin") != std::string::npos, e.what());
+        }
+    }
+
+    void defaultDirectoryFollowsTheUser() {
+        const fs::path dir = LocalCluster::defaultRootDir(15);
+        QCOMPARE(dir.filename().string(), std::string("pg15"));
+        if (geteuid() == 0) {
+            QCOMPARE(dir, fs::path("/var/lib/isobar/pg15"));
+        } else {
+            QVERIFY(dir.string().find("/isobar/pg15") != std::string::npos);
+        }
+    }
+
+    // Unix socket only, in a private directory; the server runs unprivileged.
+    void listensPrivatelyAndUnprivileged() {
+        Connection conn = cluster_->connect();
+        QCOMPARE(test::scalar(conn, "SHOW listen_addresses"), QString(""));
+        QCOMPARE(test::scalar(conn, "SHOW unix_socket_directories"),
+                 QString::fromStdString(cluster_->cluster().socketDir().string()));
+        QCOMPARE(modeOf(cluster_->cluster().socketDir()), mode_t{0700});
+        QCOMPARE(modeOf(cluster_->cluster().dataDir()), mode_t{0700});
+        const ClusterStatus s = cluster_->cluster().status();
+        QCOMPARE(s.state, ClusterState::Running);
+        QVERIFY(s.pid > 0);
+        // The postmaster's process and data belong to the server account: postgres when the tests
+        // run as root (PostgreSQL refuses root), else the user running them.
+        const uid_t expected = geteuid() == 0 ? RunAs::lookup("postgres")->uid : geteuid();
+        QCOMPARE(ownerOf("/proc/" + std::to_string(s.pid)), expected);
+        QCOMPARE(ownerOf(cluster_->cluster().dataDir()), expected);
+        QCOMPARE(ownerOf(cluster_->cluster().socketDir()), expected);
+        if (geteuid() == 0) {
+            QCOMPARE(s.serverUser, std::string("postgres"));
+            QCOMPARE(test::scalar(conn, "SELECT current_user"), QString("postgres"));
+        }
+        QCOMPARE(test::scalar(conn, "SELECT current_database()"), QString("isobar"));
+    }
+
+    // A second LocalCluster on the same directory (another Isobar process) reuses the server.
+    void secondInstanceReusesRunningServer() {
+        const pid_t pid = cluster_->cluster().status().pid;
+        LocalClusterOptions options;
+        options.rootDir = cluster_->cluster().rootDir();
+        LocalCluster again(options);
+        QCOMPARE(again.start(), false);
+        QCOMPARE(again.status().pid, pid);
+        Connection conn = Connection::open(again.connectionString());
+        QCOMPARE(test::scalar(conn, "SELECT 1"), QString("1"));
+    }
+
+    // The same through the CLI, as a separate process: `cluster start` reuses, `status` and `url`
+    // describe it.
+    void cliReusesAndDescribesCluster() {
+        const std::string dir = cluster_->cluster().rootDir().string();
+        const ProcessResult start = runCli({"cluster", "start", "--data-dir", dir});
+        QVERIFY2(start.ok(), start.output.c_str());
+        QVERIFY2(start.output.find("already running") != std::string::npos, start.output.c_str());
+        const ProcessResult status = runCli({"cluster", "status", "--data-dir", dir});
+        QVERIFY2(status.ok(), status.output.c_str());
+        QVERIFY2(status.output.find("running") != std::string::npos, status.output.c_str());
+        QVERIFY2(status.output.find(std::to_string(cluster_->cluster().status().pid)) != std::string::npos,
+                 status.output.c_str());
+        const ProcessResult url = runCli({"cluster", "url", "--data-dir", dir});
+        QVERIFY2(url.ok(), url.output.c_str());
+        std::string conninfo = url.output;
+        while (!conninfo.empty() && conninfo.back() == '\n') {
+            conninfo.pop_back();
+        }
+        Connection conn = Connection::open(conninfo);
+        QCOMPARE(test::scalar(conn, "SELECT current_database()"), QString("isobar"));
+    }
+
+    // Full lifecycle on a cluster of its own: create, start, stop, status, start again; and after a
+    // crash that leaves postmaster.pid behind, with its PID dead or reused by another process.
+    void lifecycleAndStaleLockFiles() {
+        test::TestCluster own;
+        LocalCluster& c = own.cluster();
+        Connection conn = own.connect();
+        conn.exec("CREATE TABLE survivor (a int)");
+        conn.exec("INSERT INTO survivor VALUES (42)");
+
+        QCOMPARE(c.stop(), true);
+        QCOMPARE(c.status().state, ClusterState::Stopped);
+        QCOMPARE(c.stop(), false);
+        QCOMPARE(c.start(), true);
+        QCOMPARE(c.status().state, ClusterState::Running);
+
+        // Crash: kill -9 the postmaster. Its postmaster.pid stays, naming a dead PID.
+        pid_t pid = c.status().pid;
+        QCOMPARE(kill(pid, SIGKILL), 0);
+        QVERIFY(waitForNoProcessesIn(c.dataDir(), std::chrono::seconds(20)));
+        QVERIFY(fs::exists(c.dataDir() / "postmaster.pid"));
+        QCOMPARE(c.status().state, ClusterState::Stopped);
+        QCOMPARE(c.start(), true);
+        {
+            Connection after = own.connect();
+            QCOMPARE(test::scalar(after, "SELECT a FROM survivor"), QString("42"));
+        }
+
+        // Crash again, then the PID is reused by an unrelated live process (a reboot, a container
+        // restart): PostgreSQL alone would refuse to start.
+        pid = c.status().pid;
+        QCOMPARE(kill(pid, SIGKILL), 0);
+        QVERIFY(waitForNoProcessesIn(c.dataDir(), std::chrono::seconds(20)));
+        const fs::path pidFile = c.dataDir() / "postmaster.pid";
+        std::ifstream in(pidFile);
+        std::string firstLine;
+        std::string rest;
+        std::getline(in, firstLine);
+        std::string line;
+        while (std::getline(in, line)) {
+            rest += line + "\n";
+        }
+        in.close();
+        {
+            std::ofstream out(pidFile, std::ios::trunc);
+            out << getpid() << "\n" << rest; // our own PID: alive, and not a postmaster
+        }
+        QCOMPARE(c.status().state, ClusterState::Stopped);
+        QCOMPARE(c.start(), true);
+        Connection after = own.connect();
+        QCOMPARE(test::scalar(after, "SELECT a FROM survivor"), QString("42"));
+    }
+
+    // Another server already owns the socket: a clear message naming it, not PostgreSQL's log.
+    void socketClashIsExplained() {
+        LocalClusterOptions options;
+        QTemporaryDir other(QDir::tempPath() + "/isobar-clash-XXXXXX");
+        chmod(QFile::encodeName(other.path()).constData(), 0711);
+        options.rootDir = other.path().toStdString() + "/cluster";
+        options.socketDir = cluster_->cluster().socketDir();
+        options.port = cluster_->cluster().port();
+        LocalCluster clash(options);
+        try {
+            clash.start();
+            clash.stopImmediately();
+            QFAIL("expected the second server to refuse the socket");
+        } catch (const Error& e) {
+            const std::string message = e.what();
+            QVERIFY2(message.find("already used by another PostgreSQL server") != std::string::npos, e.what());
+            QVERIFY2(message.find(cluster_->cluster().dataDir().string()) != std::string::npos, e.what());
+        }
+        // The running server is untouched.
+        Connection conn = cluster_->connect();
+        QCOMPARE(test::scalar(conn, "SELECT 1"), QString("1"));
+    }
+
+    void refusesForeignDirectory() {
+        QTemporaryDir dir(QDir::tempPath() + "/isobar-foreign-XXXXXX");
+        chmod(QFile::encodeName(dir.path()).constData(), 0711);
+        const fs::path root = dir.path().toStdString();
+        fs::create_directories(root / "data");
+        std::ofstream(root / "data" / "precious.txt") << "user data";
+        LocalClusterOptions options;
+        options.rootDir = root;
+        LocalCluster c(options);
+        try {
+            c.start();
+            QFAIL("expected a refusal");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("will not touch it") != std::string::npos, e.what());
+        }
+        QVERIFY(fs::exists(root / "data" / "precious.txt"));
+    }
+
+    void redactsPasswords_data() {
+        QTest::addColumn<QString>("conninfo");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("key=value") << "host=db.example port=5433 dbname=era5 user=me password=s3cret"
+                                   << "host=db.example port=5433 dbname=era5 user=me";
+        QTest::newRow("uri") << "postgresql://me:s3cret@db.example:5433/era5?sslmode=require"
+                             << "host=db.example port=5433 dbname=era5 user=me sslmode=require";
+        QTest::newRow("quoted") << "host='/tmp/a b' password='x y'"
+                                << "host='/tmp/a b'";
+        QTest::newRow("unparsable") << "host=x password='unterminated"
+                                    << "(an unparsable connection string)";
+    }
+    void redactsPasswords() {
+        QFETCH(QString, conninfo);
+        QFETCH(QString, expected);
+        const std::string redacted = redactConnInfo(conninfo.toStdString());
+        QCOMPARE(QString::fromStdString(redacted), expected);
+        QVERIFY(redacted.find("s3cret") == std::string::npos);
+    }
+
+    void wrongPasswordAndDeadServerAreNamed() {
+        try {
+            Connection::open("host=/nonexistent-socket-dir port=5999 dbname=x user=u password=s3cret");
+            QFAIL("expected a connection failure");
+        } catch (const DbError& e) {
+            const std::string m = e.what();
+            QVERIFY2(m.find("/nonexistent-socket-dir") != std::string::npos, e.what());
+            QVERIFY2(m.find("s3cret") == std::string::npos, e.what());
+        }
+    }
+
+    void parsesTableNames_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("schema");
+        QTest::addColumn<QString>("name");
+        QTest::newRow("plain") << "weather" << "" << "weather";
+        QTest::newRow("folded") << "Weather" << "" << "weather";
+        QTest::newRow("qualified") << "era5.Weather" << "era5" << "weather";
+        QTest::newRow("quoted") << "\"Era5\".\"My.Table\"" << "Era5" << "My.Table";
+        QTest::newRow("escaped quote") << "\"a\"\"b\"" << "" << "a\"b";
+    }
+    void parsesTableNames() {
+        QFETCH(QString, text);
+        QFETCH(QString, schema);
+        QFETCH(QString, name);
+        const TableName t = TableName::parse(text.toStdString());
+        QCOMPARE(QString::fromStdString(t.schema), schema);
+        QCOMPARE(QString::fromStdString(t.name), name);
+    }
+    void rejectsBadTableNames_data() {
+        QTest::addColumn<QString>("text");
+        QTest::newRow("empty") << "";
+        QTest::newRow("three parts") << "a.b.c";
+        QTest::newRow("unterminated") << "\"abc";
+        QTest::newRow("trailing dot") << "abc.";
+    }
+    void rejectsBadTableNames() {
+        QFETCH(QString, text);
+        QVERIFY_THROWS_EXCEPTION(Error, TableName::parse(text.toStdString()));
+    }
+
+    void createsAndChecksWeatherTable() {
+        Connection conn = cluster_->connect();
+        conn.exec("CREATE SCHEMA era5");
+        const TableName t = TableName::parse("era5.\"Weather Table\"");
+        QCOMPARE(ensureWeatherTable(conn, t), true);
+        QCOMPARE(ensureWeatherTable(conn, t), false);
+        const QString columns = test::scalar(
+            conn, "SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod) || "
+                  "CASE WHEN attnotnull THEN ' not null' ELSE '' END, ', ' ORDER BY attnum) FROM pg_attribute "
+                  "WHERE attrelid = 'era5.\"Weather Table\"'::regclass AND attnum > 0");
+        QCOMPARE(columns, QString("time timestamp with time zone not null, location_id integer, latitude real, "
+                                      "longitude real, temperature_2m real, zonal_wind_10m real, meridional_wind_10m "
+                                      "real, total_cloud_cover real, total_precipitation real, snowfall real"));
+    }
+
+    void refusesMismatchedTableWithDiff() {
+        Connection conn = cluster_->connect();
+        conn.exec("CREATE TABLE wrong_weather (time timestamptz, location_id bigint, latitude float4, "
+                  "temperature_2m float8, zonal_wind_10m float4, meridional_wind_10m float4, total_cloud_cover "
+                  "float4, total_precipitation float4, snowfall float4, station text NOT NULL)");
+        try {
+            ensureWeatherTable(conn, TableName::parse("wrong_weather"));
+            QFAIL("expected a refusal");
+        } catch (const Error& e) {
+            const std::string m = e.what();
+            QVERIFY2(m.find("column location_id is bigint, expected integer") != std::string::npos, e.what());
+            QVERIFY2(m.find("missing column longitude real") != std::string::npos, e.what());
+            QVERIFY2(m.find("column temperature_2m is double precision, expected real") != std::string::npos, e.what());
+            QVERIFY2(m.find("extra column station text is NOT NULL without a default") != std::string::npos, e.what());
+        }
+        // Extra nullable columns are fine: COPY names its columns.
+        conn.exec("CREATE TABLE extra_weather (time timestamptz NOT NULL, location_id int, latitude float4, "
+                  "longitude float4, temperature_2m float4, zonal_wind_10m float4, meridional_wind_10m float4, "
+                  "total_cloud_cover float4, total_precipitation float4, snowfall float4, note text, "
+                  "loaded_at timestamptz NOT NULL DEFAULT now())");
+        QCOMPARE(ensureWeatherTable(conn, TableName::parse("extra_weather")), false);
+    }
+
+private:
+    std::unique_ptr<test::TestCluster> cluster_;
+};
+
+QTEST_GUILESS_MAIN(TestDb)
+#include "tst_db.moc"

@@ -1,0 +1,420 @@
+// End to end: NetCDF files -> isobar-cli load / runLoad -> rows in a real PostgreSQL, checked
+// column by column against values decoded independently here; and every way a load can fail.
+
+#include "Fixtures.h"
+#include "TestCluster.h"
+
+#include "ingest/Loader.h"
+#include "util/Process.h"
+
+#include <QtTest>
+
+#include <signal.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+using namespace isobar;
+
+namespace {
+
+// Records what the engine reports.
+class RecordingSink final : public LoadSink {
+public:
+    void started(const LoadStart& s) override { start = s; }
+    void warning(const std::string& w) override { warnings.push_back(w); }
+    void finished(const LoadSummary& s) override { summary = s; }
+    void failed(const LoadError& e) override { error = e; }
+
+    std::optional<LoadStart> start;
+    std::vector<std::string> warnings;
+    std::optional<LoadSummary> summary;
+    std::optional<LoadError> error;
+};
+
+struct CliRun {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+CliRun runCli(const QStringList& args, int timeoutMs = 300000) {
+    QProcess p;
+    p.start(QStringLiteral(ISOBAR_CLI_PATH), args);
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+    }
+    return CliRun{p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+                  QString::fromUtf8(p.readAllStandardError())};
+}
+
+// Microseconds since 2000-01-01 for "hours since 1900-01-01": 1900 -> 1970 is 2208988800 s,
+// 1970 -> 2000 is 946684800 s.
+qint64 pgMicrosFromHours1900(long long hours) {
+    return (hours * 3600LL - 2208988800LL - 946684800LL) * 1000000LL;
+}
+
+int seedId(double lat, double lon) {
+    double l = lon > 180.0 ? lon - 360.0 : lon;
+    if (l == -180.0) {
+        l = 180.0;
+    }
+    return static_cast<int>(std::lround((lat + 90.0) / 0.25)) * 1440 + static_cast<int>(std::lround((l + 179.75) / 0.25)) + 1;
+}
+
+// One loaded row, as read back from the server.
+struct Row {
+    qint64 micros;
+    int locationId;
+    float latitude;
+    float longitude;
+    std::array<std::optional<float>, 6> values;
+};
+
+std::vector<Row> readRows(Connection& conn, const std::string& table) {
+    Result r = conn.query("SELECT (extract(epoch FROM time - '2000-01-01 00:00:00+00') * 1000000)::bigint, location_id, "
+                          "latitude, longitude, temperature_2m, zonal_wind_10m, meridional_wind_10m, "
+                          "total_cloud_cover, total_precipitation, snowfall FROM " + table +
+                          " ORDER BY time, latitude DESC, longitude");
+    std::vector<Row> rows;
+    for (int i = 0; i < r.rows(); ++i) {
+        Row row{};
+        row.micros = std::stoll(r.text(i, 0));
+        row.locationId = std::stoi(r.text(i, 1));
+        row.latitude = std::strtof(r.text(i, 2).c_str(), nullptr);
+        row.longitude = std::strtof(r.text(i, 3).c_str(), nullptr);
+        for (int v = 0; v < 6; ++v) {
+            if (!r.isNull(i, 4 + v)) {
+                row.values[static_cast<size_t>(v)] = std::strtof(r.text(i, 4 + v).c_str(), nullptr);
+            }
+        }
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+// What a stored value must become in the table, by the CF rules and the seed's units.
+std::optional<float> expectedValue(const test::FixtureVariable& v, double stored, int variableIndex) {
+    if ((v.fillValue && stored == *v.fillValue) || (v.missingValue && stored == *v.missingValue) || std::isnan(stored)) {
+        return std::nullopt;
+    }
+    double x = stored * v.scaleFactor.value_or(1.0) + v.addOffset.value_or(0.0);
+    if (variableIndex == 0) {
+        x -= 273.15;
+    } else if (variableIndex >= 4) {
+        x *= 1000.0;
+    }
+    return static_cast<float>(x);
+}
+
+} // namespace
+
+class TestLoad : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { cluster_ = std::make_unique<test::TestCluster>(); }
+    void cleanupTestCase() { cluster_.reset(); }
+
+    // A classic CDS file across the prime meridian, with missing values in every variable: all
+    // rows arrive, and every column of every row equals the value worked out here.
+    void everyColumnOfEveryRow() {
+        const auto lats = test::range(51.0, 49.0, 0.25);
+        const auto lons = test::range(-1.5, 1.25, 0.25);
+        const test::FixtureSpec spec = test::classicFixture(lats, lons, 4, 5);
+        const QString path = cluster_->workDir() + "/classic.nc";
+        test::writeFixture(path, spec);
+
+        LoadRequest request;
+        request.conninfo = cluster_->conninfo();
+        request.table = TableName::parse("classic");
+        request.files = {path.toStdString()};
+        request.bandRows = 3; // several bands per time step, one shorter than the rest
+        RecordingSink sink;
+        const LoadSummary summary = runLoad(request, {}, sink);
+        QVERIFY2(summary.status == LoadStatus::Completed, summary.error ? summary.error->message.c_str() : "");
+        const size_t expectedRows = 4 * lats.size() * lons.size();
+        QCOMPARE(summary.rows, std::uint64_t{expectedRows});
+        QVERIFY(summary.tableCreated);
+        QVERIFY(sink.start.has_value());
+        QCOMPARE(sink.start->plannedRows, std::uint64_t{expectedRows});
+        QVERIFY(sink.summary.has_value());
+
+        Connection conn = cluster_->connect();
+        const auto rows = readRows(conn, "classic");
+        QCOMPARE(rows.size(), expectedRows);
+        size_t k = 0;
+        size_t nulls = 0;
+        for (size_t t = 0; t < 4; ++t) {
+            for (size_t i = 0; i < lats.size(); ++i) {
+                for (size_t j = 0; j < lons.size(); ++j, ++k) {
+                    const Row& row = rows[k];
+                    QCOMPARE(row.micros, pgMicrosFromHours1900(spec.times[t]));
+                    QCOMPARE(row.latitude, static_cast<float>(lats[i]));
+                    QCOMPARE(row.longitude, static_cast<float>(lons[j]));
+                    QCOMPARE(row.locationId, seedId(lats[i], lons[j]));
+                    for (int v = 0; v < 6; ++v) {
+                        const auto& var = spec.variables[static_cast<size_t>(v)];
+                        const auto expected = expectedValue(var, var.stored[k], v);
+                        QCOMPARE(row.values[static_cast<size_t>(v)].has_value(), expected.has_value());
+                        if (expected) {
+                            QCOMPARE(*row.values[static_cast<size_t>(v)], *expected);
+                        } else {
+                            ++nulls;
+                        }
+                    }
+                }
+            }
+        }
+        QCOMPARE(nulls, size_t{6 * 5}); // the fill values became NULL, nothing else did
+    }
+
+    // The CLI: synthetic sample -> load; its summary line, and the rows against the file.
+    void cliLoadsSyntheticSample() {
+        const QString file = cluster_->workDir() + "/sample.nc";
+        const CliRun sample = runCli({"sample", "--out", file, "--hours", "3", "--region", "10,-10,170,-170"});
+        QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
+        QVERIFY2(sample.out.contains("SYNTHETIC"), qPrintable(sample.out));
+
+        const CliRun load = runCli({"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table",
+                                    "sample_weather", file});
+        QVERIFY2(load.exitCode == 0, qPrintable(load.err));
+        const QRegularExpression summary(
+            R"(^COPY (\d+), took [0-9.hms]+ with 1 worker\(s\) \(mean rate [0-9]+\.[0-9]/sec\)\n$)");
+        const auto match = summary.match(load.out);
+        QVERIFY2(match.hasMatch(), qPrintable(load.out));
+        const int rows = 3 * 81 * 81;
+        QCOMPARE(match.captured(1).toInt(), rows);
+
+        Connection conn = cluster_->connect();
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM sample_weather"), QString::number(rows));
+        // Across the date line: longitudes 170..180 stay, 180.25..190 become -179.75..-170.
+        QCOMPARE(test::scalar(conn, "SELECT min(longitude)::text || ' ' || max(longitude)::text FROM sample_weather"),
+                 QString("-179.75 180"));
+        QCOMPARE(test::scalar(conn, "SELECT count(DISTINCT location_id) FROM sample_weather"), QString::number(81 * 81));
+
+        // The t2m of every row equals the file's value decoded here.
+        const auto stored = test::readStored(file, "t2m");
+        const double scale = *test::readNumberAttribute(file, "t2m", "scale_factor");
+        const double offset = *test::readNumberAttribute(file, "t2m", "add_offset");
+        const auto rowsBack = readRows(conn, "sample_weather");
+        QCOMPARE(rowsBack.size(), stored.size());
+        const auto lats = test::readCoordinate(file, "latitude");
+        const auto lons = test::readCoordinate(file, "longitude");
+        // readRows orders by normalized longitude, not the file's order: match through the key.
+        std::map<std::pair<qint64, int>, float> byKey;
+        for (const Row& r : rowsBack) {
+            byKey[{r.micros, r.locationId}] = *r.values[0];
+        }
+        const auto times = test::readCoordinate(file, "time");
+        size_t k = 0;
+        for (double h : times) {
+            for (double lat : lats) {
+                for (double lon : lons) {
+                    const float expected = static_cast<float>(stored[k++] * scale + offset - 273.15);
+                    const auto it = byKey.find({pgMicrosFromHours1900(static_cast<long long>(h)), seedId(lat, lon)});
+                    QVERIFY(it != byKey.end());
+                    QCOMPARE(it->second, expected);
+                }
+            }
+        }
+    }
+
+    // A real CDS download (negative longitudes, on the 0.25 grid, only t2m): every row checked.
+    void realCdsFile() {
+        const QString dir = test::samplesDir();
+        if (dir.isEmpty()) {
+            QSKIP("../shared/era5-samples is not present next to the repository");
+        }
+        const QString file = dir + "/cds-legacy_grid-0.25_neg-lon_t2m.nc";
+        LoadRequest request;
+        request.conninfo = cluster_->conninfo();
+        request.table = TableName::parse("cds_t2m");
+        request.files = {file.toStdString()};
+        RecordingSink sink;
+        const LoadSummary summary = runLoad(request, {}, sink);
+        QVERIFY2(summary.status == LoadStatus::Completed, summary.error ? summary.error->message.c_str() : "");
+        QCOMPARE(summary.rows, std::uint64_t{161 * 161});
+
+        const auto stored = test::readStored(file, "t2m");
+        const double scale = *test::readNumberAttribute(file, "t2m", "scale_factor");
+        const double offset = *test::readNumberAttribute(file, "t2m", "add_offset");
+        const auto lats = test::readCoordinate(file, "latitude");
+        const auto lons = test::readCoordinate(file, "longitude");
+        Connection conn = cluster_->connect();
+        const auto rows = readRows(conn, "cds_t2m"); // time, latitude desc, longitude asc: the file's order
+        QCOMPARE(rows.size(), stored.size());
+        for (size_t k = 0; k < rows.size(); ++k) {
+            const Row& r = rows[k];
+            QCOMPARE(r.micros, qint64{725889600000000}); // 2023-01-01 12:00 UTC = 8401.5 days after 2000-01-01
+            QCOMPARE(r.latitude, static_cast<float>(lats[k / 161]));
+            QCOMPARE(r.longitude, static_cast<float>(lons[k % 161]));
+            QCOMPARE(r.locationId, seedId(lats[k / 161], lons[k % 161]));
+            QCOMPARE(*r.values[0], static_cast<float>(stored[k] * scale + offset - 273.15));
+            for (size_t v = 1; v < 6; ++v) {
+                QVERIFY(!r.values[v].has_value()); // not in the file: NULL
+            }
+        }
+    }
+
+    // A broken file among good ones: refused before anything is sent, named in the message, and the
+    // table is not even created.
+    void badFileLoadsNothing() {
+        const QString good = cluster_->workDir() + "/good.nc";
+        test::writeFixture(good, test::classicFixture({10.0, 9.75}, {20.0, 20.25}, 2, 0));
+        const QString bad = cluster_->workDir() + "/broken.nc";
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("CDF\x02 this is not really a netcdf header at all");
+        f.close();
+        const CliRun run = runCli({"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table",
+                                   "never_created", good, bad});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("broken.nc"), qPrintable(run.err));
+        QVERIFY2(run.err.contains("truncated or corrupt"), qPrintable(run.err));
+        QVERIFY2(run.err.contains("nothing was committed"), qPrintable(run.err));
+        QVERIFY(run.out.isEmpty());
+        Connection conn = cluster_->connect();
+        QCOMPARE(test::scalar(conn, "SELECT to_regclass('never_created') IS NULL"), QString("t"));
+    }
+
+    void missingFileAndUsageErrors() {
+        CliRun run = runCli({"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "/nonexistent/era5.nc"});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("/nonexistent/era5.nc: no such file"), qPrintable(run.err));
+        run = runCli({"load", "--dsn", QString::fromStdString(cluster_->conninfo())});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("at least one FILE"), qPrintable(run.err));
+        run = runCli({"load", "--bogus", "x.nc"});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("unknown option '--bogus'"), qPrintable(run.err));
+        run = runCli({"frobnicate"});
+        QCOMPARE(run.exitCode, 2);
+        run = runCli({"--help"});
+        QCOMPARE(run.exitCode, 0);
+        for (const char* command : {"load", "sample", "cluster"}) {
+            QVERIFY2(run.out.contains(command), qPrintable(run.out));
+        }
+        run = runCli({"--version"});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(run.out.startsWith("isobar-cli "));
+        run = runCli({"sample", "--out", cluster_->workDir() + "/x.nc", "--hours", "0"});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("--hours"), qPrintable(run.err));
+    }
+
+    // A server that is not there, and a wrong password: the target is named, the password is not.
+    void deadServerAndWrongPassword() {
+        const QString file = cluster_->workDir() + "/small.nc";
+        test::writeFixture(file, test::classicFixture({10.0}, {20.0}, 1, 0));
+        CliRun run = runCli({"load", "--dsn", "host=/nonexistent-dir port=6543 dbname=x user=u password=hunter2", file});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("cannot connect to host=/nonexistent-dir port=6543"), qPrintable(run.err));
+        QVERIFY2(!run.err.contains("hunter2"), qPrintable(run.err));
+
+        // Password authentication against the test server: a role with a password, over a
+        // password-checked local line in pg_hba.conf.
+        Connection admin = cluster_->connect();
+        admin.exec("CREATE ROLE loader LOGIN PASSWORD 'right-one'");
+        const std::string hba = test::scalar(admin, "SHOW hba_file").toStdString();
+        {
+            std::ifstream in(hba);
+            std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            std::ofstream out(hba, std::ios::trunc);
+            out << "local all loader scram-sha-256\n" << all;
+        }
+        admin.exec("SELECT pg_reload_conf()");
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        const QString dsn = QString::fromStdString(cluster_->conninfo()).replace(
+            QRegularExpression("user=\\S+"), "user=loader password=wrong-one");
+        run = runCli({"load", "--dsn", dsn, file});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("password authentication failed for user \"loader\""), qPrintable(run.err));
+        QVERIFY2(!run.err.contains("wrong-one"), qPrintable(run.err));
+    }
+
+    // A table whose columns do not fit: the precise diff, nothing loaded.
+    void mismatchedTableIsRefused() {
+        Connection conn = cluster_->connect();
+        conn.exec("CREATE TABLE narrow (time timestamptz, location_id int, temperature_2m float8)");
+        const QString file = cluster_->workDir() + "/small2.nc";
+        test::writeFixture(file, test::classicFixture({10.0}, {20.0}, 1, 0));
+        const CliRun run = runCli({"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", "narrow", file});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("missing column latitude real"), qPrintable(run.err));
+        QVERIFY2(run.err.contains("column temperature_2m is double precision, expected real"), qPrintable(run.err));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM narrow"), QString("0"));
+    }
+
+    // A constraint the user added rejects some rows: the SQLSTATE and the file are named, no row of
+    // the load remains, the rows already there are untouched.
+    void constraintViolationRollsBackEverything() {
+        Connection conn = cluster_->connect();
+        conn.exec("CREATE TABLE checked (time timestamptz NOT NULL, location_id int, latitude float4, longitude float4, "
+                  "temperature_2m float4 CHECK (temperature_2m < 0), zonal_wind_10m float4, meridional_wind_10m float4, "
+                  "total_cloud_cover float4, total_precipitation float4, snowfall float4)");
+        conn.exec("INSERT INTO checked (time, temperature_2m) VALUES ('2020-01-01', -5)");
+        const QString file = cluster_->workDir() + "/warm.nc";
+        test::writeFixture(file, test::classicFixture(test::range(10.0, 5.0, 0.25), test::range(20.0, 25.0, 0.25), 3, 0));
+        const CliRun run = runCli({"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", "checked", file});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("checked_temperature_2m_check"), qPrintable(run.err));
+        QVERIFY2(run.err.contains("23514"), qPrintable(run.err));
+        QVERIFY2(run.err.contains("warm.nc"), qPrintable(run.err));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM checked"), QString("1"));
+    }
+
+    void schemaQualifiedQuotedTable() {
+        Connection conn = cluster_->connect();
+        conn.exec("CREATE SCHEMA era5");
+        const QString file = cluster_->workDir() + "/small3.nc";
+        test::writeFixture(file, test::classicFixture({10.0, 9.75}, {20.0}, 2, 0));
+        const CliRun run = runCli({"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table",
+                                   "era5.\"Weather 2023\"", file});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM era5.\"Weather 2023\""), QString("4"));
+    }
+
+    // Ctrl-C while rows stream: the COPY is rolled back, the exit status says cancelled, no row
+    // remains.
+    void interruptRollsBack() {
+        const QString file = cluster_->workDir() + "/big.nc";
+        const CliRun sample = runCli({"sample", "--out", file, "--hours", "6", "--region", "90,-90,0,179.75"});
+        QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
+        QProcess load;
+        load.start(QStringLiteral(ISOBAR_CLI_PATH),
+                   {"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", "interrupted", file});
+        QVERIFY(load.waitForStarted());
+        // Wait until the server is receiving its COPY, then interrupt.
+        Connection conn = cluster_->connect();
+        bool copying = false;
+        for (int i = 0; i < 600 && !copying; ++i) {
+            copying = test::scalar(conn, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'isobar' "
+                                         "AND query LIKE 'COPY%'") != "0";
+            if (!copying) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            }
+        }
+        QVERIFY2(copying, "the load never started its COPY");
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        QVERIFY(load.state() == QProcess::Running);
+        kill(static_cast<pid_t>(load.processId()), SIGINT);
+        QVERIFY(load.waitForFinished(30000));
+        const QString err = QString::fromUtf8(load.readAllStandardError());
+        QCOMPARE(load.exitCode(), 130);
+        QVERIFY2(err.contains("cancelled"), qPrintable(err));
+        QVERIFY2(err.contains("no rows were committed"), qPrintable(err));
+        QCOMPARE(test::scalar(conn, "SELECT to_regclass('interrupted') IS NULL"), QString("t"));
+    }
+
+private:
+    std::unique_ptr<test::TestCluster> cluster_;
+};
+
+QTEST_GUILESS_MAIN(TestLoad)
+#include "tst_load.moc"
