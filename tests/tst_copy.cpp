@@ -1,7 +1,6 @@
 // The binary COPY encoder and the COPY stream, against a real PostgreSQL.
 
 #include "TestCluster.h"
-
 #include "copy/BinaryCopyBuffer.h"
 #include "copy/CopyStream.h"
 #include "copy/WeatherRowEncoder.h"
@@ -63,8 +62,8 @@ struct EncoderCase {
     std::function<void(BinaryCopyBuffer&)> encode;
 };
 
-constexpr std::int64_t kMinTimestamp = -211'813'488'000'000'000LL;      // 4714-11-24 00:00:00+00 BC
-constexpr std::int64_t kMaxTimestamp = 9'223'371'331'199'999'999LL;     // 294276-12-31 23:59:59.999999+00
+constexpr std::int64_t kMinTimestamp = -211'813'488'000'000'000LL;  // 4714-11-24 00:00:00+00 BC
+constexpr std::int64_t kMaxTimestamp = 9'223'371'331'199'999'999LL; // 294276-12-31 23:59:59.999999+00
 
 const std::vector<EncoderCase>& cases() {
     static const std::vector<EncoderCase> all = {
@@ -102,8 +101,9 @@ const std::vector<EncoderCase>& cases() {
              b.addFloat4(std::numeric_limits<float>::infinity());
              b.addFloat4(-std::numeric_limits<float>::infinity());
          }},
-        {"float4 extremes and denormals", "'3.4028235e+38'::float4, '1.17549435e-38'::float4, '1e-45'::float4, "
-                                         "'-3.4028235e+38'::float4",
+        {"float4 extremes and denormals",
+         "'3.4028235e+38'::float4, '1.17549435e-38'::float4, '1e-45'::float4, "
+         "'-3.4028235e+38'::float4",
          4,
          [](BinaryCopyBuffer& b) {
              b.addFloat4(std::numeric_limits<float>::max());
@@ -124,8 +124,9 @@ const std::vector<EncoderCase>& cases() {
              b.addFloat8(0.1);
              b.addFloat8(1e308);
          }},
-        {"timestamptz epochs", "'2000-01-01 00:00:00+00'::timestamptz, '1970-01-01 00:00:00+00'::timestamptz, "
-                               "'1900-01-01 00:00:00+00'::timestamptz",
+        {"timestamptz epochs",
+         "'2000-01-01 00:00:00+00'::timestamptz, '1970-01-01 00:00:00+00'::timestamptz, "
+         "'1900-01-01 00:00:00+00'::timestamptz",
          3,
          [](BinaryCopyBuffer& b) {
              b.addTimestamptz(PgTimestamp{0});
@@ -138,8 +139,9 @@ const std::vector<EncoderCase>& cases() {
              b.addTimestamptz(PgTimestamp{762'525'296'789'012LL});
              b.addTimestamptz(PgTimestamp{762'525'296'789'012LL});
          }},
-        {"timestamptz extremes", "'4714-11-24 00:00:00+00 BC'::timestamptz, "
-                                 "'294276-12-31 23:59:59.999999+00'::timestamptz",
+        {"timestamptz extremes",
+         "'4714-11-24 00:00:00+00 BC'::timestamptz, "
+         "'294276-12-31 23:59:59.999999+00'::timestamptz",
          2,
          [](BinaryCopyBuffer& b) {
              b.addTimestamptz(PgTimestamp{kMinTimestamp});
@@ -212,12 +214,16 @@ private slots:
             "t, lat_index * 1440 + lon_index + 1, lat::float4, lon::float4, a, b, c, d, e, f FROM ("
             "SELECT '2024-02-29 12:34:56.789012+00'::timestamptz AS t, lat_index, lat, "
             "CASE WHEN lon > 180 THEN lon - 360 WHEN lon = -180 THEN 180 ELSE lon END AS lon, "
-            "round((CASE WHEN lon > 180 THEN lon - 360 WHEN lon = -180 THEN 180 ELSE lon END + 179.75) / 0.25)::int "
+            "round((CASE WHEN lon > 180 THEN lon - 360 WHEN lon = -180 THEN 180 ELSE lon END + 179.75) / "
+            "0.25)::int "
             "AS lon_index, "
             "CASE WHEN k = 0 THEN '-13.961206'::float4 WHEN k = 7 THEN '3.4028235e+38'::float4 END AS a, "
-            "NULL::float4 AS b, NULL::float4 AS c, NULL::float4 AS d, '-0'::float4 AS e, NULL::float4 AS f, k "
-            "FROM (VALUES (0, 0, -90::numeric, 359.75::numeric), (1, 0, -90, 0), (2, 0, -90, 180), (3, 0, -90, -180), "
-            "(4, 720, 90, 359.75), (5, 720, 90, 0), (6, 720, 90, 180), (7, 720, 90, -180)) AS r(k, lat_index, lat, lon)"
+            "NULL::float4 AS b, NULL::float4 AS c, NULL::float4 AS d, '-0'::float4 AS e, NULL::float4 AS f, "
+            "k "
+            "FROM (VALUES (0, 0, -90::numeric, 359.75::numeric), (1, 0, -90, 0), (2, 0, -90, 180), (3, 0, "
+            "-90, -180), "
+            "(4, 720, 90, 359.75), (5, 720, 90, 0), (6, 720, 90, 180), (7, 720, 90, -180)) AS r(k, "
+            "lat_index, lat, lon)"
             ") q ORDER BY k";
         const QByteArray expected = serverCopyOut(conn, expectedSelect);
         QCOMPARE(actual.toHex(' '), expected.toHex(' '));
@@ -248,7 +254,8 @@ private slots:
         }
         QCOMPARE(copy.finish(), std::uint64_t{100000});
         QCOMPARE(test::scalar(conn, "SELECT count(*) FROM copy_ok"), QString("100000"));
-        QCOMPARE(test::scalar(conn, "SELECT sum(a)::text || '/' || max(b)::text || '/' || max(t)::text FROM copy_ok"),
+        QCOMPARE(test::scalar(
+                     conn, "SELECT sum(a)::text || '/' || max(b)::text || '/' || max(t)::text FROM copy_ok"),
                  QString("4999950000/24999.75/2011-05-29 15:00:00+00")); // 99999 h after 2000-01-01
     }
 

@@ -2,7 +2,6 @@
 // against real PostgreSQL servers started by the tests.
 
 #include "TestCluster.h"
-
 #include "db/ConnInfo.h"
 #include "db/WeatherSchema.h"
 #include "util/Error.h"
@@ -10,14 +9,13 @@
 
 #include <QtTest>
 
-#include <signal.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <signal.h>
+#include <sys/stat.h>
 #include <thread>
+#include <unistd.h>
 
 using namespace isobar;
 namespace fs = std::filesystem;
@@ -229,7 +227,8 @@ private slots:
             QFAIL("expected the second server to refuse the socket");
         } catch (const Error& e) {
             const std::string message = e.what();
-            QVERIFY2(message.find("already used by another PostgreSQL server") != std::string::npos, e.what());
+            QVERIFY2(message.find("already used by another PostgreSQL server") != std::string::npos,
+                     e.what());
             QVERIFY2(message.find(cluster_->cluster().dataDir().string()) != std::string::npos, e.what());
         }
         // The running server is untouched.
@@ -290,11 +289,21 @@ private slots:
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("schema");
         QTest::addColumn<QString>("name");
-        QTest::newRow("plain") << "weather" << "" << "weather";
-        QTest::newRow("folded") << "Weather" << "" << "weather";
-        QTest::newRow("qualified") << "era5.Weather" << "era5" << "weather";
-        QTest::newRow("quoted") << "\"Era5\".\"My.Table\"" << "Era5" << "My.Table";
-        QTest::newRow("escaped quote") << "\"a\"\"b\"" << "" << "a\"b";
+        QTest::newRow("plain") << "weather"
+                               << ""
+                               << "weather";
+        QTest::newRow("folded") << "Weather"
+                                << ""
+                                << "weather";
+        QTest::newRow("qualified") << "era5.Weather"
+                                   << "era5"
+                                   << "weather";
+        QTest::newRow("quoted") << "\"Era5\".\"My.Table\""
+                                << "Era5"
+                                << "My.Table";
+        QTest::newRow("escaped quote") << "\"a\"\"b\""
+                                       << ""
+                                       << "a\"b";
     }
     void parsesTableNames() {
         QFETCH(QString, text);
@@ -323,19 +332,22 @@ private slots:
         QCOMPARE(ensureWeatherTable(conn, t), true);
         QCOMPARE(ensureWeatherTable(conn, t), false);
         const QString columns = test::scalar(
-            conn, "SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod) || "
-                  "CASE WHEN attnotnull THEN ' not null' ELSE '' END, ', ' ORDER BY attnum) FROM pg_attribute "
-                  "WHERE attrelid = 'era5.\"Weather Table\"'::regclass AND attnum > 0");
-        QCOMPARE(columns, QString("time timestamp with time zone not null, location_id integer, latitude real, "
-                                      "longitude real, temperature_2m real, zonal_wind_10m real, meridional_wind_10m "
-                                      "real, total_cloud_cover real, total_precipitation real, snowfall real"));
+            conn,
+            "SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod) || "
+            "CASE WHEN attnotnull THEN ' not null' ELSE '' END, ', ' ORDER BY attnum) FROM pg_attribute "
+            "WHERE attrelid = 'era5.\"Weather Table\"'::regclass AND attnum > 0");
+        QCOMPARE(columns,
+                 QString("time timestamp with time zone not null, location_id integer, latitude real, "
+                         "longitude real, temperature_2m real, zonal_wind_10m real, meridional_wind_10m "
+                         "real, total_cloud_cover real, total_precipitation real, snowfall real"));
     }
 
     void refusesMismatchedTableWithDiff() {
         Connection conn = cluster_->connect();
-        conn.exec("CREATE TABLE wrong_weather (time timestamptz, location_id bigint, latitude float4, "
-                  "temperature_2m float8, zonal_wind_10m float4, meridional_wind_10m float4, total_cloud_cover "
-                  "float4, total_precipitation float4, snowfall float4, station text NOT NULL)");
+        conn.exec(
+            "CREATE TABLE wrong_weather (time timestamptz, location_id bigint, latitude float4, "
+            "temperature_2m float8, zonal_wind_10m float4, meridional_wind_10m float4, total_cloud_cover "
+            "float4, total_precipitation float4, snowfall float4, station text NOT NULL)");
         try {
             ensureWeatherTable(conn, TableName::parse("wrong_weather"));
             QFAIL("expected a refusal");
@@ -343,14 +355,17 @@ private slots:
             const std::string m = e.what();
             QVERIFY2(m.find("column location_id is bigint, expected integer") != std::string::npos, e.what());
             QVERIFY2(m.find("missing column longitude real") != std::string::npos, e.what());
-            QVERIFY2(m.find("column temperature_2m is double precision, expected real") != std::string::npos, e.what());
-            QVERIFY2(m.find("extra column station text is NOT NULL without a default") != std::string::npos, e.what());
+            QVERIFY2(m.find("column temperature_2m is double precision, expected real") != std::string::npos,
+                     e.what());
+            QVERIFY2(m.find("extra column station text is NOT NULL without a default") != std::string::npos,
+                     e.what());
         }
         // Extra nullable columns are fine: COPY names its columns.
-        conn.exec("CREATE TABLE extra_weather (time timestamptz NOT NULL, location_id int, latitude float4, "
-                  "longitude float4, temperature_2m float4, zonal_wind_10m float4, meridional_wind_10m float4, "
-                  "total_cloud_cover float4, total_precipitation float4, snowfall float4, note text, "
-                  "loaded_at timestamptz NOT NULL DEFAULT now())");
+        conn.exec(
+            "CREATE TABLE extra_weather (time timestamptz NOT NULL, location_id int, latitude float4, "
+            "longitude float4, temperature_2m float4, zonal_wind_10m float4, meridional_wind_10m float4, "
+            "total_cloud_cover float4, total_precipitation float4, snowfall float4, note text, "
+            "loaded_at timestamptz NOT NULL DEFAULT now())");
         QCOMPARE(ensureWeatherTable(conn, TableName::parse("extra_weather")), false);
     }
 

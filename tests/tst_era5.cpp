@@ -2,7 +2,6 @@
 // writer, and the real CDS files in ../shared/era5-samples.
 
 #include "Fixtures.h"
-
 #include "era5/ClassicHeader.h"
 #include "era5/Era5File.h"
 #include "era5/Grid.h"
@@ -32,13 +31,13 @@ QString errorOf(F&& f) {
     return {};
 }
 
-#define EXPECT_ERROR_CONTAINING(expr, ...)                                                                           \
-    do {                                                                                                             \
-        const QString message_ = errorOf([&] { (void)(expr); });                                                   \
-        QVERIFY2(!message_.isEmpty(), "expected an isobar::Error from " #expr);                                    \
-        for (const char* part_ : {__VA_ARGS__}) {                                                                    \
-            QVERIFY2(message_.contains(QString::fromUtf8(part_)), qPrintable(message_));                           \
-        }                                                                                                            \
+#define EXPECT_ERROR_CONTAINING(expr, ...)                                                                   \
+    do {                                                                                                     \
+        const QString message_ = errorOf([&] { (void)(expr); });                                             \
+        QVERIFY2(!message_.isEmpty(), "expected an isobar::Error from " #expr);                              \
+        for (const char* part_ : {__VA_ARGS__}) {                                                            \
+            QVERIFY2(message_.contains(QString::fromUtf8(part_)), qPrintable(message_));                     \
+        }                                                                                                    \
     } while (false)
 
 } // namespace
@@ -103,20 +102,21 @@ private slots:
         QTest::addColumn<QString>("calendar");
         QTest::addColumn<qint64>("value");
         QTest::addColumn<qint64>("expected");
-        QTest::newRow("CDS legacy hours") << "hours since 1900-01-01 00:00:00.0" << "gregorian" << qint64{1086000}
-                                          << qint64{753926400000000};
-        QTest::newRow("CDS 2024 seconds") << "seconds since 1970-01-01" << "proleptic_gregorian"
-                                          << qint64{1748390400} << qint64{801705600000000};
-        QTest::newRow("days since 1940") << "days since 1940-01-01 00:00:00" << "standard" << qint64{30000}
-                                         << qint64{698544000000000};
-        QTest::newRow("minutes, ISO T and offset") << "minutes since 2024-01-01T00:00:00+02:00" << ""
-                                                   << qint64{90} << qint64{757380600000000};
-        QTest::newRow("negative offset value") << "hours since 1900-01-01" << "gregorian" << qint64{-1}
-                                               << qint64{-3155677200000000};
-        QTest::newRow("Z and fraction") << "seconds since 1940-01-01T12:30:15.25Z" << "standard" << qint64{0}
-                                        << qint64{-1893410984750000};
-        QTest::newRow("gregorian cutover") << "days since 1582-10-15" << "gregorian" << qint64{0}
-                                           << qint64{-13165977600000000};
+        QTest::newRow("CDS legacy hours") << "hours since 1900-01-01 00:00:00.0"
+                                          << "gregorian" << qint64{1086000} << qint64{753926400000000};
+        QTest::newRow("CDS 2024 seconds")
+            << "seconds since 1970-01-01"
+            << "proleptic_gregorian" << qint64{1748390400} << qint64{801705600000000};
+        QTest::newRow("days since 1940") << "days since 1940-01-01 00:00:00"
+                                         << "standard" << qint64{30000} << qint64{698544000000000};
+        QTest::newRow("minutes, ISO T and offset") << "minutes since 2024-01-01T00:00:00+02:00"
+                                                   << "" << qint64{90} << qint64{757380600000000};
+        QTest::newRow("negative offset value") << "hours since 1900-01-01"
+                                               << "gregorian" << qint64{-1} << qint64{-3155677200000000};
+        QTest::newRow("Z and fraction") << "seconds since 1940-01-01T12:30:15.25Z"
+                                        << "standard" << qint64{0} << qint64{-1893410984750000};
+        QTest::newRow("gregorian cutover") << "days since 1582-10-15"
+                                           << "gregorian" << qint64{0} << qint64{-13165977600000000};
     }
     void timeUnits() {
         QFETCH(QString, units);
@@ -132,19 +132,34 @@ private slots:
         QTest::addColumn<QString>("units");
         QTest::addColumn<QString>("calendar");
         QTest::addColumn<QString>("says");
-        QTest::newRow("unknown unit") << "fortnights since 1900-01-01" << "" << "unknown unit";
-        QTest::newRow("no since") << "hours after 1900-01-01" << "" << "since";
-        QTest::newRow("YYYYMMDD") << "day as %Y%m%d.%f" << "" << "since";
-        QTest::newRow("noleap") << "days since 2000-01-01" << "noleap" << "noleap";
-        QTest::newRow("360_day") << "days since 2000-01-01" << "360_day" << "360_day";
-        QTest::newRow("julian era") << "days since 1500-01-01" << "standard" << "1582";
-        QTest::newRow("bad month") << "days since 2000-13-01" << "" << "out of range";
+        QTest::newRow("unknown unit") << "fortnights since 1900-01-01"
+                                      << ""
+                                      << "unknown unit";
+        QTest::newRow("no since") << "hours after 1900-01-01"
+                                  << ""
+                                  << "since";
+        QTest::newRow("YYYYMMDD") << "day as %Y%m%d.%f"
+                                  << ""
+                                  << "since";
+        QTest::newRow("noleap") << "days since 2000-01-01"
+                                << "noleap"
+                                << "noleap";
+        QTest::newRow("360_day") << "days since 2000-01-01"
+                                 << "360_day"
+                                 << "360_day";
+        QTest::newRow("julian era") << "days since 1500-01-01"
+                                    << "standard"
+                                    << "1582";
+        QTest::newRow("bad month") << "days since 2000-13-01"
+                                   << ""
+                                   << "out of range";
     }
     void rejectsTimeUnits() {
         QFETCH(QString, units);
         QFETCH(QString, calendar);
         QFETCH(QString, says);
-        const QString message = errorOf([&] { TimeUnits::parse(units.toStdString(), calendar.toStdString()); });
+        const QString message =
+            errorOf([&] { TimeUnits::parse(units.toStdString(), calendar.toStdString()); });
         QVERIFY2(message.contains(says), qPrintable(message));
     }
 
@@ -294,8 +309,8 @@ private slots:
         EXPECT_ERROR_CONTAINING(Era5File::open(dir_.path().toStdString()), "directory");
 
         const QString zip = dir_.filePath("download.nc");
-        std::ofstream(zip.toStdString(), std::ios::binary) << std::string("PK\x03\x04\x14\x00\x00\x00", 8)
-                                                            << std::string(100, 'x');
+        std::ofstream(zip.toStdString(), std::ios::binary)
+            << std::string("PK\x03\x04\x14\x00\x00\x00", 8) << std::string(100, 'x');
         EXPECT_ERROR_CONTAINING(Era5File::open(zip.toStdString()), "download.nc", "ZIP archive");
 
         const QString grib = dir_.filePath("data.grib");
@@ -358,7 +373,8 @@ private slots:
             // Exact, but for the padding some writers add after the last record (up to 4 bytes).
             const auto size = std::filesystem::file_size(path.toStdString());
             QVERIFY2(size >= layout->declaredSize && size - layout->declaredSize < 4,
-                     qPrintable(QString("%1: declared %2, size %3").arg(path).arg(layout->declaredSize).arg(size)));
+                     qPrintable(
+                         QString("%1: declared %2, size %3").arg(path).arg(layout->declaredSize).arg(size)));
         }
         QVERIFY(!classicLayout(dir_.filePath("nothing-here.nc").toStdString()).has_value());
     }
@@ -396,7 +412,8 @@ private slots:
         spec = test::classicFixture({55.695}, {12.495}, 1, 0);
         path = dir_.filePath("off-grid.nc");
         test::writeFixture(path, spec);
-        EXPECT_ERROR_CONTAINING(Era5File::open(path.toStdString()), "off-grid.nc", "55.69", "not on the 0.25");
+        EXPECT_ERROR_CONTAINING(Era5File::open(path.toStdString()), "off-grid.nc", "55.69",
+                                "not on the 0.25");
 
         // Bad time units.
         spec = test::classicFixture({10.0}, {20.0}, 1, 0);
@@ -415,7 +432,8 @@ private slots:
     void pressureLevelFileIsExplained() {
         const QString path = dir_.filePath("levels.nc");
         int ncid = -1;
-        QCOMPARE(nc_create(QFile::encodeName(path).constData(), NC_CLOBBER | NC_64BIT_OFFSET, &ncid), NC_NOERR);
+        QCOMPARE(nc_create(QFile::encodeName(path).constData(), NC_CLOBBER | NC_64BIT_OFFSET, &ncid),
+                 NC_NOERR);
         int dims[4];
         nc_def_dim(ncid, "time", 1, &dims[0]);
         nc_def_dim(ncid, "level", 2, &dims[1]);
@@ -590,16 +608,18 @@ private slots:
         QTest::addColumn<QString>("file");
         QTest::addColumn<bool>("opens");
         QTest::addColumn<QString>("expect"); // variables when it opens, a message part when refused
-        QTest::newRow("legacy 0.25 grid, negative longitudes") << "cds-legacy_grid-0.25_neg-lon_t2m.nc" << true << "t2m";
+        QTest::newRow("legacy 0.25 grid, negative longitudes")
+            << "cds-legacy_grid-0.25_neg-lon_t2m.nc" << true << "t2m";
         QTest::newRow("legacy global 20 deg") << "cds-legacy_global-20deg_t2m.nc" << true << "t2m";
-        QTest::newRow("2024 netCDF4 wind, valid_time") << "cds-2024_wind_u10v10_expver5.nc" << true << "u10 v10";
+        QTest::newRow("2024 netCDF4 wind, valid_time")
+            << "cds-2024_wind_u10v10_expver5.nc" << true << "u10 v10";
         QTest::newRow("2024 monthly means") << "cds-2024_monthly-means_avgad_tp.nc" << true << "tp";
         QTest::newRow("legacy off-grid point") << "cds-legacy_point-offgrid_1day-hourly_multivar.nc" << false
                                                << "not on the 0.25 degree ERA5 grid";
-        QTest::newRow("2024 off-grid point") << "cds-2024_point-offgrid_hourly_u10v10t2m.nc" << false
-                                             << "not on the 0.25 degree ERA5 grid";
-        QTest::newRow("ERA5-Land 0.1 grid") << "cds-2024_era5land_nan-sea.nc" << false
-                                            << "not on the 0.25 degree ERA5 grid";
+        QTest::newRow("2024 off-grid point")
+            << "cds-2024_point-offgrid_hourly_u10v10t2m.nc" << false << "not on the 0.25 degree ERA5 grid";
+        QTest::newRow("ERA5-Land 0.1 grid")
+            << "cds-2024_era5land_nan-sea.nc" << false << "not on the 0.25 degree ERA5 grid";
         QTest::newRow("ZIP saved as .nc") << "zip-disguised-as-nc_fluxes.nc" << false << "ZIP archive";
     }
     void realCdsFiles() {

@@ -3,19 +3,17 @@
 
 #include "Fixtures.h"
 #include "TestCluster.h"
-
 #include "ingest/Loader.h"
 #include "util/Process.h"
 
 #include <QtTest>
-
-#include <signal.h>
 
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <signal.h>
 #include <thread>
 
 using namespace isobar;
@@ -49,8 +47,8 @@ CliRun runCli(const QStringList& args, int timeoutMs = 300000) {
         p.kill();
         p.waitForFinished();
     }
-    return CliRun{p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-                  QString::fromUtf8(p.readAllStandardError())};
+    return CliRun{p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+                  QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
 }
 
 // Microseconds since 2000-01-01 for "hours since 1900-01-01": 1900 -> 1970 is 2208988800 s,
@@ -64,7 +62,8 @@ int seedId(double lat, double lon) {
     if (l == -180.0) {
         l = 180.0;
     }
-    return static_cast<int>(std::lround((lat + 90.0) / 0.25)) * 1440 + static_cast<int>(std::lround((l + 179.75) / 0.25)) + 1;
+    return static_cast<int>(std::lround((lat + 90.0) / 0.25)) * 1440 +
+           static_cast<int>(std::lround((l + 179.75) / 0.25)) + 1;
 }
 
 // One loaded row, as read back from the server.
@@ -77,10 +76,11 @@ struct Row {
 };
 
 std::vector<Row> readRows(Connection& conn, const std::string& table) {
-    Result r = conn.query("SELECT (extract(epoch FROM time - '2000-01-01 00:00:00+00') * 1000000)::bigint, location_id, "
-                          "latitude, longitude, temperature_2m, zonal_wind_10m, meridional_wind_10m, "
-                          "total_cloud_cover, total_precipitation, snowfall FROM " + table +
-                          " ORDER BY time, latitude DESC, longitude");
+    Result r = conn.query(
+        "SELECT (extract(epoch FROM time - '2000-01-01 00:00:00+00') * 1000000)::bigint, location_id, "
+        "latitude, longitude, temperature_2m, zonal_wind_10m, meridional_wind_10m, "
+        "total_cloud_cover, total_precipitation, snowfall FROM " +
+        table + " ORDER BY time, latitude DESC, longitude");
     std::vector<Row> rows;
     for (int i = 0; i < r.rows(); ++i) {
         Row row{};
@@ -100,7 +100,8 @@ std::vector<Row> readRows(Connection& conn, const std::string& table) {
 
 // What a stored value must become in the table, by the CF rules and the seed's units.
 std::optional<float> expectedValue(const test::FixtureVariable& v, double stored, int variableIndex) {
-    if ((v.fillValue && stored == *v.fillValue) || (v.missingValue && stored == *v.missingValue) || std::isnan(stored)) {
+    if ((v.fillValue && stored == *v.fillValue) || (v.missingValue && stored == *v.missingValue) ||
+        std::isnan(stored)) {
         return std::nullopt;
     }
     double x = stored * v.scaleFactor.value_or(1.0) + v.addOffset.value_or(0.0);
@@ -137,7 +138,8 @@ private slots:
         request.bandRows = 3; // several bands per time step, one shorter than the rest
         RecordingSink sink;
         const LoadSummary summary = runLoad(request, {}, sink);
-        QVERIFY2(summary.status == LoadStatus::Completed, summary.error ? summary.error->message.c_str() : "");
+        QVERIFY2(summary.status == LoadStatus::Completed,
+                 summary.error ? summary.error->message.c_str() : "");
         const size_t expectedRows = 4 * lats.size() * lons.size();
         QCOMPARE(summary.rows, std::uint64_t{expectedRows});
         QVERIFY(summary.tableCreated);
@@ -177,7 +179,8 @@ private slots:
     // The CLI: synthetic sample -> load; its summary line, and the rows against the file.
     void cliLoadsSyntheticSample() {
         const QString file = cluster_->workDir() + "/sample.nc";
-        const CliRun sample = runCli({"sample", "--out", file, "--hours", "3", "--region", "10,-10,170,-170"});
+        const CliRun sample =
+            runCli({"sample", "--out", file, "--hours", "3", "--region", "10,-10,170,-170"});
         QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
         QVERIFY2(sample.out.contains("SYNTHETIC"), qPrintable(sample.out));
 
@@ -194,9 +197,17 @@ private slots:
         Connection conn = cluster_->connect();
         QCOMPARE(test::scalar(conn, "SELECT count(*) FROM sample_weather"), QString::number(rows));
         // Across the date line: longitudes 170..180 stay, 180.25..190 become -179.75..-170.
-        QCOMPARE(test::scalar(conn, "SELECT min(longitude)::text || ' ' || max(longitude)::text FROM sample_weather"),
+        QCOMPARE(test::scalar(
+                     conn, "SELECT min(longitude)::text || ' ' || max(longitude)::text FROM sample_weather"),
                  QString("-179.75 180"));
-        QCOMPARE(test::scalar(conn, "SELECT count(DISTINCT location_id) FROM sample_weather"), QString::number(81 * 81));
+        QCOMPARE(test::scalar(conn, "SELECT count(DISTINCT location_id) FROM sample_weather"),
+                 QString::number(81 * 81));
+
+        // --replace reloads atomically instead of adding the rows a second time.
+        const CliRun again = runCli({"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table",
+                                     "sample_weather", "--replace", file});
+        QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM sample_weather"), QString::number(rows));
 
         // The t2m of every row equals the file's value decoded here.
         const auto stored = test::readStored(file, "t2m");
@@ -217,7 +228,8 @@ private slots:
             for (double lat : lats) {
                 for (double lon : lons) {
                     const float expected = static_cast<float>(stored[k++] * scale + offset - 273.15);
-                    const auto it = byKey.find({pgMicrosFromHours1900(static_cast<long long>(h)), seedId(lat, lon)});
+                    const auto it =
+                        byKey.find({pgMicrosFromHours1900(static_cast<long long>(h)), seedId(lat, lon)});
                     QVERIFY(it != byKey.end());
                     QCOMPARE(it->second, expected);
                 }
@@ -238,7 +250,8 @@ private slots:
         request.files = {file.toStdString()};
         RecordingSink sink;
         const LoadSummary summary = runLoad(request, {}, sink);
-        QVERIFY2(summary.status == LoadStatus::Completed, summary.error ? summary.error->message.c_str() : "");
+        QVERIFY2(summary.status == LoadStatus::Completed,
+                 summary.error ? summary.error->message.c_str() : "");
         QCOMPARE(summary.rows, std::uint64_t{161 * 161});
 
         const auto stored = test::readStored(file, "t2m");
@@ -251,7 +264,8 @@ private slots:
         QCOMPARE(rows.size(), stored.size());
         for (size_t k = 0; k < rows.size(); ++k) {
             const Row& r = rows[k];
-            QCOMPARE(r.micros, qint64{725889600000000}); // 2023-01-01 12:00 UTC = 8401.5 days after 2000-01-01
+            QCOMPARE(r.micros,
+                     qint64{725889600000000}); // 2023-01-01 12:00 UTC = 8401.5 days after 2000-01-01
             QCOMPARE(r.latitude, static_cast<float>(lats[k / 161]));
             QCOMPARE(r.longitude, static_cast<float>(lons[k % 161]));
             QCOMPARE(r.locationId, seedId(lats[k / 161], lons[k % 161]));
@@ -284,7 +298,8 @@ private slots:
     }
 
     void missingFileAndUsageErrors() {
-        CliRun run = runCli({"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "/nonexistent/era5.nc"});
+        CliRun run =
+            runCli({"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "/nonexistent/era5.nc"});
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.contains("/nonexistent/era5.nc: no such file"), qPrintable(run.err));
         run = runCli({"load", "--dsn", QString::fromStdString(cluster_->conninfo())});
@@ -312,7 +327,8 @@ private slots:
     void deadServerAndWrongPassword() {
         const QString file = cluster_->workDir() + "/small.nc";
         test::writeFixture(file, test::classicFixture({10.0}, {20.0}, 1, 0));
-        CliRun run = runCli({"load", "--dsn", "host=/nonexistent-dir port=6543 dbname=x user=u password=hunter2", file});
+        CliRun run = runCli(
+            {"load", "--dsn", "host=/nonexistent-dir port=6543 dbname=x user=u password=hunter2", file});
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.contains("cannot connect to host=/nonexistent-dir port=6543"), qPrintable(run.err));
         QVERIFY2(!run.err.contains("hunter2"), qPrintable(run.err));
@@ -330,8 +346,8 @@ private slots:
         }
         admin.exec("SELECT pg_reload_conf()");
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
-        const QString dsn = QString::fromStdString(cluster_->conninfo()).replace(
-            QRegularExpression("user=\\S+"), "user=loader password=wrong-one");
+        const QString dsn = QString::fromStdString(cluster_->conninfo())
+                                .replace(QRegularExpression("user=\\S+"), "user=loader password=wrong-one");
         run = runCli({"load", "--dsn", dsn, file});
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.contains("password authentication failed for user \"loader\""), qPrintable(run.err));
@@ -344,10 +360,12 @@ private slots:
         conn.exec("CREATE TABLE narrow (time timestamptz, location_id int, temperature_2m float8)");
         const QString file = cluster_->workDir() + "/small2.nc";
         test::writeFixture(file, test::classicFixture({10.0}, {20.0}, 1, 0));
-        const CliRun run = runCli({"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", "narrow", file});
+        const CliRun run = runCli(
+            {"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", "narrow", file});
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.contains("missing column latitude real"), qPrintable(run.err));
-        QVERIFY2(run.err.contains("column temperature_2m is double precision, expected real"), qPrintable(run.err));
+        QVERIFY2(run.err.contains("column temperature_2m is double precision, expected real"),
+                 qPrintable(run.err));
         QCOMPARE(test::scalar(conn, "SELECT count(*) FROM narrow"), QString("0"));
     }
 
@@ -355,13 +373,17 @@ private slots:
     // the load remains, the rows already there are untouched.
     void constraintViolationRollsBackEverything() {
         Connection conn = cluster_->connect();
-        conn.exec("CREATE TABLE checked (time timestamptz NOT NULL, location_id int, latitude float4, longitude float4, "
-                  "temperature_2m float4 CHECK (temperature_2m < 0), zonal_wind_10m float4, meridional_wind_10m float4, "
+        conn.exec("CREATE TABLE checked (time timestamptz NOT NULL, location_id int, latitude float4, "
+                  "longitude float4, "
+                  "temperature_2m float4 CHECK (temperature_2m < 0), zonal_wind_10m float4, "
+                  "meridional_wind_10m float4, "
                   "total_cloud_cover float4, total_precipitation float4, snowfall float4)");
         conn.exec("INSERT INTO checked (time, temperature_2m) VALUES ('2020-01-01', -5)");
         const QString file = cluster_->workDir() + "/warm.nc";
-        test::writeFixture(file, test::classicFixture(test::range(10.0, 5.0, 0.25), test::range(20.0, 25.0, 0.25), 3, 0));
-        const CliRun run = runCli({"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", "checked", file});
+        test::writeFixture(
+            file, test::classicFixture(test::range(10.0, 5.0, 0.25), test::range(20.0, 25.0, 0.25), 3, 0));
+        const CliRun run = runCli(
+            {"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", "checked", file});
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.contains("checked_temperature_2m_check"), qPrintable(run.err));
         QVERIFY2(run.err.contains("23514"), qPrintable(run.err));
@@ -384,18 +406,21 @@ private slots:
     // remains.
     void interruptRollsBack() {
         const QString file = cluster_->workDir() + "/big.nc";
-        const CliRun sample = runCli({"sample", "--out", file, "--hours", "6", "--region", "90,-90,0,179.75"});
+        const CliRun sample =
+            runCli({"sample", "--out", file, "--hours", "6", "--region", "90,-90,0,179.75"});
         QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
         QProcess load;
-        load.start(QStringLiteral(ISOBAR_CLI_PATH),
-                   {"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", "interrupted", file});
+        load.start(
+            QStringLiteral(ISOBAR_CLI_PATH),
+            {"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", "interrupted", file});
         QVERIFY(load.waitForStarted());
         // Wait until the server is receiving its COPY, then interrupt.
         Connection conn = cluster_->connect();
         bool copying = false;
         for (int i = 0; i < 600 && !copying; ++i) {
-            copying = test::scalar(conn, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'isobar' "
-                                         "AND query LIKE 'COPY%'") != "0";
+            copying =
+                test::scalar(conn, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'isobar' "
+                                   "AND query LIKE 'COPY%'") != "0";
             if (!copying) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(20));
             }

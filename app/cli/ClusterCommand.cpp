@@ -1,5 +1,4 @@
 #include "Commands.h"
-
 #include "db/EmbeddedDefaults.h"
 #include "db/LocalCluster.h"
 #include "util/Error.h"
@@ -78,14 +77,15 @@ int runClusterCommand(const std::vector<std::string>& args) {
         return kExitOk;
     }
     const ClusterStatus s = cluster.status();
-    const char* state = s.state == ClusterState::Running ? "running"
+    const char* state = s.state == ClusterState::Running   ? "running"
                         : s.state == ClusterState::Stopped ? "stopped"
                                                            : "not created";
     std::cout << "state:        " << state << "\n";
     if (s.state == ClusterState::Running) {
         std::cout << "pid:          " << s.pid << "\n";
     }
-    std::cout << "version:      PostgreSQL " << cluster.majorVersion() << " (" << cluster.binDir().string() << ")\n"
+    std::cout << "version:      PostgreSQL " << cluster.majorVersion() << " (" << cluster.binDir().string()
+              << ")\n"
               << "data:         " << s.dataDir.string() << "\n"
               << "socket:       " << s.socketDir.string() << " port " << s.port << " (no TCP)\n"
               << "server user:  " << s.serverUser << "\n"

@@ -24,7 +24,8 @@ ParsedArgs::ParsedArgs(const std::string& command, const std::vector<OptionSpec>
             inlineValue = name.substr(eq + 1);
             name.resize(eq);
         }
-        const auto spec = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.name == name; });
+        const auto spec =
+            std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.name == name; });
         if (spec == specs.end()) {
             throw UsageError{"unknown option '" + arg + "' for '" + command_ + "'"};
         }
@@ -57,7 +58,8 @@ std::string ParsedArgs::value(const std::string& name, const std::string& fallba
     return value(name).value_or(fallback);
 }
 
-long long ParsedArgs::integer(const std::string& name, long long fallback, long long min, long long max) const {
+long long ParsedArgs::integer(const std::string& name, long long fallback, long long min,
+                              long long max) const {
     const auto text = value(name);
     if (!text) {
         return fallback;

@@ -14,7 +14,7 @@ struct UsageError {
 };
 
 struct OptionSpec {
-    std::string name;     // without dashes: "table"
+    std::string name;      // without dashes: "table"
     std::string valueName; // empty: a flag without value
     std::string help;
 };

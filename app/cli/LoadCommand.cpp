@@ -1,5 +1,4 @@
 #include "Commands.h"
-
 #include "db/LocalCluster.h"
 #include "ingest/Loader.h"
 #include "util/Error.h"
@@ -27,13 +26,16 @@ options:
 class CliLoadSink final : public LoadSink {
 public:
     void started(const LoadStart& s) override {
-        std::cerr << "loading " << s.files.size() << " file(s), " << s.plannedRows << " rows, into " << s.table
-                  << " on " << s.target << "\n";
+        std::cerr << "loading " << s.files.size() << " file(s), " << s.plannedRows << " rows, into "
+                  << s.table << " on " << s.target << "\n";
     }
-    void warning(const std::string& message) override { std::cerr << "isobar-cli: warning: " << message << "\n"; }
+    void warning(const std::string& message) override {
+        std::cerr << "isobar-cli: warning: " << message << "\n";
+    }
     void finished(const LoadSummary& s) override {
         if (s.status == LoadStatus::Cancelled) {
-            std::cerr << "cancelled after " << formatDuration(s.seconds) << ": rolled back, no rows were committed\n";
+            std::cerr << "cancelled after " << formatDuration(s.seconds)
+                      << ": rolled back, no rows were committed\n";
             return;
         }
         std::cout << formatCopySummary(s.rows, s.seconds, s.workers) << std::endl;
@@ -51,10 +53,12 @@ public:
 
 int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
     auto specs = embeddedClusterOptionSpecs();
-    specs.insert(specs.begin(), {
-                                    {"dsn", "CONNINFO", "libpq connection string or URI (default: the embedded cluster)"},
-                                    {"table", "NAME", "target table, optionally schema-qualified (default: weather)"},
-                                });
+    specs.insert(specs.begin(),
+                 {
+                     {"dsn", "CONNINFO", "libpq connection string or URI (default: the embedded cluster)"},
+                     {"table", "NAME", "target table, optionally schema-qualified (default: weather)"},
+                     {"replace", "", "empty the table first, in the same transaction (atomic reload)"},
+                 });
     specs.push_back({"help", "", "show this help"});
     const ParsedArgs parsed("load", specs, args);
     if (parsed.flag("help")) {
@@ -70,6 +74,7 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
     } catch (const Error& e) {
         throw UsageError{std::string("--table: ") + e.what()};
     }
+    request.replace = parsed.flag("replace");
     for (const auto& f : parsed.positional()) {
         request.files.emplace_back(f);
     }

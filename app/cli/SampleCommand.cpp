@@ -1,5 +1,4 @@
 #include "Commands.h"
-
 #include "era5/SampleWriter.h"
 #include "era5/TimeUnits.h"
 #include "util/Error.h"
@@ -87,10 +86,10 @@ int runSampleCommand(const std::vector<std::string>& args) {
     const auto t0 = std::chrono::steady_clock::now();
     const SampleInfo info = writeSample(options);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::cout << "wrote " << options.out.string() << ": SYNTHETIC ERA5-like sample, " << info.hours << " hour(s) x "
-              << info.latitudes << " latitudes x " << info.longitudes << " longitudes = " << info.rows()
-              << " rows, 6 variables, starting " << formatTimestamp(options.start) << " (" << formatDuration(seconds)
-              << ")\n";
+    std::cout << "wrote " << options.out.string() << ": SYNTHETIC ERA5-like sample, " << info.hours
+              << " hour(s) x " << info.latitudes << " latitudes x " << info.longitudes
+              << " longitudes = " << info.rows() << " rows, 6 variables, starting "
+              << formatTimestamp(options.start) << " (" << formatDuration(seconds) << ")\n";
     return kExitOk;
 }
 

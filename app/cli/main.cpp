@@ -1,7 +1,6 @@
 // isobar-cli: the headless face of Isobar. Thin: parses the subcommand and hands over to core.
 
 #include "Commands.h"
-
 #include "Version.h"
 #include "util/Error.h"
 
@@ -36,7 +35,9 @@ exit status: 0 ok, 1 failed, 2 bad command line, 130 cancelled (Ctrl-C / SIGTERM
 
 namespace isobar::cli {
 
-void printError(const std::string& message) { std::cerr << "isobar-cli: error: " << message << std::endl; }
+void printError(const std::string& message) {
+    std::cerr << "isobar-cli: error: " << message << std::endl;
+}
 
 } // namespace isobar::cli
 

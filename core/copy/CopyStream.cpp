@@ -40,7 +40,8 @@ void CopyStream::send(std::span<const char> bytes) {
         }
         if (rc == 0) {
             // Only a non-blocking connection answers "would block"; ours are blocking.
-            throw DbError("COPY to " + conn_.target() + ": libpq could not queue data on a blocking connection", "");
+            throw DbError(
+                "COPY to " + conn_.target() + ": libpq could not queue data on a blocking connection", "");
         }
         // rc == -1: the connection is broken or the server already ended the COPY with an error,
         // whose message is in the pending result.

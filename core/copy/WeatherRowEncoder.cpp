@@ -6,7 +6,8 @@
 
 namespace isobar {
 
-GridGeometry GridGeometry::fromAxes(const std::vector<double>& latitudes, const std::vector<double>& longitudes) {
+GridGeometry GridGeometry::fromAxes(const std::vector<double>& latitudes,
+                                    const std::vector<double>& longitudes) {
     GridGeometry g;
     g.latitude.reserve(latitudes.size());
     g.latIdBase.reserve(latitudes.size());

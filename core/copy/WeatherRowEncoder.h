@@ -12,10 +12,10 @@ namespace isobar {
 // What every row of a file's grid needs besides its values, computed once per file: the stored
 // latitude, the normalized longitude and the seed location_id parts.
 struct GridGeometry {
-    std::vector<float> latitude;          // per latitude row, as the file stores it
-    std::vector<std::int32_t> latIdBase;  // lat_index * 1440 + 1
-    std::vector<float> longitude;         // per longitude column, normalized to (-180, 180]
-    std::vector<std::int32_t> lonIndex;   // lon_index
+    std::vector<float> latitude;         // per latitude row, as the file stores it
+    std::vector<std::int32_t> latIdBase; // lat_index * 1440 + 1
+    std::vector<float> longitude;        // per longitude column, normalized to (-180, 180]
+    std::vector<std::int32_t> lonIndex;  // lon_index
 
     static GridGeometry fromAxes(const std::vector<double>& latitudes, const std::vector<double>& longitudes);
 };

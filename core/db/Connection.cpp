@@ -48,7 +48,9 @@ Connection Connection::open(const std::string& conninfo) {
     return Connection(conn, target);
 }
 
-std::string Connection::lastError() const { return trimTrailingNewlines(PQerrorMessage(conn_.get())); }
+std::string Connection::lastError() const {
+    return trimTrailingNewlines(PQerrorMessage(conn_.get()));
+}
 
 std::string resultErrorMessage(const PGresult* result) {
     if (result == nullptr) {
@@ -85,7 +87,8 @@ void throwResultError(const Connection& conn, const PGresult* result, const std:
     if (message.empty()) {
         message = "unknown error";
     }
-    throw DbError(context + ": " + message + (sqlState.empty() ? "" : " (SQLSTATE " + sqlState + ")"), sqlState);
+    throw DbError(context + ": " + message + (sqlState.empty() ? "" : " (SQLSTATE " + sqlState + ")"),
+                  sqlState);
 }
 
 void Connection::exec(const std::string& sql) {

@@ -69,7 +69,8 @@ private:
 };
 
 // Throws DbError built from a failed result: "<context>: <server message> (SQLSTATE xxxxx)".
-[[noreturn]] void throwResultError(const Connection& conn, const PGresult* result, const std::string& context);
+[[noreturn]] void throwResultError(const Connection& conn, const PGresult* result,
+                                   const std::string& context);
 
 // The server's message for a result with its detail and hint lines, trimmed.
 std::string resultErrorMessage(const PGresult* result);

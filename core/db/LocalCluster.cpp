@@ -7,22 +7,21 @@
 #include <libpq-fe.h>
 #include <spdlog/spdlog.h>
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/file.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <fcntl.h>
 #include <fstream>
+#include <signal.h>
 #include <sstream>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <thread>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -30,7 +29,9 @@ namespace isobar {
 
 namespace {
 
-bool processExists(pid_t pid) { return kill(pid, 0) == 0 || errno == EPERM; }
+bool processExists(pid_t pid) {
+    return kill(pid, 0) == 0 || errno == EPERM;
+}
 
 constexpr const char* kServerAccount = "postgres";
 constexpr const char* kSettingsFile = "isobar.conf";
@@ -97,13 +98,13 @@ public:
     explicit FileLock(const fs::path& path) {
         fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
         if (fd_ < 0) {
-            throw Error("cannot open the cluster lock file " + path.string() + ": " + std::strerror(errno));
+            throw Error("cannot open the cluster lock file " + path.string() + ": " + systemErrorText(errno));
         }
         while (flock(fd_, LOCK_EX) != 0) {
             if (errno != EINTR) {
                 const int err = errno;
                 close(fd_);
-                throw Error("cannot lock " + path.string() + ": " + std::strerror(err));
+                throw Error("cannot lock " + path.string() + ": " + systemErrorText(err));
             }
         }
     }
@@ -243,10 +244,12 @@ LocalCluster::LocalCluster(LocalClusterOptions options)
     if (geteuid() == 0) {
         runAs_ = RunAs::lookup(kServerAccount);
         if (!runAs_ || runAs_->uid == 0) {
-            throw Error(std::string("Isobar is running as root, and the PostgreSQL server refuses to run as root; "
-                                    "it runs the embedded server as the unprivileged system user '") +
-                        kServerAccount + "', which does not exist here. Install the postgresql package "
-                                         "(it creates that user) or run Isobar as a normal user");
+            throw Error(
+                std::string("Isobar is running as root, and the PostgreSQL server refuses to run as root; "
+                            "it runs the embedded server as the unprivileged system user '") +
+                kServerAccount +
+                "', which does not exist here. Install the postgresql package "
+                "(it creates that user) or run Isobar as a normal user");
         }
         superuser_ = runAs_->name;
     } else {
@@ -264,7 +267,8 @@ LocalCluster::LocalCluster(LocalClusterOptions options)
     const std::string socketPath = (socketDir_ / (".s.PGSQL." + std::to_string(port_))).string();
     if (socketPath.size() >= sizeof(sockaddr_un::sun_path)) {
         throw Error("the socket path " + socketPath + " is longer than a unix socket allows (" +
-                    std::to_string(sizeof(sockaddr_un::sun_path) - 1) + " bytes); choose a shorter --data-dir");
+                    std::to_string(sizeof(sockaddr_un::sun_path) - 1) +
+                    " bytes); choose a shorter --data-dir");
     }
 }
 
@@ -283,7 +287,7 @@ ProcessResult LocalCluster::runServerTool(const std::string& tool, const std::ve
 void LocalCluster::giveToServerUser(const fs::path& path) const {
     if (runAs_ && chown(path.c_str(), runAs_->uid, runAs_->gid) != 0) {
         throw Error("cannot give " + path.string() + " to the server account " + runAs_->name + ": " +
-                    std::strerror(errno));
+                    systemErrorText(errno));
     }
 }
 
@@ -327,17 +331,17 @@ void LocalCluster::ensureCreated() {
         probe.timeout = std::chrono::seconds(10);
         if (!runProcess("/usr/bin/test", {"-w", data.string()}, probe).ok()) {
             fs::remove(data, ec);
-            throw Error("the PostgreSQL server runs as the system user '" + runAs_->name + "', which cannot reach " +
-                        data.string() + " (a parent directory is private to root); choose a --data-dir it "
-                                        "can reach, such as one under /var/lib or /srv");
+            throw Error("the PostgreSQL server runs as the system user '" + runAs_->name +
+                        "', which cannot reach " + data.string() +
+                        " (a parent directory is private to root); choose a --data-dir it "
+                        "can reach, such as one under /var/lib or /srv");
         }
     }
 
-    const ProcessResult r = runServerTool(
-        "initdb",
-        {"-D", data.string(), "-U", superuser_, "--auth-local=trust", "--auth-host=reject", "--encoding=UTF8",
-         "--locale=C"},
-        std::chrono::minutes(5));
+    const ProcessResult r = runServerTool("initdb",
+                                          {"-D", data.string(), "-U", superuser_, "--auth-local=trust",
+                                           "--auth-host=reject", "--encoding=UTF8", "--locale=C"},
+                                          std::chrono::minutes(5));
     if (!r.ok()) {
         throw Error("initdb failed to create the cluster in " + data.string() + " (" + r.describeOutcome() +
                     "): " + trim(r.output));
@@ -403,8 +407,8 @@ void LocalCluster::prepareSocketDirectory() const {
     }
     // Private: only the server's account (and root) may connect through the socket.
     if ((st.st_mode & 07777) != 0700 && chmod(socketDir_.c_str(), 0700) != 0) {
-        throw Error("cannot make the socket directory " + socketDir_.string() + " private: " +
-                    std::strerror(errno));
+        throw Error("cannot make the socket directory " + socketDir_.string() +
+                    " private: " + systemErrorText(errno));
     }
 }
 
@@ -454,11 +458,15 @@ std::optional<pid_t> LocalCluster::runningPostmaster() const {
     return std::nullopt;
 }
 
-std::string LocalCluster::connectionString() const { return connectionString(options_.database); }
+std::string LocalCluster::connectionString() const {
+    return connectionString(options_.database);
+}
 
 std::string LocalCluster::connectionString(const std::string& database) const {
-    return buildConnInfo(
-        {{"host", socketDir_.string()}, {"port", std::to_string(port_)}, {"dbname", database}, {"user", superuser_}});
+    return buildConnInfo({{"host", socketDir_.string()},
+                          {"port", std::to_string(port_)},
+                          {"dbname", database},
+                          {"user", superuser_}});
 }
 
 std::string LocalCluster::logTail(size_t lines) const {
@@ -502,9 +510,10 @@ bool LocalCluster::start() {
     bool started = false;
     if (const auto pid = runningPostmaster()) {
         const auto info = readPostmasterLockFile(dataDir() / "postmaster.pid");
-        if (info && info->port != 0 && (info->port != port_ || (!info->socketDir.empty() && info->socketDir != socketDir_))) {
-            spdlog::warn("the embedded cluster is already running on port {} in {}; using that",
-                         info->port, info->socketDir.string());
+        if (info && info->port != 0 &&
+            (info->port != port_ || (!info->socketDir.empty() && info->socketDir != socketDir_))) {
+            spdlog::warn("the embedded cluster is already running on port {} in {}; using that", info->port,
+                         info->socketDir.string());
             port_ = info->port;
             socketDir_ = info->socketDir;
         }
@@ -515,15 +524,14 @@ bool LocalCluster::start() {
         removeStaleLockFiles();
         writeSettingsFile();
         const auto timeout = options_.startTimeout;
-        const ProcessResult r =
-            runServerTool("pg_ctl",
-                          {"start", "-D", dataDir().string(), "-l", logFile().string(), "-w", "-s", "-t",
-                           std::to_string(timeout.count())},
-                          timeout + std::chrono::seconds(15));
+        const ProcessResult r = runServerTool("pg_ctl",
+                                              {"start", "-D", dataDir().string(), "-l", logFile().string(),
+                                               "-w", "-s", "-t", std::to_string(timeout.count())},
+                                              timeout + std::chrono::seconds(15));
         if (!r.ok()) {
-            throw Error("the embedded PostgreSQL server in " + dataDir().string() + " did not start (pg_ctl " +
-                        r.describeOutcome() + "): " + trim(r.output) + "\nserver log " + logFile().string() +
-                        ":\n" + logTail());
+            throw Error("the embedded PostgreSQL server in " + dataDir().string() +
+                        " did not start (pg_ctl " + r.describeOutcome() + "): " + trim(r.output) +
+                        "\nserver log " + logFile().string() + ":\n" + logTail());
         }
         started = true;
     }
@@ -569,8 +577,9 @@ void LocalCluster::stopImmediately() {
     if (!runningPostmaster()) {
         return;
     }
-    const ProcessResult r = runServerTool(
-        "pg_ctl", {"stop", "-D", dataDir().string(), "-m", "immediate", "-w", "-s", "-t", "60"}, std::chrono::seconds(75));
+    const ProcessResult r =
+        runServerTool("pg_ctl", {"stop", "-D", dataDir().string(), "-m", "immediate", "-w", "-s", "-t", "60"},
+                      std::chrono::seconds(75));
     if (!r.ok()) {
         throw Error("the embedded PostgreSQL server in " + dataDir().string() + " did not stop (pg_ctl " +
                     r.describeOutcome() + "): " + trim(r.output));

@@ -2,13 +2,12 @@
 
 #include "util/Process.h"
 
-#include <sys/types.h>
-
 #include <chrono>
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
+#include <sys/types.h>
 
 namespace isobar {
 
@@ -32,12 +31,12 @@ enum class ClusterState { NotCreated, Stopped, Running };
 
 struct ClusterStatus {
     ClusterState state = ClusterState::NotCreated;
-    pid_t pid = 0;                 // postmaster PID when running
+    pid_t pid = 0; // postmaster PID when running
     std::filesystem::path rootDir;
     std::filesystem::path dataDir;
     std::filesystem::path socketDir;
     int port = 0;
-    std::string serverUser;        // the OS account the server runs as
+    std::string serverUser; // the OS account the server runs as
     bool timescaledbPreloaded = false;
 };
 

@@ -37,22 +37,25 @@ bool ensureWeatherTable(Connection& conn, const TableName& table) {
         exists = conn.query("SELECT to_regclass($1)::oid", {qualified});
     }
     const std::string oid = exists.text(0, 0);
-    Result cols = conn.query("SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, "
-                             "a.atthasdef OR a.attidentity <> '' OR a.attgenerated <> '' "
-                             "FROM pg_attribute a WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped "
-                             "ORDER BY a.attnum",
-                             {oid});
+    Result cols =
+        conn.query("SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, "
+                   "a.atthasdef OR a.attidentity <> '' OR a.attgenerated <> '' "
+                   "FROM pg_attribute a WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped "
+                   "ORDER BY a.attnum",
+                   {oid});
     struct Found {
         std::string type;
-        bool notNull;
-        bool hasDefault;
+        bool notNull = false;
+        bool hasDefault = false;
     };
     std::map<std::string, Found> found;
     for (int r = 0; r < cols.rows(); ++r) {
         found[cols.text(r, 0)] = Found{cols.text(r, 1), cols.text(r, 2) == "t", cols.text(r, 3) == "t"};
     }
     std::string diff;
-    const auto add = [&diff](const std::string& line) { diff += "\n  " + line; };
+    const auto add = [&diff](const std::string& line) {
+        diff += "\n  " + line;
+    };
     for (const auto& c : kWeatherColumns) {
         const auto it = found.find(std::string(c.name));
         if (it == found.end()) {
@@ -60,13 +63,15 @@ bool ensureWeatherTable(Connection& conn, const TableName& table) {
             continue;
         }
         if (it->second.type != c.type) {
-            add("column " + std::string(c.name) + " is " + it->second.type + ", expected " + std::string(c.type));
+            add("column " + std::string(c.name) + " is " + it->second.type + ", expected " +
+                std::string(c.type));
         }
         found.erase(it);
     }
     for (const auto& [name, f] : found) {
         if (f.notNull && !f.hasDefault) {
-            add("extra column " + name + " " + f.type + " is NOT NULL without a default, so rows cannot be inserted");
+            add("extra column " + name + " " + f.type +
+                " is NOT NULL without a default, so rows cannot be inserted");
         }
     }
     if (!diff.empty()) {

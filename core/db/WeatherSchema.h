@@ -10,7 +10,7 @@ namespace isobar {
 
 struct ColumnSpec {
     std::string_view name;
-    std::string_view type;    // as format_type() prints it
+    std::string_view type; // as format_type() prints it
     bool notNull;
 };
 

@@ -35,7 +35,9 @@ std::uint64_t typeSize(std::uint32_t type) {
     }
 }
 
-std::uint64_t pad4(std::uint64_t n) { return (n + 3) & ~std::uint64_t{3}; }
+std::uint64_t pad4(std::uint64_t n) {
+    return (n + 3) & ~std::uint64_t{3};
+}
 
 // Sequential big-endian reader over the header bytes; any overrun marks it failed.
 class Reader {
@@ -82,15 +84,21 @@ std::optional<ClassicLayout> classicLayout(const std::filesystem::path& path) {
     if (!in.read(magic.data(), 4) || magic[0] != 'C' || magic[1] != 'D' || magic[2] != 'F') {
         return std::nullopt;
     }
-    const int version = magic[3];
+    const int version = static_cast<unsigned char>(magic[3]);
     if (version != 1 && version != 2 && version != 5) {
         return std::nullopt;
     }
     const bool cdf5 = version == 5;
     Reader r(in);
-    const auto count = [&] { return cdf5 ? r.u64() : r.u32(); }; // nelems, dim lengths, vsize
-    const auto offset = [&] { return version == 1 ? r.u32() : r.u64(); };
-    const auto name = [&] { r.skip(pad4(count())); };
+    const auto count = [&] {
+        return cdf5 ? r.u64() : r.u32();
+    }; // nelems, dim lengths, vsize
+    const auto offset = [&] {
+        return version == 1 ? r.u32() : r.u64();
+    };
+    const auto name = [&] {
+        r.skip(pad4(count()));
+    };
     const auto attributes = [&] {
         const std::uint64_t tag = r.u32();
         const std::uint64_t n = count();

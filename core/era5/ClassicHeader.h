@@ -7,7 +7,7 @@
 namespace isobar {
 
 struct ClassicLayout {
-    bool headerTruncated = false;  // the file ends inside its own header
+    bool headerTruncated = false;   // the file ends inside its own header
     std::uint64_t declaredSize = 0; // bytes the header says the file holds (header + all data)
 };
 

@@ -22,8 +22,9 @@ std::string lower(std::string s) {
 
 // Names of variables that describe the data rather than being data; never "ignored variables".
 bool isAuxiliary(const std::string& name) {
-    static const std::set<std::string> aux = {"number", "expver", "utc_date", "time_bnds", "time_bounds",
-                                              "step", "surface", "crs", "spatial_ref", "valid_time_bnds"};
+    static const std::set<std::string> aux = {"number",      "expver",         "utc_date", "time_bnds",
+                                              "time_bounds", "step",           "surface",  "crs",
+                                              "spatial_ref", "valid_time_bnds"};
     return aux.count(lower(name)) > 0;
 }
 
@@ -136,7 +137,9 @@ const FileVariable* Era5File::find(Variable v) const {
 Era5File Era5File::open(const std::filesystem::path& path) {
     Era5File file(NetcdfHandle::open(path));
     const int ncid = file.handle_.id();
-    const auto fail = [&](const std::string& why) { throw Error(path.string() + ": " + why); };
+    const auto fail = [&](const std::string& why) {
+        throw Error(path.string() + ": " + why);
+    };
 
     int ndims = 0;
     int nvars = 0;
@@ -188,7 +191,8 @@ Era5File Era5File::open(const std::filesystem::path& path) {
         fail("no time dimension (time or valid_time); dimensions: " + listDims());
     }
     if (dimLengths[static_cast<size_t>(timeDim)] == 0) {
-        fail("the time dimension '" + dimNames[static_cast<size_t>(timeDim)] + "' is empty: the file has no time steps");
+        fail("the time dimension '" + dimNames[static_cast<size_t>(timeDim)] +
+             "' is empty: the file has no time steps");
     }
     if (dimLengths[static_cast<size_t>(latDim)] == 0 || dimLengths[static_cast<size_t>(lonDim)] == 0) {
         fail("the latitude or longitude dimension is empty");
@@ -203,7 +207,8 @@ Era5File Era5File::open(const std::filesystem::path& path) {
         if (nc_inq_varid(ncid, name.c_str(), &varid) != NC_NOERR) {
             fail("the dimension '" + name + "' has no coordinate variable, so its values are unknown");
         }
-        ncCheck(nc_get_var_double(ncid, varid, values.data()), path, "cannot read the " + name + " coordinate");
+        ncCheck(nc_get_var_double(ncid, varid, values.data()), path,
+                "cannot read the " + name + " coordinate");
         return std::pair{varid, values};
     };
     file.latitudes_ = readCoordinate(latDim).second;
@@ -262,8 +267,9 @@ Era5File Era5File::open(const std::filesystem::path& path) {
             fail("latitude " + std::to_string(lat) + " is outside -90..90");
         }
         if (!onGrid(lat, kSeedGridStep)) {
-            fail("latitude " + std::to_string(lat) + " is not on the 0.25 degree ERA5 grid; points off the grid "
-                                                       "are not loaded");
+            fail("latitude " + std::to_string(lat) +
+                 " is not on the 0.25 degree ERA5 grid; points off the grid "
+                 "are not loaded");
         }
         if (!latIndices.insert(seedLatitudeIndex(lat)).second) {
             fail("latitude " + std::to_string(lat) + " appears twice");
@@ -275,12 +281,14 @@ Era5File Era5File::open(const std::filesystem::path& path) {
             fail("longitude " + std::to_string(lon) + " is outside -180..360");
         }
         if (!onGrid(lon, kSeedGridStep)) {
-            fail("longitude " + std::to_string(lon) + " is not on the 0.25 degree ERA5 grid; points off the grid "
-                                                        "are not loaded");
+            fail("longitude " + std::to_string(lon) +
+                 " is not on the 0.25 degree ERA5 grid; points off the grid "
+                 "are not loaded");
         }
         if (!lonIndices.insert(seedLongitudeIndex(lon)).second) {
-            fail("longitude " + std::to_string(lon) + " is the same grid column as another longitude in the file "
-                                                        "(e.g. both 0 and 360)");
+            fail("longitude " + std::to_string(lon) +
+                 " is the same grid column as another longitude in the file "
+                 "(e.g. both 0 and 360)");
         }
     }
 
@@ -306,8 +314,8 @@ Era5File Era5File::open(const std::filesystem::path& path) {
             continue;
         }
         if (const FileVariable* existing = file.find(*target)) {
-            fail("both '" + existing->name + "' and '" + name + "' look like " + std::string(spec(*target).shortName) +
-                 "; refusing to choose");
+            fail("both '" + existing->name + "' and '" + name + "' look like " +
+                 std::string(spec(*target).shortName) + "; refusing to choose");
         }
         std::string shape;
         for (int d = 0; d < varDims; ++d) {
@@ -323,7 +331,8 @@ Era5File Era5File::open(const std::filesystem::path& path) {
                  dimNames[static_cast<size_t>(latDim)] + ", " + dimNames[static_cast<size_t>(lonDim)] + ")");
         }
         if (type != NC_SHORT && type != NC_FLOAT && type != NC_DOUBLE) {
-            fail("variable " + name + " is stored as " + typeName(type) + "; expected short (packed), float or double");
+            fail("variable " + name + " is stored as " + typeName(type) +
+                 "; expected short (packed), float or double");
         }
         FileVariable fv;
         fv.variable = *target;
@@ -359,8 +368,8 @@ Era5File Era5File::open(const std::filesystem::path& path) {
     return file;
 }
 
-void Era5File::readBand(const FileVariable& var, std::size_t timeIndex, std::size_t latBegin, std::size_t latCount,
-                        RawBand& out) const {
+void Era5File::readBand(const FileVariable& var, std::size_t timeIndex, std::size_t latBegin,
+                        std::size_t latCount, RawBand& out) const {
     const std::array<size_t, 3> start{timeIndex, latBegin, 0};
     const std::array<size_t, 3> count{1, latCount, longitudes_.size()};
     out.type = var.type;
@@ -371,29 +380,33 @@ void Era5File::readBand(const FileVariable& var, std::size_t timeIndex, std::siz
         out.shorts.resize(out.count);
         {
             std::lock_guard lock(netcdfMutex());
-            status = nc_get_vara_short(handle_.id(), var.varid, start.data(), count.data(), out.shorts.data());
+            status =
+                nc_get_vara_short(handle_.id(), var.varid, start.data(), count.data(), out.shorts.data());
         }
         break;
     case NC_FLOAT:
         out.floats.resize(out.count);
         {
             std::lock_guard lock(netcdfMutex());
-            status = nc_get_vara_float(handle_.id(), var.varid, start.data(), count.data(), out.floats.data());
+            status =
+                nc_get_vara_float(handle_.id(), var.varid, start.data(), count.data(), out.floats.data());
         }
         break;
     default:
         out.doubles.resize(out.count);
         {
             std::lock_guard lock(netcdfMutex());
-            status = nc_get_vara_double(handle_.id(), var.varid, start.data(), count.data(), out.doubles.data());
+            status =
+                nc_get_vara_double(handle_.id(), var.varid, start.data(), count.data(), out.doubles.data());
         }
         break;
     }
     if (status != NC_NOERR) {
-        throw Error(path().string() + ": cannot read " + var.name + " at time step " + std::to_string(timeIndex) +
-                    " (" + formatTimestamp(times_[timeIndex]) + "), latitude rows " + std::to_string(latBegin) + "-" +
-                    std::to_string(latBegin + latCount - 1) + " (the file may be truncated or corrupt): " +
-                    nc_strerror(status));
+        throw Error(path().string() + ": cannot read " + var.name + " at time step " +
+                    std::to_string(timeIndex) + " (" + formatTimestamp(times_[timeIndex]) +
+                    "), latitude rows " + std::to_string(latBegin) + "-" +
+                    std::to_string(latBegin + latCount - 1) +
+                    " (the file may be truncated or corrupt): " + nc_strerror(status));
     }
 }
 

@@ -14,12 +14,12 @@ namespace isobar {
 // One target variable as a file stores it.
 struct FileVariable {
     Variable variable = Variable::T2m;
-    std::string name;      // the variable's name in the file
+    std::string name; // the variable's name in the file
     int varid = -1;
-    nc_type type = NC_NAT; // NC_SHORT (packed), NC_FLOAT or NC_DOUBLE
-    double scale = 1.0;    // scale_factor (1 when absent)
-    double offset = 0.0;   // add_offset (0 when absent)
-    bool packed = false;   // scale_factor or add_offset present
+    nc_type type = NC_NAT;             // NC_SHORT (packed), NC_FLOAT or NC_DOUBLE
+    double scale = 1.0;                // scale_factor (1 when absent)
+    double offset = 0.0;               // add_offset (0 when absent)
+    bool packed = false;               // scale_factor or add_offset present
     std::vector<double> missingValues; // _FillValue and missing_value, in the stored type
     std::string units;
     Conversion conversion = Conversion::None;

@@ -3,12 +3,11 @@
 #include "era5/ClassicHeader.h"
 #include "util/Error.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
 #include <utility>
 
 namespace isobar {
@@ -38,7 +37,7 @@ std::string sniff(const std::filesystem::path& path) {
         if (err == EACCES) {
             return "permission denied (the file is not readable by this user)";
         }
-        return std::string("cannot open it: ") + std::strerror(err);
+        return std::string("cannot open it: ") + systemErrorText(err);
     }
     std::array<unsigned char, 8> magic{};
     const ssize_t n = ::read(fd, magic.data(), magic.size());
@@ -85,7 +84,8 @@ NetcdfHandle NetcdfHandle::open(const std::filesystem::path& path) {
         std::error_code ec;
         const auto actual = std::filesystem::file_size(path, ec);
         if (layout->headerTruncated) {
-            throw Error(path.string() + ": the file is truncated or corrupt: it ends inside its own header, after " +
+            throw Error(path.string() +
+                        ": the file is truncated or corrupt: it ends inside its own header, after " +
                         std::to_string(actual) + " bytes (an interrupted download?)");
         }
         if (!ec && actual < layout->declaredSize) {

@@ -38,7 +38,8 @@ double parseNumber(std::string_view text, std::string_view full) {
 
 // Deterministic noise in [0, 1) from a few integers (splitmix64 finalizer).
 double noise(std::uint64_t seed, std::uint64_t a, std::uint64_t b, std::uint64_t c) {
-    std::uint64_t z = seed * 0x9E3779B97F4A7C15ULL + a * 0xBF58476D1CE4E5B9ULL + b * 0x94D049BB133111EBULL + c;
+    std::uint64_t z =
+        seed * 0x9E3779B97F4A7C15ULL + a * 0xBF58476D1CE4E5B9ULL + b * 0x94D049BB133111EBULL + c;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     z ^= z >> 31;
@@ -76,9 +77,12 @@ std::vector<double> axis(double from, double to, double step) {
     return values;
 }
 
-void check(int status, const std::filesystem::path& path, const char* what) { ncCheck(status, path, what); }
+void check(int status, const std::filesystem::path& path, const char* what) {
+    ncCheck(status, path, what);
+}
 
-void putText(int ncid, int varid, const char* name, const std::string& value, const std::filesystem::path& path) {
+void putText(int ncid, int varid, const char* name, const std::string& value,
+             const std::filesystem::path& path) {
     check(nc_put_att_text(ncid, varid, name, value.size(), value.c_str()), path, "cannot write an attribute");
 }
 
@@ -90,7 +94,8 @@ SampleRegion SampleRegion::parse(std::string_view text) {
     size_t pos = 0;
     while (part < 4) {
         const size_t comma = text.find(',', pos);
-        const std::string_view item = text.substr(pos, comma == std::string_view::npos ? text.npos : comma - pos);
+        const std::string_view item =
+            text.substr(pos, comma == std::string_view::npos ? text.npos : comma - pos);
         v[part++] = parseNumber(item, text);
         if (comma == std::string_view::npos) {
             break;
@@ -127,7 +132,8 @@ SampleInfo writeSample(const SampleOptions& options) {
     }
     const SampleRegion& r = options.region;
     // Latitude descending, as the CDS writes it.
-    const std::vector<double> lats = axis(std::max(r.latitude0, r.latitude1), std::min(r.latitude0, r.latitude1), kStep);
+    const std::vector<double> lats =
+        axis(std::max(r.latitude0, r.latitude1), std::min(r.latitude0, r.latitude1), kStep);
     double west = r.longitude0;
     double east = r.longitude1;
     if (west > east) {
@@ -145,7 +151,8 @@ SampleInfo writeSample(const SampleOptions& options) {
 
     const std::filesystem::path tmp = path.string() + ".part";
     const std::int64_t hoursSince1900 =
-        (unixMicrosFromPgTimestamp(options.start) / kMicrosPerSecond - daysFromCivil(1900, 1, 1) * 86400) / 3600;
+        (unixMicrosFromPgTimestamp(options.start) / kMicrosPerSecond - daysFromCivil(1900, 1, 1) * 86400) /
+        3600;
 
     std::lock_guard lock(netcdfMutex());
     int ncid = -1;
@@ -180,25 +187,34 @@ SampleInfo writeSample(const SampleOptions& options) {
                   "cannot define a variable");
             const double scale = p.scale();
             const double offset = p.offset();
-            check(nc_put_att_double(ncid, id, "scale_factor", NC_DOUBLE, 1, &scale), path, "cannot write scale_factor");
-            check(nc_put_att_double(ncid, id, "add_offset", NC_DOUBLE, 1, &offset), path, "cannot write add_offset");
-            check(nc_put_att_short(ncid, id, "_FillValue", NC_SHORT, 1, &kFill), path, "cannot write _FillValue");
-            check(nc_put_att_short(ncid, id, "missing_value", NC_SHORT, 1, &kFill), path, "cannot write missing_value");
+            check(nc_put_att_double(ncid, id, "scale_factor", NC_DOUBLE, 1, &scale), path,
+                  "cannot write scale_factor");
+            check(nc_put_att_double(ncid, id, "add_offset", NC_DOUBLE, 1, &offset), path,
+                  "cannot write add_offset");
+            check(nc_put_att_short(ncid, id, "_FillValue", NC_SHORT, 1, &kFill), path,
+                  "cannot write _FillValue");
+            check(nc_put_att_short(ncid, id, "missing_value", NC_SHORT, 1, &kFill), path,
+                  "cannot write missing_value");
             putText(ncid, id, "units", std::string(s.fileUnits), path);
             putText(ncid, id, "long_name", std::string(s.longName), path);
             varIds[index(s.variable)] = id;
         }
         const std::time_t now = std::time(nullptr);
         char stamp[32];
-        std::strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S GMT", std::gmtime(&now));
+        std::tm utc{};
+        gmtime_r(&now, &utc);
+        std::strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S GMT", &utc);
         putText(ncid, NC_GLOBAL, "Conventions", "CF-1.6", path);
-        putText(ncid, NC_GLOBAL, "title", "SYNTHETIC ERA5-like sample written by Isobar - NOT real ERA5 data", path);
+        putText(ncid, NC_GLOBAL, "title", "SYNTHETIC ERA5-like sample written by Isobar - NOT real ERA5 data",
+                path);
         putText(ncid, NC_GLOBAL, "isobar_synthetic",
-                "true: every value in this file is made up by a formula (seed " + std::to_string(options.seed) +
+                "true: every value in this file is made up by a formula (seed " +
+                    std::to_string(options.seed) +
                     "); it only imitates the layout of a classic Copernicus CDS ERA5 download",
                 path);
         putText(ncid, NC_GLOBAL, "history",
-                std::string(stamp) + " isobar-cli sample: SYNTHETIC data in the layout of a CDS grib_to_netcdf file",
+                std::string(stamp) +
+                    " isobar-cli sample: SYNTHETIC data in the layout of a CDS grib_to_netcdf file",
                 path);
         int old = 0;
         check(nc_set_fill(ncid, NC_NOFILL, &old), path, "cannot set fill mode");
@@ -222,7 +238,8 @@ SampleInfo writeSample(const SampleOptions& options) {
         }
         std::vector<double> lonWave(nlon);
         for (size_t j = 0; j < nlon; ++j) {
-            lonWave[j] = std::sin(2.0 * lons[j] * std::numbers::pi / 180.0 + static_cast<double>(options.seed % 7));
+            lonWave[j] =
+                std::sin(2.0 * lons[j] * std::numbers::pi / 180.0 + static_cast<double>(options.seed % 7));
         }
         std::array<std::vector<std::int16_t>, kVariableCount> slabs;
         for (auto& s : slabs) {
@@ -244,10 +261,12 @@ SampleInfo writeSample(const SampleOptions& options) {
                     const double n2 = noise(options.seed, t, cell, 2);
                     const double n3 = noise(options.seed, t, cell, 3);
                     const double rain = noise(options.seed, t / 3, cell / 8, 4);
-                    const double t2m = 301.0 - 52.0 * sinLat2[i] + 6.0 * cosLat[i] * diurnal[j] + 4.0 * (n1 - 0.5);
+                    const double t2m =
+                        301.0 - 52.0 * sinLat2[i] + 6.0 * cosLat[i] * diurnal[j] + 4.0 * (n1 - 0.5);
                     const double u10 = -6.0 * cos4Lat[i] + 3.0 * (n2 - 0.5) * 2.0;
                     const double v10 = 2.5 * lonWave[j] * cosLat[i] + 2.0 * (n3 - 0.5) * 2.0;
-                    const double tcc = std::clamp(0.55 + 0.35 * lonWave[j] * cos4Lat[i] + (n1 - 0.5) * 0.6, 0.0, 1.0);
+                    const double tcc =
+                        std::clamp(0.55 + 0.35 * lonWave[j] * cos4Lat[i] + (n1 - 0.5) * 0.6, 0.0, 1.0);
                     const double tp = rain > 0.88 ? (rain - 0.88) / 0.12 * 0.004 * (0.5 + n2) : 0.0;
                     const double sf = t2m < 273.15 ? tp : 0.0;
                     slabs[0][k] = kPacking[0].pack(t2m);

@@ -41,14 +41,14 @@ bool readNumber(std::string_view s, std::size_t& pos, std::int64_t& out, std::si
 
 std::int64_t unitFor(const std::string& unit) {
     static const std::pair<const char*, std::int64_t> units[] = {
-        {"microseconds", 1},       {"microsecond", 1},        {"us", 1},
-        {"milliseconds", 1000},    {"millisecond", 1000},     {"ms", 1000},
-        {"seconds", 1'000'000},    {"second", 1'000'000},     {"secs", 1'000'000},
-        {"sec", 1'000'000},        {"s", 1'000'000},          {"minutes", 60'000'000},
-        {"minute", 60'000'000},    {"mins", 60'000'000},      {"min", 60'000'000},
-        {"hours", 3'600'000'000},  {"hour", 3'600'000'000},   {"hrs", 3'600'000'000},
-        {"hr", 3'600'000'000},     {"h", 3'600'000'000},      {"days", 86'400'000'000},
-        {"day", 86'400'000'000},   {"d", 86'400'000'000},
+        {"microseconds", 1},      {"microsecond", 1},      {"us", 1},
+        {"milliseconds", 1000},   {"millisecond", 1000},   {"ms", 1000},
+        {"seconds", 1'000'000},   {"second", 1'000'000},   {"secs", 1'000'000},
+        {"sec", 1'000'000},       {"s", 1'000'000},        {"minutes", 60'000'000},
+        {"minute", 60'000'000},   {"mins", 60'000'000},    {"min", 60'000'000},
+        {"hours", 3'600'000'000}, {"hour", 3'600'000'000}, {"hrs", 3'600'000'000},
+        {"hr", 3'600'000'000},    {"h", 3'600'000'000},    {"days", 86'400'000'000},
+        {"day", 86'400'000'000},  {"d", 86'400'000'000},
     };
     for (const auto& [name, micros] : units) {
         if (unit == name) {
@@ -224,14 +224,15 @@ std::string formatTimestamp(PgTimestamp t) {
     const std::int64_t y = yoe + era * 400 + (m <= 2 ? 1 : 0);
     char buf[64];
     if (micros != 0) {
-        std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lld %02lld:%02lld:%02lld.%06lld+00", static_cast<long long>(y),
-                      static_cast<long long>(m), static_cast<long long>(d), static_cast<long long>(secOfDay / 3600),
-                      static_cast<long long>(secOfDay / 60 % 60), static_cast<long long>(secOfDay % 60),
-                      static_cast<long long>(micros));
+        std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lld %02lld:%02lld:%02lld.%06lld+00",
+                      static_cast<long long>(y), static_cast<long long>(m), static_cast<long long>(d),
+                      static_cast<long long>(secOfDay / 3600), static_cast<long long>(secOfDay / 60 % 60),
+                      static_cast<long long>(secOfDay % 60), static_cast<long long>(micros));
     } else {
-        std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lld %02lld:%02lld:%02lld+00", static_cast<long long>(y),
-                      static_cast<long long>(m), static_cast<long long>(d), static_cast<long long>(secOfDay / 3600),
-                      static_cast<long long>(secOfDay / 60 % 60), static_cast<long long>(secOfDay % 60));
+        std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lld %02lld:%02lld:%02lld+00",
+                      static_cast<long long>(y), static_cast<long long>(m), static_cast<long long>(d),
+                      static_cast<long long>(secOfDay / 3600), static_cast<long long>(secOfDay / 60 % 60),
+                      static_cast<long long>(secOfDay % 60));
     }
     return buf;
 }

@@ -24,7 +24,9 @@ public:
     std::int64_t unitMicros() const noexcept { return unitMicros_; }
     PgTimestamp reference() const noexcept { return reference_; }
 
-    PgTimestamp fromInteger(std::int64_t value) const { return PgTimestamp{reference_.micros + value * unitMicros_}; }
+    PgTimestamp fromInteger(std::int64_t value) const {
+        return PgTimestamp{reference_.micros + value * unitMicros_};
+    }
     // Fractional offsets are rounded to the nearest microsecond.
     PgTimestamp fromDouble(double value) const;
 

@@ -15,8 +15,8 @@ inline constexpr std::size_t kVariableCount = 6;
 
 // How a file's value becomes the table's value.
 enum class Conversion : std::uint8_t {
-    None,           // same unit in file and table
-    KelvinToCelsius, // K -> degC: x - 273.15
+    None,                // same unit in file and table
+    KelvinToCelsius,     // K -> degC: x - 273.15
     MetresToMillimetres, // m (of water equivalent) -> mm: x * 1000
     PercentToFraction,   // % -> (0 - 1): x / 100
 };
@@ -27,22 +27,29 @@ struct VariableSpec {
     std::string_view column;    // seed table column
     std::string_view fileUnits; // units ERA5 stores
     std::string_view tableUnits;
-    std::string_view longName;  // long_name as the CDS writes it
+    std::string_view longName; // long_name as the CDS writes it
     Conversion conversion;
 };
 
 inline constexpr std::array<VariableSpec, kVariableCount> kVariables{{
     {Variable::T2m, "t2m", "temperature_2m", "K", "degC", "2 metre temperature", Conversion::KelvinToCelsius},
-    {Variable::U10, "u10", "zonal_wind_10m", "m s**-1", "m s**-1", "10 metre U wind component", Conversion::None},
+    {Variable::U10, "u10", "zonal_wind_10m", "m s**-1", "m s**-1", "10 metre U wind component",
+     Conversion::None},
     {Variable::V10, "v10", "meridional_wind_10m", "m s**-1", "m s**-1", "10 metre V wind component",
      Conversion::None},
     {Variable::Tcc, "tcc", "total_cloud_cover", "(0 - 1)", "(0 - 1)", "Total cloud cover", Conversion::None},
-    {Variable::Tp, "tp", "total_precipitation", "m", "mm", "Total precipitation", Conversion::MetresToMillimetres},
-    {Variable::Sf, "sf", "snowfall", "m of water equivalent", "mm", "Snowfall", Conversion::MetresToMillimetres},
+    {Variable::Tp, "tp", "total_precipitation", "m", "mm", "Total precipitation",
+     Conversion::MetresToMillimetres},
+    {Variable::Sf, "sf", "snowfall", "m of water equivalent", "mm", "Snowfall",
+     Conversion::MetresToMillimetres},
 }};
 
-constexpr const VariableSpec& spec(Variable v) { return kVariables[static_cast<std::size_t>(v)]; }
-constexpr std::size_t index(Variable v) { return static_cast<std::size_t>(v); }
+constexpr const VariableSpec& spec(Variable v) {
+    return kVariables[static_cast<std::size_t>(v)];
+}
+constexpr std::size_t index(Variable v) {
+    return static_cast<std::size_t>(v);
+}
 
 // Applies a unit conversion in double precision; the table stores the result as float4.
 constexpr double convert(Conversion c, double value) {

@@ -21,7 +21,7 @@ enum class LoadStatus { Completed, Cancelled, Failed };
 
 struct LoadStart {
     std::vector<std::string> files;
-    std::string target;   // connection target, without password
+    std::string target; // connection target, without password
     std::string table;
     std::uint64_t plannedRows = 0;
     int workers = 1;
@@ -29,8 +29,8 @@ struct LoadStart {
 
 struct LoadSummary {
     LoadStatus status = LoadStatus::Failed;
-    std::uint64_t rows = 0;         // rows committed
-    std::uint64_t bytes = 0;        // COPY bytes sent
+    std::uint64_t rows = 0;  // rows committed
+    std::uint64_t bytes = 0; // COPY bytes sent
     double seconds = 0.0;
     int workers = 1;
     bool tableCreated = false;

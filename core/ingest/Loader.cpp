@@ -28,7 +28,7 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
 
 } // namespace
 
-LoadSummary runLoad(const LoadRequest& request, std::stop_token stop, LoadSink& sink) {
+LoadSummary runLoad(const LoadRequest& request, const std::stop_token& stop, LoadSink& sink) {
     const auto t0 = std::chrono::steady_clock::now();
     LoadSummary summary;
     std::string currentFile;
@@ -61,6 +61,9 @@ LoadSummary runLoad(const LoadRequest& request, std::stop_token stop, LoadSink& 
         // One transaction for table creation and all rows: a failure leaves nothing behind.
         conn.exec("BEGIN");
         summary.tableCreated = ensureWeatherTable(conn, request.table);
+        if (request.replace && !summary.tableCreated) {
+            conn.exec("TRUNCATE " + request.table.quoted(conn));
+        }
         const std::string copySql = "COPY " + request.table.quoted(conn) + " " + weatherColumnList(conn) +
                                     " FROM STDIN (FORMAT binary)";
         BinaryCopyBuffer buffer(kFlushBytes + (1u << 20));

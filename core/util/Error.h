@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <system_error>
 
 namespace isobar {
 
@@ -26,5 +27,8 @@ public:
 private:
     std::string sqlState_;
 };
+
+// The text for an errno value; thread-safe, unlike strerror().
+inline std::string systemErrorText(int err) { return std::error_code(err, std::generic_category()).message(); }
 
 } // namespace isobar

@@ -2,6 +2,9 @@
 
 #include "util/Error.h"
 
+#include <array>
+#include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
@@ -10,17 +13,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
-#include <cerrno>
-#include <cstring>
-
 extern char** environ;
 
 namespace isobar {
 
 namespace {
-
-std::string errnoText(int err) { return std::strerror(err); }
 
 bool matchesUnset(const std::string& name, const std::vector<std::string>& patterns) {
     for (const auto& pattern : patterns) {
@@ -123,7 +120,7 @@ ProcessResult runProcess(const std::filesystem::path& program, const std::vector
 
     std::array<int, 2> fds{};
     if (pipe2(fds.data(), O_CLOEXEC) != 0) {
-        throw Error("cannot create a pipe to run " + programPath + ": " + errnoText(errno));
+        throw Error("cannot create a pipe to run " + programPath + ": " + systemErrorText(errno));
     }
     const int devNull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
@@ -135,7 +132,7 @@ ProcessResult runProcess(const std::filesystem::path& program, const std::vector
         if (devNull >= 0) {
             close(devNull);
         }
-        throw Error("cannot start " + programPath + ": " + errnoText(err));
+        throw Error("cannot start " + programPath + ": " + systemErrorText(err));
     }
     if (pid == 0) {
         // The child inherits our signal mask (the CLI blocks SIGINT/SIGTERM to handle them on a
@@ -176,8 +173,8 @@ ProcessResult runProcess(const std::filesystem::path& program, const std::vector
     const auto deadline = std::chrono::steady_clock::now() + options.timeout;
     std::array<char, 8192> chunk{};
     for (;;) {
-        const auto remaining =
-            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
         if (remaining.count() <= 0) {
             result.timedOut = true;
             kill(pid, SIGKILL);
@@ -205,7 +202,7 @@ ProcessResult runProcess(const std::filesystem::path& program, const std::vector
     int status = 0;
     while (waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR) {
-            throw Error("cannot wait for " + programPath + ": " + errnoText(errno));
+            throw Error("cannot wait for " + programPath + ": " + systemErrorText(errno));
         }
     }
     if (WIFEXITED(status)) {

@@ -1,11 +1,10 @@
 #pragma once
 
-#include <sys/types.h>
-
 #include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 namespace isobar {
@@ -33,10 +32,10 @@ struct ProcessOptions {
 };
 
 struct ProcessResult {
-    int exitCode = -1;   // valid when the process exited normally
-    int termSignal = 0;  // non-zero when it was killed by a signal
+    int exitCode = -1;  // valid when the process exited normally
+    int termSignal = 0; // non-zero when it was killed by a signal
     bool timedOut = false;
-    std::string output;  // stdout and stderr, interleaved as written
+    std::string output; // stdout and stderr, interleaved as written
 
     bool ok() const noexcept { return !timedOut && termSignal == 0 && exitCode == 0; }
     // "exit code 1", "killed by signal 9", "timed out after 60 s"

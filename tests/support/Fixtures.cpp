@@ -115,8 +115,8 @@ void writeFixture(const QString& path, const FixtureSpec& spec) {
     check(nc_close(ncid), "close");
 }
 
-FixtureSpec classicFixture(const std::vector<double>& latitudes, const std::vector<double>& longitudes, int hours,
-                           int missingPerVariable) {
+FixtureSpec classicFixture(const std::vector<double>& latitudes, const std::vector<double>& longitudes,
+                           int hours, int missingPerVariable) {
     FixtureSpec spec;
     spec.latitudes = latitudes;
     spec.longitudes = longitudes;
@@ -190,7 +190,8 @@ std::vector<double> readStored(const QString& path, const std::string& variable)
     return values;
 }
 
-std::optional<double> readNumberAttribute(const QString& path, const std::string& variable, const std::string& name) {
+std::optional<double> readNumberAttribute(const QString& path, const std::string& variable,
+                                          const std::string& name) {
     int ncid = -1;
     check(nc_open(QFile::encodeName(path).constData(), NC_NOWRITE, &ncid), "open");
     int varid = -1;
@@ -204,7 +205,9 @@ std::optional<double> readNumberAttribute(const QString& path, const std::string
     return value;
 }
 
-std::vector<double> readCoordinate(const QString& path, const std::string& name) { return readStored(path, name); }
+std::vector<double> readCoordinate(const QString& path, const std::string& name) {
+    return readStored(path, name);
+}
 
 QString samplesDir() {
     const QString dir = QDir::cleanPath(QStringLiteral(ISOBAR_SAMPLES_DIR));

@@ -1,8 +1,8 @@
 #pragma once
 
-#include <netcdf.h>
-
 #include <QString>
+
+#include <netcdf.h>
 
 #include <map>
 #include <optional>
@@ -48,7 +48,8 @@ FixtureSpec classicFixture(const std::vector<double>& latitudes, const std::vect
 
 // Reads a whole variable as doubles with netcdf-c (no unpacking), and its numeric attribute.
 std::vector<double> readStored(const QString& path, const std::string& variable);
-std::optional<double> readNumberAttribute(const QString& path, const std::string& variable, const std::string& name);
+std::optional<double> readNumberAttribute(const QString& path, const std::string& variable,
+                                          const std::string& name);
 std::vector<double> readCoordinate(const QString& path, const std::string& name);
 
 // The ../shared/era5-samples directory, or an empty string when it is absent.

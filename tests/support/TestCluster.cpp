@@ -5,13 +5,12 @@
 #include <QDir>
 #include <QFile>
 
-#include <signal.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <filesystem>
+#include <signal.h>
+#include <sys/stat.h>
 #include <thread>
+#include <unistd.h>
 
 namespace isobar::test {
 
@@ -21,7 +20,8 @@ constexpr const char* kPrefix = "isobar-test-";
 
 void TestCluster::reapStale() {
     const QDir tmp(QDir::tempPath());
-    const auto entries = tmp.entryList({QString::fromLatin1(kPrefix) + "*"}, QDir::Dirs | QDir::NoDotAndDotDot);
+    const auto entries =
+        tmp.entryList({QString::fromLatin1(kPrefix) + "*"}, QDir::Dirs | QDir::NoDotAndDotDot);
     for (const QString& name : entries) {
         const QString path = tmp.filePath(name);
         QFile ownerFile(path + "/owner.pid");
@@ -49,7 +49,8 @@ TestCluster::TestCluster(LocalClusterOptions extra)
     : dir_(QDir::tempPath() + "/" + QString::fromLatin1(kPrefix) + "XXXXXX") {
     reapStale();
     if (!dir_.isValid()) {
-        throw Error("cannot create a temporary directory for the test cluster: " + dir_.errorString().toStdString());
+        throw Error("cannot create a temporary directory for the test cluster: " +
+                    dir_.errorString().toStdString());
     }
     // When tests run as root the server runs as the postgres account, which must be able to pass
     // through the (otherwise private) temporary directory.
@@ -76,7 +77,9 @@ TestCluster::~TestCluster() {
     }
 }
 
-QString TestCluster::workDir() const { return dir_.path() + "/work"; }
+QString TestCluster::workDir() const {
+    return dir_.path() + "/work";
+}
 
 QString scalar(Connection& conn, const std::string& sql) {
     Result r = conn.query(sql);

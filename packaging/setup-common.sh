@@ -1,0 +1,43 @@
+# Shared by run.sh and test.sh: install what is missing, then build. Sourced, not run.
+# Works on a fresh Debian 12 machine as root (or as a user with sudo).
+
+ISOBAR_PACKAGES=(
+  cmake ninja-build g++ pkg-config
+  qt6-base-dev qt6-charts-dev
+  libpq-dev libnetcdf-dev libspdlog-dev
+  postgresql-15
+)
+
+isobar_log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+isobar_install_missing_packages() {
+  local missing=()
+  local p
+  for p in "${ISOBAR_PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+      missing+=("$p")
+    fi
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    return 0
+  fi
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "isobar: need root (or sudo) to install: ${missing[*]}" >&2; return 1; }
+    sudo="sudo"
+  fi
+  isobar_log "installing missing Debian packages: ${missing[*]}"
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+}
+
+# isobar_build PRESET [cmake --build options]: configure (once) and build with that CMake preset.
+isobar_build() {
+  local preset="$1"
+  if [ ! -f "build/$preset/build.ninja" ]; then
+    isobar_log "configuring ($preset)"
+    cmake --preset "$preset" >/dev/null
+  fi
+  isobar_log "building ($preset)"
+  cmake --build --preset "$preset" "${@:2}"
+}
