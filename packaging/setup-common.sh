@@ -4,7 +4,7 @@
 ISOBAR_PACKAGES=(
   cmake ninja-build g++ pkg-config
   qt6-base-dev qt6-charts-dev
-  libpq-dev libnetcdf-dev libspdlog-dev
+  libpq-dev libnetcdf-dev libspdlog-dev zlib1g-dev
   postgresql-15
 )
 

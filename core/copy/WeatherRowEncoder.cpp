@@ -24,6 +24,20 @@ GridGeometry GridGeometry::fromAxes(const std::vector<double>& latitudes,
     return g;
 }
 
+GridGeometry GridGeometry::forBox(const GlobalGrid& grid, std::int32_t northRow, std::int32_t westColumn,
+                                  const std::vector<double>& latitudes, const std::vector<double>& longitudes) {
+    GridGeometry g;
+    for (std::size_t r = 0; r < latitudes.size(); ++r) {
+        g.latitude.push_back(static_cast<float>(latitudes[r]));
+        g.latIdBase.push_back((northRow - static_cast<std::int32_t>(r)) * grid.longitudes() + 1);
+    }
+    for (std::size_t c = 0; c < longitudes.size(); ++c) {
+        g.longitude.push_back(static_cast<float>(normalizeLongitude(longitudes[c])));
+        g.lonIndex.push_back((westColumn + static_cast<std::int32_t>(c)) % grid.longitudes());
+    }
+    return g;
+}
+
 void encodeWeatherBand(const GridGeometry& grid, PgTimestamp time, std::size_t latBegin, std::size_t latCount,
                        const BandValues& values, BinaryCopyBuffer& out) {
     const std::size_t nlon = grid.longitude.size();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "copy/BinaryCopyBuffer.h"
+#include "era5/Grid.h"
 #include "era5/Variable.h"
 
 #include <array>
@@ -17,7 +18,12 @@ struct GridGeometry {
     std::vector<float> longitude;        // per longitude column, normalized to (-180, 180]
     std::vector<std::int32_t> lonIndex;  // lon_index
 
+    // On the seed's 0.25 deg grid, for rows and columns on that grid.
     static GridGeometry fromAxes(const std::vector<double>& latitudes, const std::vector<double>& longitudes);
+    // For a box of `grid` (rows north to south from northRow, columns east from westColumn) with the
+    // real coordinates of its rows and columns (which differ from the grid's for off-grid points).
+    static GridGeometry forBox(const GlobalGrid& grid, std::int32_t northRow, std::int32_t westColumn,
+                               const std::vector<double>& latitudes, const std::vector<double>& longitudes);
 };
 
 // Upper bound of one encoded weather row: int16 field count, time (4+8), location_id (4+4) and

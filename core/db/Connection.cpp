@@ -2,6 +2,8 @@
 
 #include "db/ConnInfo.h"
 
+#include <spdlog/spdlog.h>
+
 #include <cctype>
 
 namespace isobar {
@@ -45,6 +47,10 @@ Connection Connection::open(const std::string& conninfo) {
         PQfinish(conn);
         throw DbError("cannot connect to " + target + ": " + reason, "08001");
     }
+    // Server notices ("schema already exists, skipping") are for the log, not the user's terminal.
+    PQsetNoticeProcessor(
+        conn, [](void*, const char* message) { spdlog::debug("server notice: {}", trimTrailingNewlines(message)); },
+        nullptr);
     return Connection(conn, target);
 }
 

@@ -1,95 +1,198 @@
 #pragma once
 
 #include "copy/PgTypes.h"
+#include "era5/Grid.h"
 #include "era5/Netcdf.h"
 #include "era5/Variable.h"
+#include "util/Error.h"
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace isobar {
 
+// What to do with points that are not on the grid (single-point downloads interpolated by the
+// CDS, say).
+enum class OffGridPolicy : std::uint8_t {
+    Refuse,  // the default: refuse the file, naming the point
+    Nearest, // load at the nearest grid cell's location_id, keeping the real latitude/longitude
+};
+
+// Which product the file holds. ERA5-Land accumulates precipitation and snowfall from 00 UTC, so
+// its values must be turned into hourly amounts; ERA5's are hourly already.
+enum class ProductOverride : std::uint8_t { Auto, Era5, Era5Land };
+
+struct OpenOptions {
+    OffGridPolicy offGrid = OffGridPolicy::Refuse;
+    // Grid spacing for files that do not show it (single points); empty: from the file, else 0.25.
+    std::optional<double> gridStep;
+    ProductOverride product = ProductOverride::Auto;
+};
+
+// Thrown when a file holds none of the six variables; archives use it to tell a member with other
+// variables (an sst-only member) from a broken one.
+class NoTargetVariables : public Error {
+public:
+    NoTargetVariables(const std::string& message, std::vector<std::string> found)
+        : Error(message)
+        , found_(std::move(found)) {}
+    const std::vector<std::string>& found() const noexcept { return found_; }
+
+private:
+    std::vector<std::string> found_;
+};
+
+// The role a dimension plays for a variable.
+enum class DimRole : std::uint8_t { Time, ForecastInit, ForecastHour, Expver, Latitude, Longitude, Singleton };
+
 // One target variable as a file stores it.
 struct FileVariable {
     Variable variable = Variable::T2m;
-    std::string name; // the variable's name in the file
+    std::string name;      // the variable's name in the file
     int varid = -1;
-    nc_type type = NC_NAT;             // NC_SHORT (packed), NC_FLOAT or NC_DOUBLE
-    double scale = 1.0;                // scale_factor (1 when absent)
-    double offset = 0.0;               // add_offset (0 when absent)
-    bool packed = false;               // scale_factor or add_offset present
+    nc_type type = NC_NAT; // NC_SHORT, NC_INT, NC_FLOAT or NC_DOUBLE
+    double scale = 1.0;    // scale_factor (1 when absent)
+    double offset = 0.0;   // add_offset (0 when absent)
+    bool packed = false;   // scale_factor or add_offset present
     std::vector<double> missingValues; // _FillValue and missing_value, in the stored type
     std::string units;
     Conversion conversion = Conversion::None;
+    std::vector<DimRole> dims; // the variable's dimensions in file order
+    bool latBeforeLon = true;
+    std::string stepType; // GRIB_stepType when the file says (instant, accum, avgad, ...)
+    // Positions along the expver dimension, most trusted first (final ERA5 before ERA5T).
+    std::vector<std::size_t> expverOrder;
+    // ERA5-Land accumulation since 00 UTC: the hourly amount is this hour's value minus the last.
+    bool accumulatedSinceMidnight = false;
 };
 
-// A raw band read from a file: one variable, one time step, a run of latitude rows, all longitudes.
+// One time step of a file: its valid time and where it is stored.
+struct FileStep {
+    PgTimestamp time;
+    std::size_t timeIndex = 0; // along the time dimension (or forecast_initial_time)
+    std::size_t hourIndex = 0; // along forecast_hour, for forecast files
+    std::string expver;        // the step's expver label when the file has one per step ("0001", "0005")
+};
+
+// A raw slab read from a file: one variable at one time step (and expver), a run of file latitude
+// rows, all longitudes, in the file's own order (latitude-major unless latMajor is false).
 struct RawBand {
     nc_type type = NC_NAT;
-    std::size_t count = 0;
+    std::size_t rows = 0;
+    std::size_t cols = 0;
+    bool latMajor = true;
+    std::size_t count() const { return rows * cols; }
     std::vector<std::int16_t> shorts;
+    std::vector<std::int32_t> ints;
     std::vector<float> floats;
     std::vector<double> doubles;
 };
 
-// An opened ERA5 surface file: its grid, time axis and the target variables it holds.
-//
-// Layout understood today: the classic CDS download and float32 files with a (time|valid_time,
-// latitude, longitude) variable shape. Anything else is refused with a message naming the file and
-// what was found.
+// A contiguous run of columns: file columns fileCol, fileCol + step, ... go to box columns
+// boxCol, boxCol + 1, ...
+struct ColumnRun {
+    std::size_t fileCol = 0;
+    std::size_t boxCol = 0;
+    std::size_t length = 0;
+    int step = 1;
+};
+
+// The part of the global grid a file covers: rows from north to south, columns from west to east
+// (wrapping at the date line).
+struct GridBox {
+    std::int32_t northRow = 0; // global latitude index of the first (northernmost) row
+    std::size_t rows = 0;
+    std::int32_t westColumn = 0; // global longitude index of the first (westernmost) column
+    std::size_t cols = 0;
+
+    friend bool operator==(const GridBox&, const GridBox&) = default;
+    // "70..30 N x -30..10 E (161 x 161 points)"
+    std::string describe(const GlobalGrid& grid) const;
+};
+
+// An opened ERA5 surface file: layout, grid, time axis and the target variables it holds. Detects
+// the common layouts (classic CDS, CDS 2024, expver dimension, NCAR RDA analysis and forecast
+// files, ERA5-Land, monthly means, regional boxes in any orientation and dimension order) and
+// refuses anything else with a message naming the file and what was found.
 class Era5File {
 public:
-    // Opens and inspects the file. Throws isobar::Error with a message naming the file.
-    static Era5File open(const std::filesystem::path& path);
+    // Opens and inspects `path`. `displayName` is what messages call it (an archive member is
+    // "archive.nc!member.nc"); empty: the path. Throws isobar::Error naming the file.
+    static Era5File open(const std::filesystem::path& path, const OpenOptions& options = {},
+                         const std::string& displayName = {});
 
     const std::filesystem::path& path() const noexcept { return handle_.path(); }
+    const std::string& name() const noexcept { return name_; }
     const std::string& format() const noexcept { return format_; }
+    const std::string& layout() const noexcept { return layout_; }
+    bool era5Land() const noexcept { return era5Land_; }
+    bool monthlyMeans() const noexcept { return monthly_; }
+
+    const GlobalGrid& grid() const noexcept { return grid_; }
+    const GridBox& box() const noexcept { return box_; }
+    bool latitudesAscending() const noexcept { return latAscending_; }
+    bool gridStepAssumed() const noexcept { return gridStepAssumed_; }
+    bool offGrid() const noexcept { return offGrid_; }
+    // Coordinates as stored, in file order.
     const std::vector<double>& latitudes() const noexcept { return latitudes_; }
     const std::vector<double>& longitudes() const noexcept { return longitudes_; }
-    const std::vector<PgTimestamp>& times() const noexcept { return times_; }
+    // The coordinates of the box's rows (north to south) and columns (west to east), as the file
+    // stores them (real positions, also for points snapped to the grid).
+    std::vector<double> boxLatitudes() const;
+    std::vector<double> boxLongitudes() const;
+    const std::vector<ColumnRun>& columnRuns() const noexcept { return columnRuns_; }
+    // The file rows that hold box rows [boxRow, boxRow + count).
+    std::size_t firstFileRow(std::size_t boxRow, std::size_t count) const {
+        return latAscending_ ? box_.rows - boxRow - count : boxRow;
+    }
+
+    const std::vector<FileStep>& steps() const noexcept { return steps_; }
     const std::vector<FileVariable>& variables() const noexcept { return variables_; }
     // Data variables that are not one of the six (listed, never loaded).
     const std::vector<std::string>& ignoredVariables() const noexcept { return ignored_; }
+    // Facts worth telling the user (expver mix, assumed grid spacing, accumulation handling, ...).
+    const std::vector<std::string>& notes() const noexcept { return notes_; }
     std::uint64_t rowCount() const noexcept {
-        return static_cast<std::uint64_t>(times_.size()) * latitudes_.size() * longitudes_.size();
+        return static_cast<std::uint64_t>(steps_.size()) * box_.rows * box_.cols;
     }
     const FileVariable* find(Variable v) const;
 
-    // Reads one variable at one time step for latitude rows [latBegin, latBegin + latCount), all
-    // longitudes, row-major. Serialized on netcdfMutex(); decoding happens elsewhere.
-    void readBand(const FileVariable& var, std::size_t timeIndex, std::size_t latBegin, std::size_t latCount,
-                  RawBand& out) const;
+    // Reads one variable at one step (and position along expver) for file rows
+    // [fileRow, fileRow + rowCount), all longitudes. Serialized on netcdfMutex(); decoding
+    // happens elsewhere.
+    void readRaw(const FileVariable& var, const FileStep& step, std::size_t expverPosition, std::size_t fileRow,
+                 std::size_t rowCount, RawBand& out) const;
 
 private:
     explicit Era5File(NetcdfHandle handle)
         : handle_(std::move(handle)) {}
 
     NetcdfHandle handle_;
+    std::string name_;
     std::string format_;
+    std::string layout_;
+    bool era5Land_ = false;
+    bool monthly_ = false;
+    GlobalGrid grid_;
+    GridBox box_;
+    bool latAscending_ = false;
+    bool gridStepAssumed_ = false;
+    bool offGrid_ = false;
     std::vector<double> latitudes_;
     std::vector<double> longitudes_;
-    std::vector<PgTimestamp> times_;
+    std::vector<std::int32_t> lonIndex_; // global column of each file column
+    std::vector<ColumnRun> columnRuns_;
+    std::vector<FileStep> steps_;
     std::vector<FileVariable> variables_;
     std::vector<std::string> ignored_;
+    std::vector<std::string> notes_;
+    std::size_t latLength_ = 0;
+    std::size_t lonLength_ = 0;
+
+    friend class Era5FileBuilder;
 };
-
-// Turns raw stored values into table values: unpacks (x * scale_factor + add_offset), converts units,
-// and marks missing values (_FillValue, missing_value, NaN) as NaN, which the encoder writes as NULL.
-// For packed int16 data it precomputes all 65536 results once, so decoding is one table lookup.
-class ValueDecoder {
-public:
-    explicit ValueDecoder(const FileVariable& var);
-    void decode(const RawBand& raw, float* out) const;
-
-private:
-    const FileVariable* var_;
-    std::vector<float> shortTable_; // indexed by (uint16) raw value
-};
-
-// Float value a stored value decodes to, computed the straightforward way (no table); NaN when the
-// value is missing. The reference the fast path is tested against.
-float decodeOne(const FileVariable& var, double stored);
 
 } // namespace isobar

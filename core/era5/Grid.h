@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 
 namespace isobar {
 
@@ -11,37 +12,15 @@ struct LocationId {
     friend constexpr bool operator==(LocationId, LocationId) = default;
 };
 
-// The seed's global ERA5 grid: 0.25 deg, 721 latitudes (-90..90) x 1440 longitudes.
-inline constexpr double kSeedGridStep = 0.25;
-inline constexpr std::int32_t kSeedLongitudes = 1440;
-inline constexpr std::int32_t kSeedLatitudes = 721;
-
 // Longitude in (-180, 180], as the seed stores it: x - 360 where x > 180; -180 becomes 180.
 constexpr double normalizeLongitude(double lon) {
-    if (lon > 180.0) {
+    while (lon > 180.0) {
         lon -= 360.0;
     }
-    if (lon <= -180.0) {
+    while (lon <= -180.0) {
         lon += 360.0;
     }
     return lon;
-}
-
-// Row index of a latitude on the seed grid: (lat + 90) / 0.25, rounded to nearest (never truncated).
-inline std::int32_t seedLatitudeIndex(double lat) {
-    return static_cast<std::int32_t>(std::lround((lat + 90.0) / kSeedGridStep));
-}
-
-// Column index of a longitude (any convention) on the seed grid: (lon + 179.75) / 0.25 after
-// normalization to (-180, 180], rounded to nearest.
-inline std::int32_t seedLongitudeIndex(double lon) {
-    return static_cast<std::int32_t>(std::lround((normalizeLongitude(lon) + 179.75) / kSeedGridStep));
-}
-
-// location_id = lat_index * 1440 + lon_index + 1, so ids agree with the seed's tables whatever
-// region a file covers.
-inline LocationId seedLocationId(double lat, double lon) {
-    return LocationId{seedLatitudeIndex(lat) * kSeedLongitudes + seedLongitudeIndex(lon) + 1};
 }
 
 // True when `value` is a whole multiple of `step` (within float32 coordinate precision).
@@ -49,5 +28,68 @@ inline bool onGrid(double value, double step) {
     const double k = value / step;
     return std::fabs(k - std::round(k)) * step < 1e-4;
 }
+
+// A global regular latitude/longitude grid whose spacing divides 360: ERA5's 0.25 deg, ERA5-Land's
+// 0.1 deg, or a coarser regridding. Its points are the multiples of the spacing (as MARS anchors its
+// grids at 0, 0). location_id numbers them the way the seed numbers the 0.25 deg grid: row by row
+// from the south, columns from the westmost one after -180 eastwards to 180, starting at 1; for
+// 0.25 deg that is exactly lat_index = (lat + 90) / 0.25, lon_index = (lon + 179.75) / 0.25.
+class GlobalGrid {
+public:
+    // The seed's grid: 0.25 deg, 721 x 1440.
+    GlobalGrid()
+        : GlobalGrid(0.25, 1440, 360, -719) {}
+
+    // Throws isobar::Error when `step` does not divide 360 (or is absurdly small or large).
+    static GlobalGrid withStep(double step);
+
+    double step() const noexcept { return step_; }
+    std::int32_t longitudes() const noexcept { return longitudes_; }
+    std::int32_t latitudes() const noexcept { return 2 * southRows_ + 1; }
+
+    // Nearest row (0 = southernmost) and column (0 = westmost after -180); columns wrap around.
+    std::int32_t latitudeIndex(double lat) const {
+        return static_cast<std::int32_t>(std::lround(lat / step_)) + southRows_;
+    }
+    std::int32_t longitudeIndex(double lon) const {
+        const auto k = static_cast<std::int32_t>(std::lround(normalizeLongitude(lon) / step_)) - firstColumn_;
+        return ((k % longitudes_) + longitudes_) % longitudes_;
+    }
+    LocationId locationId(std::int32_t latIndex, std::int32_t lonIndex) const {
+        return LocationId{latIndex * longitudes_ + lonIndex + 1};
+    }
+    LocationId locationId(double lat, double lon) const { return locationId(latitudeIndex(lat), longitudeIndex(lon)); }
+    // The coordinates of a grid point (longitude normalized).
+    double latitudeOf(std::int32_t latIndex) const { return (latIndex - southRows_) * step_; }
+    double longitudeOf(std::int32_t lonIndex) const { return normalizeLongitude((lonIndex + firstColumn_) * step_); }
+    bool contains(double lat, double lon) const { return onGrid(lat, step_) && onGrid(lon, step_); }
+
+    // "0.25 deg global grid (721 x 1440 points)"
+    std::string describe() const;
+    std::string stepText() const; // "0.25"
+
+    friend bool operator==(const GlobalGrid& a, const GlobalGrid& b) { return a.longitudes_ == b.longitudes_; }
+
+private:
+    GlobalGrid(double step, std::int32_t longitudes, std::int32_t southRows, std::int32_t firstColumn)
+        : step_(step)
+        , longitudes_(longitudes)
+        , southRows_(southRows)
+        , firstColumn_(firstColumn) {}
+
+    double step_;
+    std::int32_t longitudes_;
+    std::int32_t southRows_;   // rows south of the equator (the equator is row southRows_)
+    std::int32_t firstColumn_; // column 0 is at firstColumn_ * step (the westmost point after -180)
+};
+
+// The seed's formulas on the 0.25 deg grid, kept by name because the tests and the docs speak of
+// them: lat_index = (lat + 90) / 0.25, lon_index = (lon + 179.75) / 0.25, both rounded to nearest,
+// location_id = lat_index * 1440 + lon_index + 1.
+inline constexpr double kSeedGridStep = 0.25;
+inline constexpr std::int32_t kSeedLongitudes = 1440;
+inline std::int32_t seedLatitudeIndex(double lat) { return GlobalGrid().latitudeIndex(lat); }
+inline std::int32_t seedLongitudeIndex(double lon) { return GlobalGrid().longitudeIndex(lon); }
+inline LocationId seedLocationId(double lat, double lon) { return GlobalGrid().locationId(lat, lon); }
 
 } // namespace isobar

@@ -65,9 +65,10 @@ std::string sniff(const std::filesystem::path& path) {
 
 } // namespace
 
-NetcdfHandle NetcdfHandle::open(const std::filesystem::path& path) {
+NetcdfHandle NetcdfHandle::open(const std::filesystem::path& path, const std::string& displayName) {
+    const std::string name = displayName.empty() ? path.string() : displayName;
     if (std::string problem = sniff(path); !problem.empty()) {
-        throw Error(path.string() + ": " + problem);
+        throw Error(name + ": " + problem);
     }
     int ncid = -1;
     int status = NC_NOERR;
@@ -76,7 +77,7 @@ NetcdfHandle NetcdfHandle::open(const std::filesystem::path& path) {
         status = nc_open(path.c_str(), NC_NOWRITE, &ncid);
     }
     if (status != NC_NOERR) {
-        throw Error(path.string() + ": cannot open it as NetCDF (the file may be truncated or corrupt): " +
+        throw Error(name + ": cannot open it as NetCDF (the file may be truncated or corrupt): " +
                     nc_strerror(status));
     }
     NetcdfHandle handle(ncid, path);
@@ -84,12 +85,12 @@ NetcdfHandle NetcdfHandle::open(const std::filesystem::path& path) {
         std::error_code ec;
         const auto actual = std::filesystem::file_size(path, ec);
         if (layout->headerTruncated) {
-            throw Error(path.string() +
+            throw Error(name +
                         ": the file is truncated or corrupt: it ends inside its own header, after " +
                         std::to_string(actual) + " bytes (an interrupted download?)");
         }
         if (!ec && actual < layout->declaredSize) {
-            throw Error(path.string() + ": the file is truncated or corrupt: its header declares " +
+            throw Error(name + ": the file is truncated or corrupt: its header declares " +
                         std::to_string(layout->declaredSize) + " bytes but the file has only " +
                         std::to_string(actual) + " (an interrupted download?)");
         }

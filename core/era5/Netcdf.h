@@ -22,7 +22,8 @@ class NetcdfHandle {
 public:
     // Opens the file or throws isobar::Error naming it and saying what is wrong: missing,
     // unreadable, not a NetCDF file, a ZIP archive, ...
-    static NetcdfHandle open(const std::filesystem::path& path);
+    // `displayName` is what messages call the file (empty: its path).
+    static NetcdfHandle open(const std::filesystem::path& path, const std::string& displayName = {});
 
     NetcdfHandle(NetcdfHandle&& other) noexcept;
     NetcdfHandle& operator=(NetcdfHandle&& other) noexcept;

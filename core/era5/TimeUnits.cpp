@@ -193,6 +193,38 @@ TimeUnits TimeUnits::parse(std::string_view unitsText, std::string_view calendar
     return result;
 }
 
+std::int64_t durationUnitMicros(std::string_view unit) { return unitFor(lower(trim(unit))); }
+
+std::optional<PgTimestamp> timestampFromDateNumber(double value) {
+    if (!std::isfinite(value) || value < 0) {
+        return std::nullopt;
+    }
+    double whole = std::floor(value);
+    double fraction = value - whole;
+    std::int64_t hour = 0;
+    if (whole >= 1e9 && whole < 1e10) { // YYYYMMDDHH
+        const auto v = static_cast<std::int64_t>(whole);
+        hour = v % 100;
+        whole = static_cast<double>(v / 100);
+        if (fraction != 0.0 || hour > 23) {
+            return std::nullopt;
+        }
+    }
+    if (whole < 1e7 || whole >= 1e8) {
+        return std::nullopt;
+    }
+    const auto v = static_cast<std::int64_t>(whole);
+    const std::int64_t year = v / 10000;
+    const std::int64_t month = v / 100 % 100;
+    const std::int64_t day = v % 100;
+    if (year < 1582 || month < 1 || month > 12 || day < 1 || day > 31) {
+        return std::nullopt;
+    }
+    const std::int64_t days = daysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
+    const auto micros = static_cast<std::int64_t>(std::llround(fraction * 86400.0 * 1e6));
+    return pgTimestampFromUnixMicros((days * 86400 + hour * 3600) * kMicrosPerSecond + micros);
+}
+
 PgTimestamp TimeUnits::fromDouble(double value) const {
     const double offset = value * static_cast<double>(unitMicros_);
     return PgTimestamp{reference_.micros + static_cast<std::int64_t>(std::llround(offset))};

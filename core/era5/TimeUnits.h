@@ -3,6 +3,7 @@
 #include "copy/PgTypes.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,15 @@ private:
     std::int64_t unitMicros_ = 0;
     PgTimestamp reference_{};
 };
+
+// A date written as a number, as some non-CF time axes store it: YYYYMMDD (a day, 00 UTC),
+// YYYYMMDDHH (an hour), or YYYYMMDD.fraction (CDO's "day as %Y%m%d.%f"). nullopt when `value`
+// is not such a date.
+std::optional<PgTimestamp> timestampFromDateNumber(double value);
+
+// The length of the unit of a duration coordinate ("hour", "hours", "h", "minutes", "s", ...), in
+// microseconds; 0 when unknown.
+std::int64_t durationUnitMicros(std::string_view unit);
 
 // "2024-01-01 00:00:00+00" (UTC, ISO 8601 with a space), for messages and reports.
 std::string formatTimestamp(PgTimestamp t);

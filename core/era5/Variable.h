@@ -29,19 +29,25 @@ struct VariableSpec {
     std::string_view tableUnits;
     std::string_view longName; // long_name as the CDS writes it
     Conversion conversion;
+    // Other names the variable goes by, compared case-insensitively with a file's variable name or
+    // long_name: GRIB short names, NCAR RDA names, CDS request names.
+    std::array<std::string_view, 4> aliases;
+    bool accumulated; // an amount over a period (precipitation, snowfall), not an instant value
 };
 
 inline constexpr std::array<VariableSpec, kVariableCount> kVariables{{
-    {Variable::T2m, "t2m", "temperature_2m", "K", "degC", "2 metre temperature", Conversion::KelvinToCelsius},
-    {Variable::U10, "u10", "zonal_wind_10m", "m s**-1", "m s**-1", "10 metre U wind component",
-     Conversion::None},
+    {Variable::T2m, "t2m", "temperature_2m", "K", "degC", "2 metre temperature", Conversion::KelvinToCelsius,
+     {"2t", "var_2t", "2m_temperature", "2_metre_temperature"}, false},
+    {Variable::U10, "u10", "zonal_wind_10m", "m s**-1", "m s**-1", "10 metre U wind component", Conversion::None,
+     {"10u", "var_10u", "10m_u_component_of_wind", "10_metre_u_wind_component"}, false},
     {Variable::V10, "v10", "meridional_wind_10m", "m s**-1", "m s**-1", "10 metre V wind component",
-     Conversion::None},
-    {Variable::Tcc, "tcc", "total_cloud_cover", "(0 - 1)", "(0 - 1)", "Total cloud cover", Conversion::None},
-    {Variable::Tp, "tp", "total_precipitation", "m", "mm", "Total precipitation",
-     Conversion::MetresToMillimetres},
-    {Variable::Sf, "sf", "snowfall", "m of water equivalent", "mm", "Snowfall",
-     Conversion::MetresToMillimetres},
+     Conversion::None, {"10v", "var_10v", "10m_v_component_of_wind", "10_metre_v_wind_component"}, false},
+    {Variable::Tcc, "tcc", "total_cloud_cover", "(0 - 1)", "(0 - 1)", "Total cloud cover", Conversion::None,
+     {"var_tcc", "total_cloud_cover", "", ""}, false},
+    {Variable::Tp, "tp", "total_precipitation", "m", "mm", "Total precipitation", Conversion::MetresToMillimetres,
+     {"var_tp", "total_precipitation", "", ""}, true},
+    {Variable::Sf, "sf", "snowfall", "m of water equivalent", "mm", "Snowfall", Conversion::MetresToMillimetres,
+     {"var_sf", "snowfall", "", ""}, true},
 }};
 
 constexpr const VariableSpec& spec(Variable v) {

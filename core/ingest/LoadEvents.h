@@ -30,6 +30,7 @@ struct LoadStart {
 struct LoadSummary {
     LoadStatus status = LoadStatus::Failed;
     std::uint64_t rows = 0;  // rows committed
+    std::uint64_t skippedRows = 0; // rows whose every value was missing, skipped by request
     std::uint64_t bytes = 0; // COPY bytes sent
     double seconds = 0.0;
     int workers = 1;
@@ -44,6 +45,8 @@ public:
     virtual ~LoadSink() = default;
     virtual void started(const LoadStart&) {}
     virtual void warning(const std::string&) {}
+    // Facts about the input worth knowing (layout, merged expver, gaps, ...), not problems.
+    virtual void note(const std::string&) {}
     virtual void finished(const LoadSummary&) {}
     virtual void failed(const LoadError&) {}
 };

@@ -3,27 +3,63 @@
 #include "copy/CopyStream.h"
 #include "copy/WeatherRowEncoder.h"
 #include "db/ConnInfo.h"
+#include "db/TableMetadata.h"
 #include "db/WeatherSchema.h"
-#include "era5/Era5File.h"
-#include "era5/TimeUnits.h"
+#include "era5/BandReader.h"
+#include "era5/Dataset.h"
 #include "util/Error.h"
 
-#include <spdlog/spdlog.h>
-
 #include <chrono>
-#include <memory>
+#include <cmath>
+#include <set>
 
 namespace isobar {
 
 namespace {
 
 // Flush encoded rows to libpq in chunks of this size: big enough that per-call overhead vanishes,
-// small enough to stay in cache-friendly territory and keep memory flat.
+// small enough to keep memory flat.
 constexpr std::size_t kFlushBytes = 4u << 20;
 constexpr std::size_t kTargetBandRows = 32 * 1024;
+// Steps are sent in COPY statements of at least this many rows; a rejected row is then traced to
+// the files of one batch, without a round trip per small step.
+constexpr std::uint64_t kRowsPerCopy = 256 * 1024;
 
 double secondsSince(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+bool allMissing(const BandValues& values, std::size_t n) {
+    for (const float* column : values) {
+        if (column == nullptr) {
+            continue;
+        }
+        for (std::size_t k = 0; k < n; ++k) {
+            if (!std::isnan(column[k])) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+void reportInput(const Dataset& dataset, LoadSink& sink) {
+    for (const Era5File& f : dataset.files()) {
+        sink.note(f.name() + ": " + f.layout() + ", " + f.format());
+        for (const auto& n : f.notes()) {
+            sink.note(f.name() + ": " + n);
+        }
+        if (!f.ignoredVariables().empty()) {
+            std::string names;
+            for (const auto& n : f.ignoredVariables()) {
+                names += (names.empty() ? "" : ", ") + n;
+            }
+            sink.warning(f.name() + ": ignoring variables Isobar does not load: " + names);
+        }
+    }
+    for (const auto& n : dataset.notes()) {
+        sink.note(n);
+    }
 }
 
 } // namespace
@@ -31,47 +67,48 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
 LoadSummary runLoad(const LoadRequest& request, const std::stop_token& stop, LoadSink& sink) {
     const auto t0 = std::chrono::steady_clock::now();
     LoadSummary summary;
-    std::string currentFile;
+    std::string currentFiles;
     try {
-        if (request.files.empty()) {
-            throw Error("no input files given");
-        }
-        std::vector<Era5File> files;
-        files.reserve(request.files.size());
+        const Dataset dataset = Dataset::open(request.files, request.open);
+        reportInput(dataset, sink);
         LoadStart start;
-        for (const auto& path : request.files) {
-            files.push_back(Era5File::open(path));
-            const Era5File& f = files.back();
-            start.files.push_back(path.string());
-            start.plannedRows += f.rowCount();
-            if (!f.ignoredVariables().empty()) {
-                std::string names;
-                for (const auto& n : f.ignoredVariables()) {
-                    names += (names.empty() ? "" : ", ") + n;
-                }
-                sink.warning(path.string() + ": ignoring variables Isobar does not load: " + names);
-            }
+        for (const Era5File& f : dataset.files()) {
+            start.files.push_back(f.name());
         }
+        start.plannedRows = dataset.rowCount();
         start.target = redactConnInfo(request.conninfo);
         start.table = request.table.display();
         sink.started(start);
 
         Connection conn = Connection::open(request.conninfo);
         conn.exec("SET application_name = 'isobar'");
-        // One transaction for table creation and all rows: a failure leaves nothing behind.
+        ensureMetadataSchema(conn);
+        // One transaction for table creation, bookkeeping and all rows: a failure leaves nothing.
         conn.exec("BEGIN");
         summary.tableCreated = ensureWeatherTable(conn, request.table);
         if (request.replace && !summary.tableCreated) {
             conn.exec("TRUNCATE " + request.table.quoted(conn));
         }
+        checkTableGrid(conn, request.table,
+                       TableGrid{dataset.grid().step(), dataset.grid().describe(), dataset.productName()});
         const std::string copySql = "COPY " + request.table.quoted(conn) + " " + weatherColumnList(conn) +
                                     " FROM STDIN (FORMAT binary)";
+
+        std::vector<GridGeometry> geometries;
+        for (const DatasetGeometry& g : dataset.geometries()) {
+            geometries.push_back(
+                GridGeometry::forBox(dataset.grid(), g.box.northRow, g.box.westColumn, g.latitudes, g.longitudes));
+        }
+        const BandReader reader(dataset);
+        RawUnit raw;
+        DecodedBand decoded;
         BinaryCopyBuffer buffer(kFlushBytes + (1u << 20));
-        RawBand raw;
-        // One COPY per file (all in the one transaction), so that when the server rejects a row the
-        // error is known to belong to the file being sent.
-        for (const Era5File& file : files) {
-            currentFile = file.path().string();
+
+        std::size_t stepIndex = 0;
+        const auto& steps = dataset.steps();
+        while (stepIndex < steps.size()) {
+            // One COPY for a batch of steps; errors name the files behind that batch.
+            std::set<std::string> batchFiles;
             CopyStream copy(conn, copySql);
             std::uint64_t encodedRows = 0;
             buffer.clear();
@@ -81,19 +118,21 @@ LoadSummary runLoad(const LoadRequest& request, const std::stop_token& stop, Loa
                 summary.bytes += buffer.size();
                 buffer.clear();
             };
-            const GridGeometry grid = GridGeometry::fromAxes(file.latitudes(), file.longitudes());
-            const std::size_t nlat = file.latitudes().size();
-            const std::size_t nlon = file.longitudes().size();
-            const std::size_t bandRows =
-                request.bandRows > 0 ? request.bandRows : std::max<std::size_t>(1, kTargetBandRows / nlon);
-            std::vector<std::unique_ptr<ValueDecoder>> decoders(kVariableCount);
-            std::vector<std::vector<float>> columns(kVariableCount);
-            for (const auto& var : file.variables()) {
-                decoders[index(var.variable)] = std::make_unique<ValueDecoder>(var);
-                columns[index(var.variable)].resize(bandRows * nlon);
-            }
-            for (std::size_t t = 0; t < file.times().size(); ++t) {
-                for (std::size_t lat0 = 0; lat0 < nlat; lat0 += bandRows) {
+            while (stepIndex < steps.size() && encodedRows < kRowsPerCopy) {
+                const DatasetStep& step = steps[stepIndex];
+                for (const auto& source : step.sources) {
+                    if (source) {
+                        batchFiles.insert(dataset.files()[source->file].name());
+                    }
+                }
+                currentFiles.clear();
+                for (const auto& f : batchFiles) {
+                    currentFiles += (currentFiles.empty() ? "" : ", ") + f;
+                }
+                const GridBox& box = dataset.geometries()[step.geometry].box;
+                const std::size_t bandRows =
+                    request.bandRows > 0 ? request.bandRows : std::max<std::size_t>(1, kTargetBandRows / box.cols);
+                for (std::size_t row0 = 0; row0 < box.rows; row0 += bandRows) {
                     if (stop.stop_requested()) {
                         copy.abort("cancelled by the user");
                         conn.exec("ROLLBACK");
@@ -103,20 +142,20 @@ LoadSummary runLoad(const LoadRequest& request, const std::stop_token& stop, Loa
                         sink.finished(summary);
                         return summary;
                     }
-                    const std::size_t count = std::min(bandRows, nlat - lat0);
-                    BandValues values{};
-                    for (const auto& var : file.variables()) {
-                        file.readBand(var, t, lat0, count, raw);
-                        float* out = columns[index(var.variable)].data();
-                        decoders[index(var.variable)]->decode(raw, out);
-                        values[index(var.variable)] = out;
+                    const std::size_t count = std::min(bandRows, box.rows - row0);
+                    reader.fetch(stepIndex, row0, count, raw);
+                    reader.decode(raw, decoded);
+                    if (request.allMissing == AllMissingPolicy::Skip && allMissing(decoded.values, count * box.cols)) {
+                        summary.skippedRows += count * box.cols;
+                        continue;
                     }
-                    encodeWeatherBand(grid, file.times()[t], lat0, count, values, buffer);
-                    encodedRows += count * nlon;
+                    encodeWeatherBand(geometries[step.geometry], step.time, row0, count, decoded.values, buffer);
+                    encodedRows += count * box.cols;
                     if (buffer.size() >= kFlushBytes) {
                         flush();
                     }
                 }
+                ++stepIndex;
             }
             buffer.writeTrailer();
             flush();
@@ -127,18 +166,23 @@ LoadSummary runLoad(const LoadRequest& request, const std::stop_token& stop, Loa
             }
             summary.rows += copied;
         }
-        currentFile.clear();
+        currentFiles.clear();
         conn.exec("COMMIT");
+        if (summary.skippedRows > 0) {
+            sink.warning(std::to_string(summary.skippedRows) +
+                         " rows had every value missing and were skipped (use --all-missing load to load them as "
+                         "rows of NULLs)");
+        }
         summary.status = LoadStatus::Completed;
         summary.seconds = secondsSince(t0);
         sink.finished(summary);
         return summary;
     } catch (const DbError& e) {
-        summary.error = LoadError{currentFile, {}, {}, 0, e.sqlState(), e.what()};
+        summary.error = LoadError{currentFiles, {}, {}, 0, e.sqlState(), e.what()};
     } catch (const Error& e) {
-        summary.error = LoadError{currentFile, {}, {}, 0, {}, e.what()};
+        summary.error = LoadError{currentFiles, {}, {}, 0, {}, e.what()};
     } catch (const std::exception& e) {
-        summary.error = LoadError{currentFile, {}, {}, 0, {}, std::string("unexpected failure: ") + e.what()};
+        summary.error = LoadError{currentFiles, {}, {}, 0, {}, std::string("unexpected failure: ") + e.what()};
     }
     summary.status = LoadStatus::Failed;
     summary.rows = 0;

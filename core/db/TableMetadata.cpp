@@ -1,0 +1,65 @@
+#include "db/TableMetadata.h"
+
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+namespace isobar {
+
+void ensureMetadataSchema(Connection& conn) {
+    for (int attempt = 0;; ++attempt) {
+        try {
+            conn.exec("CREATE SCHEMA IF NOT EXISTS isobar");
+            conn.exec("CREATE TABLE IF NOT EXISTS isobar.table_grid ("
+                      "relid oid PRIMARY KEY, table_name text NOT NULL, grid_step float8 NOT NULL, "
+                      "grid text NOT NULL, product text NOT NULL, recorded_at timestamptz NOT NULL DEFAULT now())");
+            return;
+        } catch (const DbError& e) {
+            // Two loaders creating the same object at once: one wins, the other sees a unique
+            // violation; the object exists either way.
+            const bool race = e.sqlState() == "23505" || e.sqlState() == "42P06" || e.sqlState() == "42P07";
+            if (!race || attempt >= 3) {
+                if (e.sqlState() == "42501") {
+                    throw Error(std::string("Isobar keeps its bookkeeping in a schema 'isobar', which this role may "
+                                            "not create: ") +
+                                e.what() + "; ask for CREATE on the database, or create the schema for this role");
+                }
+                throw;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+    }
+}
+
+void checkTableGrid(Connection& conn, const TableName& table, const TableGrid& wanted) {
+    const std::string qualified = table.quoted(conn);
+    Result recorded = conn.query("SELECT grid_step, grid, product, table_name FROM isobar.table_grid "
+                                 "WHERE relid = $1::regclass FOR UPDATE",
+                                 {qualified});
+    const std::string step = std::to_string(wanted.step);
+    if (recorded.rows() == 1) {
+        const double oldStep = std::stod(recorded.text(0, 0));
+        const bool sameName = recorded.text(0, 3) == table.display();
+        const bool differs = std::fabs(oldStep - wanted.step) > 1e-9 || recorded.text(0, 2) != wanted.product;
+        if (!differs && sameName) {
+            return;
+        }
+        // A record is binding only while the table holds rows: an emptied table, or a new table that
+        // got the OID of a dropped one, takes the new grid.
+        const bool hasRows = conn.query("SELECT EXISTS (SELECT 1 FROM " + qualified + ")").text(0, 0) == "t";
+        if (differs && hasRows) {
+            throw Error("table " + table.display() + " holds " + recorded.text(0, 2) + " rows on the " +
+                        recorded.text(0, 1) + ", but these files are " + wanted.product + " on the " + wanted.grid +
+                        "; location_ids of different grids cannot share a table: load them into another table");
+        }
+        conn.query("UPDATE isobar.table_grid SET table_name = $2, grid_step = $3, grid = $4, product = $5, "
+                   "recorded_at = now() WHERE relid = $1::regclass",
+                   {qualified, table.display(), step, wanted.grid, wanted.product});
+        return;
+    }
+    conn.query("INSERT INTO isobar.table_grid (relid, table_name, grid_step, grid, product) "
+               "VALUES ($1::regclass, $2, $3, $4, $5)",
+               {qualified, table.display(), step, wanted.grid, wanted.product});
+}
+
+} // namespace isobar

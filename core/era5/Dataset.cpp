@@ -1,0 +1,351 @@
+#include "era5/Dataset.h"
+
+#include "era5/BandReader.h"
+#include "era5/TimeUnits.h"
+#include "era5/ZipArchive.h"
+#include "util/Error.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <set>
+#include <utility>
+
+namespace isobar {
+
+namespace {
+
+constexpr std::int64_t kMicrosPerHour = 3'600'000'000LL;
+
+bool isEra5Label(const std::string& expver) {
+    try {
+        return !expver.empty() && std::stoi(expver) == 1;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+bool sameValues(const std::vector<float>& a, const std::vector<float>& b) {
+    if (a.size() != b.size()) {
+        return false;
+    }
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (!(a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i])))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+std::filesystem::path makePrivateTempDir() {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/isobar-unzip-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) {
+        throw Error("cannot create a temporary directory to unpack a ZIP archive in " + pattern + ": " +
+                    systemErrorText(errno));
+    }
+    return pattern;
+}
+
+} // namespace
+
+Dataset::Dataset(Dataset&& other) noexcept { *this = std::move(other); }
+
+Dataset& Dataset::operator=(Dataset&& other) noexcept {
+    if (this != &other) {
+        files_.clear();
+        if (!extractedDir_.empty()) {
+            std::error_code ec;
+            std::filesystem::remove_all(extractedDir_, ec);
+        }
+        files_ = std::move(other.files_);
+        steps_ = std::move(other.steps_);
+        geometries_ = std::move(other.geometries_);
+        grid_ = other.grid_;
+        era5Land_ = other.era5Land_;
+        monthly_ = other.monthly_;
+        rows_ = other.rows_;
+        variables_ = std::move(other.variables_);
+        notes_ = std::move(other.notes_);
+        extractedDir_ = std::exchange(other.extractedDir_, {});
+    }
+    return *this;
+}
+
+Dataset::~Dataset() {
+    files_.clear(); // close before the extracted members are removed
+    if (!extractedDir_.empty()) {
+        std::error_code ec;
+        std::filesystem::remove_all(extractedDir_, ec);
+    }
+}
+
+std::string Dataset::productName() const {
+    return std::string(era5Land_ ? "ERA5-Land" : "ERA5") + (monthly_ ? " monthly means" : " hourly");
+}
+
+class Dataset::Builder {
+public:
+    Builder(Dataset& d, const OpenOptions& options)
+        : d_(d)
+        , options_(options) {}
+
+    void openAll(const std::vector<std::filesystem::path>& paths) {
+        if (paths.empty()) {
+            throw Error("no input files given");
+        }
+        std::set<std::pair<dev_t, ino_t>> seen;
+        for (const auto& path : paths) {
+            struct stat st {};
+            if (stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+                if (!seen.insert({st.st_dev, st.st_ino}).second) {
+                    d_.notes_.push_back(path.string() + " was given more than once; read once");
+                    continue;
+                }
+            }
+            if (looksLikeZip(path)) {
+                openArchive(path);
+            } else {
+                d_.files_.push_back(Era5File::open(path, options_));
+            }
+        }
+    }
+
+    void merge() {
+        checkAgreement();
+        collectSteps();
+        linkPreviousHours();
+        describeGaps();
+    }
+
+private:
+    void openArchive(const std::filesystem::path& archive) {
+        const auto members = listZipMembers(archive);
+        if (d_.extractedDir_.empty()) {
+            d_.extractedDir_ = makePrivateTempDir();
+        }
+        std::vector<std::string> without;
+        std::size_t opened = 0;
+        for (std::size_t i = 0; i < members.size(); ++i) {
+            const ZipMember& m = members[i];
+            const std::string display = archive.string() + "!" + m.name;
+            std::string leaf = std::filesystem::path(m.name).filename().string();
+            std::replace_if(leaf.begin(), leaf.end(), [](char c) { return c == '/' || c == '\\'; }, '_');
+            const auto out = d_.extractedDir_ / (std::to_string(d_.files_.size()) + "-" + std::to_string(i) + "-" + leaf);
+            extractZipMember(archive, m, out);
+            try {
+                d_.files_.push_back(Era5File::open(out, options_, display));
+                ++opened;
+            } catch (const NoTargetVariables& e) {
+                std::string vars;
+                for (const auto& n : e.found()) {
+                    vars += (vars.empty() ? "" : ", ") + n;
+                }
+                without.push_back(m.name + " (" + (vars.empty() ? "no data variables" : vars) + ")");
+            }
+        }
+        if (opened == 0) {
+            std::string list;
+            for (const auto& w : without) {
+                list += (list.empty() ? "" : "; ") + w;
+            }
+            throw Error(archive.string() + ": a ZIP archive (as the CDS sends for mixed requests) whose " +
+                        std::to_string(members.size()) +
+                        " member(s) hold no ERA5 variable that Isobar loads (t2m, u10, v10, tcc, tp, sf): " + list);
+        }
+        d_.notes_.push_back(archive.string() + " is a ZIP archive: read its " + std::to_string(opened) + " member(s)" +
+                            (without.empty() ? std::string() : "; skipped " + std::to_string(without.size()) +
+                                                                   " without target variables"));
+    }
+
+    void checkAgreement() {
+        const Era5File& first = d_.files_.front();
+        d_.grid_ = first.grid();
+        d_.era5Land_ = first.era5Land();
+        d_.monthly_ = first.monthlyMeans();
+        for (const Era5File& f : d_.files_) {
+            if (!(f.grid() == d_.grid_)) {
+                throw Error("the files are on different grids: " + first.name() + " is on the " +
+                            d_.grid_.describe() + ", " + f.name() + " on the " + f.grid().describe() +
+                            "; load them into different tables");
+            }
+            if (f.era5Land() != d_.era5Land_ || f.monthlyMeans() != d_.monthly_) {
+                throw Error("the files hold different products: " + first.name() + " (" + first.layout() + ") and " +
+                            f.name() + " (" + f.layout() + "); load them into different tables");
+            }
+        }
+    }
+
+    std::uint32_t geometryFor(std::uint32_t fileIndex) {
+        const Era5File& f = d_.files_[fileIndex];
+        DatasetGeometry g{f.box(), f.boxLatitudes(), f.boxLongitudes()};
+        for (std::uint32_t i = 0; i < d_.geometries_.size(); ++i) {
+            const DatasetGeometry& o = d_.geometries_[i];
+            if (o.box == g.box && o.latitudes == g.latitudes && o.longitudes == g.longitudes) {
+                return i;
+            }
+        }
+        d_.geometries_.push_back(std::move(g));
+        geometryFile_.push_back(fileIndex);
+        return static_cast<std::uint32_t>(d_.geometries_.size() - 1);
+    }
+
+    // Picks one of several sources of the same (variable, time): final ERA5 over ERA5T, else they
+    // must hold identical values.
+    SourceRef resolve(Variable variable, PgTimestamp time, const std::vector<SourceRef>& candidates) {
+        std::vector<SourceRef> era5;
+        for (const auto& c : candidates) {
+            if (isEra5Label(d_.stepOf(c).expver)) {
+                era5.push_back(c);
+            }
+        }
+        const std::string var(spec(variable).shortName);
+        if (era5.size() == 1) {
+            ++replacedEra5t_[var];
+            return era5.front();
+        }
+        if (!reader_) {
+            reader_ = std::make_unique<BandReader>(d_);
+        }
+        const auto reference = reader_->readSource(candidates.front());
+        for (std::size_t i = 1; i < candidates.size(); ++i) {
+            const Era5File& a = d_.files_[candidates.front().file];
+            const Era5File& b = d_.files_[candidates[i].file];
+            if (!(a.box() == b.box()) || !sameValues(reference, reader_->readSource(candidates[i]))) {
+                throw Error(var + " at " + formatTimestamp(time) + " is in both " + a.name() + " and " + b.name() +
+                            " with different values; remove one of them (Isobar will not choose)");
+            }
+        }
+        ++identicalDuplicates_;
+        return candidates.front();
+    }
+
+    void collectSteps() {
+        // (time, variable) -> every file step that provides it.
+        std::map<std::int64_t, std::array<std::vector<SourceRef>, kVariableCount>> byTime;
+        for (std::uint32_t f = 0; f < d_.files_.size(); ++f) {
+            const Era5File& file = d_.files_[f];
+            for (std::uint32_t s = 0; s < file.steps().size(); ++s) {
+                auto& slot = byTime[file.steps()[s].time.micros];
+                for (std::uint32_t v = 0; v < file.variables().size(); ++v) {
+                    slot[index(file.variables()[v].variable)].push_back(SourceRef{f, v, s});
+                }
+            }
+        }
+        std::set<Variable> present;
+        for (const auto& [micros, slots] : byTime) {
+            DatasetStep step;
+            step.time = PgTimestamp{micros};
+            std::optional<std::uint32_t> geometry;
+            std::uint32_t geometrySource = 0;
+            for (std::size_t v = 0; v < kVariableCount; ++v) {
+                const auto& candidates = slots[v];
+                if (candidates.empty()) {
+                    continue;
+                }
+                const SourceRef chosen = candidates.size() == 1
+                                             ? candidates.front()
+                                             : resolve(static_cast<Variable>(v), step.time, candidates);
+                const std::uint32_t g = geometryFor(chosen.file);
+                if (geometry && *geometry != g) {
+                    const Era5File& a = d_.files_[geometrySource];
+                    const Era5File& b = d_.files_[chosen.file];
+                    throw Error("the files cover different points at " + formatTimestamp(step.time) + ": " + a.name() +
+                                " has " + a.box().describe(d_.grid_) + ", " + b.name() + " has " +
+                                b.box().describe(d_.grid_) + "; files that share time steps must share the grid box");
+                }
+                geometry = g;
+                geometrySource = chosen.file;
+                step.sources[v] = chosen;
+                present.insert(static_cast<Variable>(v));
+            }
+            step.geometry = *geometry;
+            d_.rows_ += static_cast<std::uint64_t>(d_.geometries_[step.geometry].box.rows) *
+                        d_.geometries_[step.geometry].box.cols;
+            d_.steps_.push_back(step);
+        }
+        d_.variables_.assign(present.begin(), present.end());
+        for (const auto& [var, count] : replacedEra5t_) {
+            d_.notes_.push_back(var + ": " + std::to_string(count) +
+                                " step(s) given as both ERA5T and final ERA5: the final ERA5 values are loaded");
+        }
+        if (identicalDuplicates_ > 0) {
+            d_.notes_.push_back(std::to_string(identicalDuplicates_) +
+                                " (variable, time) pair(s) appear in more than one file with identical values; "
+                                "loaded once");
+        }
+    }
+
+    void linkPreviousHours() {
+        std::map<std::int64_t, std::size_t> stepAt;
+        for (std::size_t i = 0; i < d_.steps_.size(); ++i) {
+            stepAt[d_.steps_[i].time.micros] = i;
+        }
+        std::array<std::size_t, kVariableCount> gaps{};
+        for (DatasetStep& step : d_.steps_) {
+            for (std::size_t v = 0; v < kVariableCount; ++v) {
+                if (!step.sources[v] || !d_.variableOf(*step.sources[v]).accumulatedSinceMidnight) {
+                    continue;
+                }
+                const std::int64_t hour = ((step.time.micros / kMicrosPerHour) % 24 + 24) % 24;
+                if (hour == 1) {
+                    continue; // the first hour of the day's accumulation is an hourly amount already
+                }
+                const auto it = stepAt.find(step.time.micros - kMicrosPerHour);
+                if (it != stepAt.end() && d_.steps_[it->second].sources[v] &&
+                    d_.steps_[it->second].geometry == step.geometry) {
+                    step.previous[v] = d_.steps_[it->second].sources[v];
+                } else {
+                    ++gaps[v];
+                }
+            }
+        }
+        for (std::size_t v = 0; v < kVariableCount; ++v) {
+            if (gaps[v] > 0) {
+                d_.notes_.push_back(std::string(spec(static_cast<Variable>(v)).shortName) + ": " +
+                                    std::to_string(gaps[v]) +
+                                    " hour(s) cannot be turned into hourly amounts because the hour before is not "
+                                    "in the files; loaded as NULL");
+            }
+        }
+    }
+
+    void describeGaps() {
+        for (Variable v : d_.variables_) {
+            std::size_t missing = 0;
+            std::optional<PgTimestamp> first;
+            for (const DatasetStep& s : d_.steps_) {
+                if (!s.sources[index(v)]) {
+                    ++missing;
+                    first = first ? first : s.time;
+                }
+            }
+            if (missing > 0) {
+                d_.notes_.push_back(std::string(spec(v).shortName) + " is missing for " + std::to_string(missing) +
+                                    " of " + std::to_string(d_.steps_.size()) + " time steps (first " +
+                                    formatTimestamp(*first) + "): NULL in those rows");
+            }
+        }
+    }
+
+    Dataset& d_;
+    const OpenOptions& options_;
+    std::vector<std::uint32_t> geometryFile_;
+    std::unique_ptr<BandReader> reader_;
+    std::map<std::string, std::size_t> replacedEra5t_;
+    std::size_t identicalDuplicates_ = 0;
+};
+
+Dataset Dataset::open(const std::vector<std::filesystem::path>& paths, const OpenOptions& options) {
+    Dataset d;
+    Builder builder(d, options);
+    builder.openAll(paths);
+    builder.merge();
+    return d;
+}
+
+} // namespace isobar

@@ -1,0 +1,41 @@
+#include "era5/Grid.h"
+
+#include "util/Error.h"
+
+#include <cstdio>
+
+namespace isobar {
+
+GlobalGrid GlobalGrid::withStep(double step) {
+    if (!(step >= 0.01 && step <= 180.0)) {
+        throw Error("a grid spacing of " + std::to_string(step) + " degrees is not supported (0.01 to 180)");
+    }
+    const double lons = 360.0 / step;
+    if (std::fabs(lons - std::round(lons)) > 1e-6 * lons) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf,
+                      "a grid spacing of %.6g degrees does not divide 360, so its points cannot be numbered on "
+                      "a global grid",
+                      step);
+        throw Error(buf);
+    }
+    // Use the exact spacing the count implies (0.1 stays 0.1, not the float the file stored).
+    const auto nlon = static_cast<std::int32_t>(std::lround(lons));
+    const double exact = 360.0 / nlon;
+    const auto southRows = static_cast<std::int32_t>(std::floor(90.0 / exact + 1e-9));
+    const auto firstColumn = static_cast<std::int32_t>(std::floor(-180.0 / exact + 1e-9)) + 1;
+    return GlobalGrid(exact, nlon, southRows, firstColumn);
+}
+
+std::string GlobalGrid::stepText() const {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", step_);
+    return buf;
+}
+
+std::string GlobalGrid::describe() const {
+    return stepText() + " deg global grid (" + std::to_string(latitudes()) + " x " + std::to_string(longitudes_) +
+           " points)";
+}
+
+} // namespace isobar
