@@ -3,9 +3,10 @@
 
 ISOBAR_PACKAGES=(
   cmake ninja-build g++ pkg-config
-  qt6-base-dev qt6-charts-dev
+  qt6-base-dev qt6-charts-dev libqt6opengl6-dev
   libpq-dev libnetcdf-dev libspdlog-dev zlib1g-dev
   postgresql-15
+  libcap2-bin
 )
 
 isobar_log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }

@@ -212,6 +212,69 @@ private slots:
         QCOMPARE(test::scalar(after, "SELECT a FROM survivor"), QString("42"));
     }
 
+    // Root in a default container lacks CAP_SYS_PTRACE and cannot read /proc/<pid>/exe or cwd of
+    // the postgres account's processes: a running server must still be recognised as running,
+    // reused, and left alone.
+    void recognisesServerWithoutPtraceCapability() {
+        if (geteuid() != 0) {
+            QSKIP("only root can drop CAP_SYS_PTRACE to imitate a default container");
+        }
+        if (access("/sbin/capsh", X_OK) != 0) {
+            QSKIP("capsh (package libcap2-bin) is not installed");
+        }
+        const std::string dir = cluster_->cluster().rootDir().string();
+        const pid_t pid = cluster_->cluster().status().pid;
+        const auto underCapsh = [&](const std::string& command) {
+            ProcessOptions options;
+            options.timeout = std::chrono::seconds(120);
+            return runProcess("/sbin/capsh", {"--drop=cap_sys_ptrace", "--", "-c",
+                                              std::string(ISOBAR_CLI_PATH) + " " + command + " --data-dir " + dir},
+                              options);
+        };
+        const ProcessResult status = underCapsh("cluster status");
+        QVERIFY2(status.ok(), status.output.c_str());
+        QVERIFY2(status.output.find("state:        running") != std::string::npos, status.output.c_str());
+        const ProcessResult start = underCapsh("cluster start");
+        QVERIFY2(start.ok(), start.output.c_str());
+        QVERIFY2(start.output.find("already running") != std::string::npos, start.output.c_str());
+        QCOMPARE(cluster_->cluster().status().pid, pid);
+        QVERIFY(fs::exists(cluster_->cluster().dataDir() / "postmaster.pid"));
+        Connection conn = cluster_->connect();
+        QCOMPARE(test::scalar(conn, "SELECT 1"), QString("1"));
+    }
+
+    // `url` names where the running server really listens, whatever port this process was given.
+    void urlFollowsTheRunningServer() {
+        LocalClusterOptions options;
+        options.rootDir = cluster_->cluster().rootDir();
+        options.port = 6111; // not the port it runs on
+        const LocalCluster other(options);
+        const std::string url = other.connectionString();
+        QVERIFY2(url.find("port=" + std::to_string(cluster_->cluster().port())) != std::string::npos, url.c_str());
+        Connection conn = Connection::open(url);
+        QCOMPARE(test::scalar(conn, "SELECT 1"), QString("1"));
+    }
+
+    // Root never hands a planted symbolic link to the server account.
+    void refusesSymlinkedSocketDirectory() {
+        QTemporaryDir dir(QDir::tempPath() + "/isobar-symlink-XXXXXX");
+        chmod(QFile::encodeName(dir.path()).constData(), 0711);
+        const fs::path root = dir.path().toStdString();
+        fs::create_directories(root / "elsewhere");
+        fs::create_directory_symlink(root / "elsewhere", root / "socket");
+        LocalClusterOptions options;
+        options.rootDir = root;
+        LocalCluster c(options);
+        try {
+            c.start();
+            c.stopImmediately();
+            QFAIL("expected a refusal");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("symbolic link") != std::string::npos, e.what());
+        }
+        c.stopImmediately();
+    }
+
     // Another server already owns the socket: a clear message naming it, not PostgreSQL's log.
     void socketClashIsExplained() {
         LocalClusterOptions options;
@@ -282,6 +345,19 @@ private slots:
             const std::string m = e.what();
             QVERIFY2(m.find("/nonexistent-socket-dir") != std::string::npos, e.what());
             QVERIFY2(m.find("s3cret") == std::string::npos, e.what());
+        }
+    }
+
+    // libpq quotes bad input in its parse errors; a password must not come back that way.
+    void unparsableConnectionStringIsNotEchoed() {
+        for (const char* dsn : {"postgresql://u:ab%zzSECRET@/db", "host=x password='SECRET"}) {
+            try {
+                Connection::open(dsn);
+                QFAIL("expected a failure");
+            } catch (const DbError& e) {
+                QVERIFY2(std::string(e.what()).find("SECRET") == std::string::npos, e.what());
+                QVERIFY2(std::string(e.what()).find("cannot be parsed") != std::string::npos, e.what());
+            }
         }
     }
 

@@ -3,6 +3,7 @@
 #include "CommandLine.h"
 #include "db/LocalCluster.h"
 
+#include <atomic>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -12,12 +13,17 @@ namespace isobar::cli {
 // Each subcommand: parses its own arguments, prints its results to stdout and problems to stderr,
 // returns the process exit status (0 ok, 1 failed, 2 usage, 130 cancelled).
 int runClusterCommand(const std::vector<std::string>& args);
-int runSampleCommand(const std::vector<std::string>& args);
+int runSampleCommand(const std::vector<std::string>& args, std::stop_token stop);
 int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop);
 
 // Options every command that may use the embedded cluster understands.
 std::vector<OptionSpec> embeddedClusterOptionSpecs();
 LocalClusterOptions clusterOptionsFrom(const ParsedArgs& args);
+
+// The process's stop request (Ctrl-C, SIGTERM), and whether the running command honours it now:
+// when it does not, a signal ends the process at once.
+std::stop_source& stopSource();
+std::atomic<bool>& stoppable();
 
 // Prints "isobar-cli: error: <message>" to stderr.
 void printError(const std::string& message);

@@ -57,7 +57,7 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
                  {
                      {"dsn", "CONNINFO", "libpq connection string or URI (default: the embedded cluster)"},
                      {"table", "NAME", "target table, optionally schema-qualified (default: weather)"},
-                     {"replace", "", "empty the table first, in the same transaction (atomic reload)"},
+                     {"replace", "", "empty the table first, in the same transaction (atomic reload; readers wait)"},
                  });
     specs.push_back({"help", "", "show this help"});
     const ParsedArgs parsed("load", specs, args);
@@ -91,7 +91,9 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
         request.conninfo = cluster.connectionString();
     }
     CliLoadSink sink;
+    stoppable() = true;
     const LoadSummary summary = runLoad(request, stop, sink);
+    stoppable() = false;
     switch (summary.status) {
     case LoadStatus::Completed:
         return kExitOk;

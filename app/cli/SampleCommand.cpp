@@ -45,7 +45,7 @@ PgTimestamp parseStart(const std::string& text) {
 
 } // namespace
 
-int runSampleCommand(const std::vector<std::string>& args) {
+int runSampleCommand(const std::vector<std::string>& args, std::stop_token stop) {
     const std::vector<OptionSpec> specs = {
         {"out", "FILE", "file to write (required)"},
         {"hours", "N", "number of hourly time steps (required)"},
@@ -84,7 +84,9 @@ int runSampleCommand(const std::vector<std::string>& args) {
         options.start = parseStart(*start);
     }
     const auto t0 = std::chrono::steady_clock::now();
-    const SampleInfo info = writeSample(options);
+    stoppable() = true;
+    const SampleInfo info = writeSample(options, stop);
+    stoppable() = false;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::cout << "wrote " << options.out.string() << ": SYNTHETIC ERA5-like sample, " << info.hours
               << " hour(s) x " << info.latitudes << " latitudes x " << info.longitudes

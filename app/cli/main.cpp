@@ -7,6 +7,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
@@ -39,6 +40,17 @@ void printError(const std::string& message) {
     std::cerr << "isobar-cli: error: " << message << std::endl;
 }
 
+// Process-wide, so the detached signal thread never refers to anything that main() destroys.
+std::stop_source& stopSource() {
+    static std::stop_source source;
+    return source;
+}
+
+std::atomic<bool>& stoppable() {
+    static std::atomic<bool> flag{false};
+    return flag;
+}
+
 } // namespace isobar::cli
 
 int main(int argc, char** argv) {
@@ -63,23 +75,27 @@ int main(int argc, char** argv) {
         return kExitOk;
     }
 
-    // Ctrl-C / SIGTERM become a stop request that the engine reads between units; a second one
-    // falls back to the default action (terminate). A dedicated thread waits for the signals, so no
-    // work happens in a signal handler.
+    // Ctrl-C / SIGTERM: while a command is in a stoppable phase (streaming rows, writing a sample)
+    // the first one is a stop request it honours between units of work, rolling back what is in
+    // flight; otherwise, and for a second one, the process exits at once (nothing is half written
+    // then). A dedicated thread waits for the signals, so no work happens in a signal handler.
     sigset_t signals;
     sigemptyset(&signals);
     sigaddset(&signals, SIGINT);
     sigaddset(&signals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-    std::stop_source stopSource;
-    std::thread signalThread([signals, &stopSource] {
+    std::thread signalThread([signals] {
         int received = 0;
         if (sigwait(&signals, &received) != 0) {
             return;
         }
+        if (!stoppable().load()) {
+            std::cerr << "\nisobar-cli: interrupted (signal " << received << ")" << std::endl;
+            std::_Exit(kExitCancelled);
+        }
         std::cerr << "\nisobar-cli: stopping (signal " << received
                   << "): rolling back what is in flight; press Ctrl-C again to abort at once" << std::endl;
-        stopSource.request_stop();
+        stopSource().request_stop();
         if (sigwait(&signals, &received) == 0) {
             std::cerr << "isobar-cli: aborted (signal " << received << ")" << std::endl;
             std::_Exit(kExitCancelled);
@@ -91,15 +107,18 @@ int main(int argc, char** argv) {
     args.erase(args.begin());
     try {
         if (command == "load") {
-            return runLoadCommand(args, stopSource.get_token());
+            return runLoadCommand(args, stopSource().get_token());
         }
         if (command == "sample") {
-            return runSampleCommand(args);
+            return runSampleCommand(args, stopSource().get_token());
         }
         if (command == "cluster") {
             return runClusterCommand(args);
         }
         throw UsageError{"unknown command '" + command + "'"};
+    } catch (const isobar::Cancelled&) {
+        std::cerr << "isobar-cli: cancelled" << std::endl;
+        return kExitCancelled;
     } catch (const UsageError& e) {
         std::cerr << "isobar-cli: " << e.message << "\n(see isobar-cli --help, or isobar-cli " << command
                   << " --help)\n";

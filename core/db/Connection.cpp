@@ -37,6 +37,21 @@ long long Result::integer(int row, int column) const {
 }
 
 Connection Connection::open(const std::string& conninfo) {
+    // libpq's parse errors quote the offending text, which may be a password: check the string
+    // first and say what is wrong without echoing it.
+    {
+        char* parseError = nullptr;
+        PQconninfoOption* parsed = PQconninfoParse(conninfo.c_str(), &parseError);
+        if (parseError != nullptr) {
+            PQfreemem(parseError);
+        }
+        if (parsed == nullptr) {
+            throw DbError("cannot connect: the connection string cannot be parsed (check its quoting and "
+                          "%-escapes; it is not shown because it may hold a password)",
+                          "");
+        }
+        PQconninfoFree(parsed);
+    }
     const std::string target = redactConnInfo(conninfo);
     PGconn* conn = PQconnectdb(conninfo.c_str());
     if (conn == nullptr) {

@@ -14,6 +14,7 @@
 #include <deque>
 #include <fcntl.h>
 #include <fstream>
+#include <limits>
 #include <signal.h>
 #include <sstream>
 #include <sys/file.h>
@@ -140,6 +141,9 @@ std::optional<PostmasterLockInfo> readPostmasterLockFile(const fs::path& path) {
         if (lines.size() > 1) {
             info.dataDir = lines[1];
         }
+        if (lines.size() > 2 && !trim(lines[2]).empty()) {
+            info.startTime = std::stoll(lines[2]);
+        }
         if (lines.size() > 3 && !trim(lines[3]).empty()) {
             info.port = std::stoi(lines[3]);
         }
@@ -152,26 +156,86 @@ std::optional<PostmasterLockInfo> readPostmasterLockFile(const fs::path& path) {
     return info;
 }
 
-bool isPostmasterOf(pid_t pid, const fs::path& dataDir) {
-    if (pid <= 0) {
+namespace {
+
+// Boot time (seconds since the epoch) from /proc/stat, to turn a process's start tick into a time.
+std::optional<long long> bootTime() {
+    std::ifstream in("/proc/stat");
+    std::string key;
+    while (in >> key) {
+        if (key == "btime") {
+            long long t = 0;
+            in >> t;
+            return t;
+        }
+        in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+    }
+    return std::nullopt;
+}
+
+struct ProcessFacts {
+    std::string name;
+    char state = '?';
+    long long startTime = 0; // seconds since the epoch, 0 when unknown
+};
+
+// /proc/<pid>/stat is readable by everyone: "pid (comm) state ppid ... starttime(22) ...".
+std::optional<ProcessFacts> processFacts(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(in, line)) {
+        return std::nullopt;
+    }
+    const auto open = line.find('(');
+    const auto close = line.rfind(')');
+    if (open == std::string::npos || close == std::string::npos || close < open) {
+        return std::nullopt;
+    }
+    ProcessFacts facts;
+    facts.name = line.substr(open + 1, close - open - 1);
+    std::istringstream rest(line.substr(close + 1));
+    std::vector<std::string> fields;
+    std::string field;
+    while (rest >> field) {
+        fields.push_back(field);
+    }
+    if (fields.size() < 20) {
+        return std::nullopt;
+    }
+    facts.state = fields[0].empty() ? '?' : fields[0][0];
+    const long ticks = sysconf(_SC_CLK_TCK);
+    if (const auto boot = bootTime(); boot && ticks > 0) {
+        facts.startTime = *boot + std::stoll(fields[19]) / ticks;
+    }
+    return facts;
+}
+
+} // namespace
+
+bool isPostmasterOf(const PostmasterLockInfo& lock) {
+    if (lock.pid <= 0 || !processExists(lock.pid)) {
         return false;
     }
-    const fs::path proc = fs::path("/proc") / std::to_string(pid);
+    const auto facts = processFacts(lock.pid);
+    if (!facts || facts->state == 'Z' || facts->state == 'X') {
+        return false; // gone, or a zombie: dead
+    }
+    if (facts->name != "postgres" && facts->name != "postmaster") {
+        return false; // the PID now belongs to something else
+    }
+    // The server writes its start time into the lock file; a reused PID started at another time.
+    if (lock.startTime != 0 && facts->startTime != 0 && std::llabs(facts->startTime - lock.startTime) > 3) {
+        return false;
+    }
+    // Where we may look (our own processes, or root with CAP_SYS_PTRACE), the working directory
+    // of a postmaster is its data directory.
     std::error_code ec;
-    const fs::path exe = fs::read_symlink(proc / "exe", ec);
-    if (ec) {
-        return false; // gone, or another user's process (ours run as us, or as the server account for root)
+    const fs::path cwd = fs::read_symlink(fs::path("/proc") / std::to_string(lock.pid) / "cwd", ec);
+    if (!ec && !lock.dataDir.empty()) {
+        const fs::path wanted = fs::weakly_canonical(lock.dataDir, ec);
+        return cwd == (ec ? lock.dataDir : wanted);
     }
-    const std::string exeName = exe.filename().string();
-    if (exeName != "postgres" && exeName != "postmaster" && exeName.rfind("postgres", 0) != 0) {
-        return false;
-    }
-    const fs::path cwd = fs::read_symlink(proc / "cwd", ec);
-    if (ec) {
-        return false;
-    }
-    const fs::path wanted = fs::weakly_canonical(dataDir, ec);
-    return cwd == (ec ? dataDir : wanted);
+    return true;
 }
 
 fs::path LocalCluster::findServerBinDir() {
@@ -285,7 +349,16 @@ ProcessResult LocalCluster::runServerTool(const std::string& tool, const std::ve
 }
 
 void LocalCluster::giveToServerUser(const fs::path& path) const {
-    if (runAs_ && chown(path.c_str(), runAs_->uid, runAs_->gid) != 0) {
+    if (!runAs_) {
+        return;
+    }
+    // Root hands the path to the server account: never through a symbolic link someone planted.
+    struct stat st {};
+    if (lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) {
+        throw Error("refusing to give " + path.string() + " to the server account " + runAs_->name +
+                    ": it is a symbolic link or cannot be examined");
+    }
+    if (lchown(path.c_str(), runAs_->uid, runAs_->gid) != 0) {
         throw Error("cannot give " + path.string() + " to the server account " + runAs_->name + ": " +
                     systemErrorText(errno));
     }
@@ -322,8 +395,8 @@ void LocalCluster::ensureCreated() {
     if (ec) {
         throw Error("cannot create " + data.string() + ": " + ec.message());
     }
-    chmod(data.c_str(), 0700);
     giveToServerUser(data);
+    chmod(data.c_str(), 0700);
     if (runAs_) {
         // The server account must be able to reach its data directory through the path.
         ProcessOptions probe;
@@ -394,8 +467,9 @@ void LocalCluster::prepareSocketDirectory() const {
         }
     }
     struct stat st {};
-    if (stat(socketDir_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-        throw Error("the socket directory " + socketDir_.string() + " is not a directory");
+    if (lstat(socketDir_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+        throw Error("the socket directory " + socketDir_.string() +
+                    " is not a directory (a symbolic link is not accepted for it)");
     }
     const uid_t owner = runAs_ ? runAs_->uid : geteuid();
     if (st.st_uid != owner) {
@@ -420,7 +494,7 @@ void LocalCluster::checkSocketClash() const {
     }
     std::error_code ec;
     const bool same = fs::weakly_canonical(info->dataDir, ec) == fs::weakly_canonical(dataDir(), ec);
-    if (!same && isPostmasterOf(info->pid, info->dataDir)) {
+    if (!same && isPostmasterOf(*info)) {
         throw Error("port " + std::to_string(port_) + " in socket directory " + socketDir_.string() +
                     " is already used by another PostgreSQL server (PID " + std::to_string(info->pid) +
                     ", data directory " + info->dataDir.string() + "); give this cluster another --port");
@@ -430,29 +504,29 @@ void LocalCluster::checkSocketClash() const {
 void LocalCluster::removeStaleLockFiles() const {
     // PostgreSQL itself ignores a lock file whose PID is dead, but after a reboot or in a container
     // the PID is often reused by an unrelated live process, and then the server refuses to start.
+    // Only such a lock file is removed; the socket itself is left to the server.
     const fs::path pidFile = dataDir() / "postmaster.pid";
     if (const auto info = readPostmasterLockFile(pidFile)) {
-        if (processExists(info->pid) && !isPostmasterOf(info->pid, dataDir())) {
-            spdlog::warn("removing the stale {} left by a crash: PID {} is no longer a PostgreSQL server",
+        if (processExists(info->pid) && !isPostmasterOf(*info)) {
+            spdlog::warn("removing the stale {} left by a crash: PID {} is no longer its PostgreSQL server",
                          pidFile.string(), info->pid);
             fs::remove(pidFile);
         }
     }
     const fs::path socketLock = socketDir_ / (".s.PGSQL." + std::to_string(port_) + ".lock");
     if (const auto info = readPostmasterLockFile(socketLock)) {
-        if (processExists(info->pid) && !isPostmasterOf(info->pid, info->dataDir)) {
-            spdlog::warn("removing the stale socket lock file {}: PID {} is no longer a PostgreSQL server",
+        if (processExists(info->pid) && !isPostmasterOf(*info)) {
+            spdlog::warn("removing the stale socket lock file {}: PID {} is no longer its PostgreSQL server",
                          socketLock.string(), info->pid);
             std::error_code ec;
             fs::remove(socketLock, ec);
-            fs::remove(socketDir_ / (".s.PGSQL." + std::to_string(port_)), ec);
         }
     }
 }
 
 std::optional<pid_t> LocalCluster::runningPostmaster() const {
     const auto info = readPostmasterLockFile(dataDir() / "postmaster.pid");
-    if (info && isPostmasterOf(info->pid, dataDir())) {
+    if (info && isPostmasterOf(*info)) {
         return info->pid;
     }
     return std::nullopt;
@@ -463,10 +537,16 @@ std::string LocalCluster::connectionString() const {
 }
 
 std::string LocalCluster::connectionString(const std::string& database) const {
-    return buildConnInfo({{"host", socketDir_.string()},
-                          {"port", std::to_string(port_)},
-                          {"dbname", database},
-                          {"user", superuser_}});
+    // A running server may listen elsewhere than this object's options say (started by another
+    // process with another --port): its lock file tells where.
+    int port = port_;
+    fs::path socketDir = socketDir_;
+    if (const auto info = readPostmasterLockFile(dataDir() / "postmaster.pid"); info && isPostmasterOf(*info)) {
+        port = info->port != 0 ? info->port : port;
+        socketDir = info->socketDir.empty() ? socketDir : info->socketDir;
+    }
+    return buildConnInfo(
+        {{"host", socketDir.string()}, {"port", std::to_string(port)}, {"dbname", database}, {"user", superuser_}});
 }
 
 std::string LocalCluster::logTail(size_t lines) const {

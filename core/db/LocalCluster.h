@@ -112,20 +112,23 @@ private:
     std::string superuser_;
 };
 
-// Reads a postmaster.pid / socket lock file: line 1 PID, line 2 data directory,
-// line 4 port, line 5 socket directory. nullopt when absent or unreadable.
+// Reads a postmaster.pid / socket lock file: line 1 PID, line 2 data directory, line 3 start time
+// (seconds since the epoch), line 4 port, line 5 socket directory. nullopt when absent or
+// unreadable.
 struct PostmasterLockInfo {
     pid_t pid = 0;
     std::filesystem::path dataDir;
+    long long startTime = 0;
     int port = 0;
     std::filesystem::path socketDir;
 };
 std::optional<PostmasterLockInfo> readPostmasterLockFile(const std::filesystem::path& path);
 
-// True when `pid` is a live PostgreSQL postmaster whose data directory is `dataDir`. A PID in a
-// stale lock file may have been reused by an unrelated process after a crash or reboot: this
-// checks the process's executable and working directory (the postmaster chdirs to its data
-// directory), not only that the PID exists.
-bool isPostmasterOf(pid_t pid, const std::filesystem::path& dataDir);
+// True when the process the lock file names is alive and is the PostgreSQL server that wrote it.
+// After a crash the PID may have been reused by an unrelated process (a reboot, a container
+// restart), so this compares the process's name and start time with the lock file's, using only
+// what /proc shows every user (root without CAP_SYS_PTRACE, as in a default container, cannot read
+// another user's /proc/<pid>/exe or cwd).
+bool isPostmasterOf(const PostmasterLockInfo& lock);
 
 } // namespace isobar

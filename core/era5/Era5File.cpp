@@ -172,10 +172,11 @@ std::string GridBox::describe(const GlobalGrid& grid) const {
 // Does the detective work of Era5File::open, one concern per method.
 class Era5FileBuilder {
 public:
-    Era5FileBuilder(Era5File& file, const OpenOptions& options)
+    Era5FileBuilder(Era5File& file, const NetcdfHandle& handle, const OpenOptions& options)
         : f_(file)
+        , handle_(handle)
         , options_(options)
-        , ncid_(file.handle_.id()) {}
+        , ncid_(handle.id()) {}
 
     void build() {
         readDimensions();
@@ -199,7 +200,7 @@ private:
         return out.empty() ? std::string("none") : out;
     }
 
-    std::optional<std::string> text(int varid, const char* name) const { return f_.handle_.textAttribute(varid, name); }
+    std::optional<std::string> text(int varid, const char* name) const { return handle_.textAttribute(varid, name); }
 
     int varidOf(const std::string& name) const {
         std::lock_guard lock(netcdfMutex());
@@ -347,16 +348,16 @@ private:
                 fail("variable " + name + " is stored as " + typeName(type) +
                      "; expected short (packed), int, float or double");
             }
-            const auto scale = f_.handle_.numberAttribute(v, "scale_factor");
-            const auto offset = f_.handle_.numberAttribute(v, "add_offset");
+            const auto scale = handle_.numberAttribute(v, "scale_factor");
+            const auto offset = handle_.numberAttribute(v, "add_offset");
             fv.packed = scale.has_value() || offset.has_value();
             fv.scale = scale.value_or(1.0);
             fv.offset = offset.value_or(0.0);
-            auto fills = f_.handle_.numberAttributeValues(v, "_FillValue");
+            auto fills = handle_.numberAttributeValues(v, "_FillValue");
             if (fills.empty()) {
                 fills.push_back(defaultFill(type));
             }
-            const auto missing = f_.handle_.numberAttributeValues(v, "missing_value");
+            const auto missing = handle_.numberAttributeValues(v, "missing_value");
             fv.missingValues = fills;
             fv.missingValues.insert(fv.missingValues.end(), missing.begin(), missing.end());
             fv.units = text(v, "units").value_or("");
@@ -472,7 +473,7 @@ private:
         if (!step) {
             // A single point: the grid the GRIB message came from, if the file says, else ERA5's.
             for (const auto& var : f_.variables_) {
-                if (const auto inc = f_.handle_.numberAttribute(var.varid, "GRIB_iDirectionIncrementInDegrees")) {
+                if (const auto inc = handle_.numberAttribute(var.varid, "GRIB_iDirectionIncrementInDegrees")) {
                     step = *inc;
                     break;
                 }
@@ -976,11 +977,12 @@ private:
             const double bytes = perStep * static_cast<double>(typeSize) * 1.25 + (1 << 20);
             const auto size = static_cast<size_t>(std::clamp(bytes, 16.0 * (1 << 20), 512.0 * (1 << 20)));
             const auto slots = static_cast<size_t>(std::max(1009.0, chunkCount * 4 + 1));
-            nc_set_var_chunk_cache(ncid_, var.varid, size, slots, 0.75f);
+            f_.chunkCaches_.push_back(Era5File::ChunkCache{var.varid, size, slots});
         }
     }
 
     Era5File& f_;
+    const NetcdfHandle& handle_;
     const OpenOptions& options_;
     int ncid_;
     int nvars_ = 0;
@@ -994,10 +996,58 @@ private:
 };
 
 Era5File Era5File::open(const std::filesystem::path& path, const OpenOptions& options, const std::string& displayName) {
-    Era5File file(NetcdfHandle::open(path, displayName));
+    Era5File file;
+    file.path_ = path;
     file.name_ = displayName.empty() ? path.string() : displayName;
-    Era5FileBuilder(file, options).build();
+    {
+        // Inspected with a handle of its own, closed again at once: reads reopen it on demand.
+        const NetcdfHandle handle = NetcdfHandle::open(path, displayName);
+        Era5FileBuilder(file, handle, options).build();
+    }
+    file.key_ = nextNetcdfKey();
     return file;
+}
+
+Era5File::Era5File(Era5File&& other) noexcept { *this = std::move(other); }
+
+Era5File& Era5File::operator=(Era5File&& other) noexcept {
+    if (this != &other) {
+        if (key_ != 0) {
+            std::lock_guard lock(netcdfMutex());
+            NetcdfOpenFiles::instance().release(key_);
+        }
+        path_ = std::move(other.path_);
+        key_ = std::exchange(other.key_, 0);
+        chunkCaches_ = std::move(other.chunkCaches_);
+        name_ = std::move(other.name_);
+        format_ = std::move(other.format_);
+        layout_ = std::move(other.layout_);
+        era5Land_ = other.era5Land_;
+        monthly_ = other.monthly_;
+        grid_ = other.grid_;
+        box_ = other.box_;
+        latAscending_ = other.latAscending_;
+        gridStepAssumed_ = other.gridStepAssumed_;
+        offGrid_ = other.offGrid_;
+        latitudes_ = std::move(other.latitudes_);
+        longitudes_ = std::move(other.longitudes_);
+        lonIndex_ = std::move(other.lonIndex_);
+        columnRuns_ = std::move(other.columnRuns_);
+        steps_ = std::move(other.steps_);
+        variables_ = std::move(other.variables_);
+        ignored_ = std::move(other.ignored_);
+        notes_ = std::move(other.notes_);
+        latLength_ = other.latLength_;
+        lonLength_ = other.lonLength_;
+    }
+    return *this;
+}
+
+Era5File::~Era5File() {
+    if (key_ != 0) {
+        std::lock_guard lock(netcdfMutex());
+        NetcdfOpenFiles::instance().release(key_);
+    }
 }
 
 const FileVariable* Era5File::find(Variable v) const {
@@ -1064,22 +1114,29 @@ void Era5File::readRaw(const FileVariable& var, const FileStep& step, std::size_
     int status = NC_NOERR;
     {
         std::lock_guard lock(netcdfMutex());
+        const int ncid = NetcdfOpenFiles::instance().acquire(key_, path_, name_, [this](int id) {
+            // A cache sized for one time step's chunks: each chunk is decompressed once, not once
+            // per band.
+            for (const ChunkCache& c : chunkCaches_) {
+                nc_set_var_chunk_cache(id, c.varid, c.bytes, c.slotCount, 0.75f);
+            }
+        });
         switch (var.type) {
         case NC_SHORT:
             out.shorts.resize(n);
-            status = nc_get_vara_short(handle_.id(), var.varid, start.data(), count.data(), out.shorts.data());
+            status = nc_get_vara_short(ncid, var.varid, start.data(), count.data(), out.shorts.data());
             break;
         case NC_INT:
             out.ints.resize(n);
-            status = nc_get_vara_int(handle_.id(), var.varid, start.data(), count.data(), out.ints.data());
+            status = nc_get_vara_int(ncid, var.varid, start.data(), count.data(), out.ints.data());
             break;
         case NC_FLOAT:
             out.floats.resize(n);
-            status = nc_get_vara_float(handle_.id(), var.varid, start.data(), count.data(), out.floats.data());
+            status = nc_get_vara_float(ncid, var.varid, start.data(), count.data(), out.floats.data());
             break;
         default:
             out.doubles.resize(n);
-            status = nc_get_vara_double(handle_.id(), var.varid, start.data(), count.data(), out.doubles.data());
+            status = nc_get_vara_double(ncid, var.varid, start.data(), count.data(), out.doubles.data());
             break;
         }
     }

@@ -124,7 +124,13 @@ public:
     static Era5File open(const std::filesystem::path& path, const OpenOptions& options = {},
                          const std::string& displayName = {});
 
-    const std::filesystem::path& path() const noexcept { return handle_.path(); }
+    Era5File(Era5File&& other) noexcept;
+    Era5File& operator=(Era5File&& other) noexcept;
+    Era5File(const Era5File&) = delete;
+    Era5File& operator=(const Era5File&) = delete;
+    ~Era5File();
+
+    const std::filesystem::path& path() const noexcept { return path_; }
     const std::string& name() const noexcept { return name_; }
     const std::string& format() const noexcept { return format_; }
     const std::string& layout() const noexcept { return layout_; }
@@ -162,15 +168,23 @@ public:
 
     // Reads one variable at one step (and position along expver) for file rows
     // [fileRow, fileRow + rowCount), all longitudes. Serialized on netcdfMutex(); decoding
-    // happens elsewhere.
+    // happens elsewhere. The file is opened on demand (see NetcdfOpenFiles).
     void readRaw(const FileVariable& var, const FileStep& step, std::size_t expverPosition, std::size_t fileRow,
                  std::size_t rowCount, RawBand& out) const;
 
 private:
-    explicit Era5File(NetcdfHandle handle)
-        : handle_(std::move(handle)) {}
+    Era5File() = default;
 
-    NetcdfHandle handle_;
+    // Per-variable HDF5 chunk cache sizes, applied whenever the file is (re)opened.
+    struct ChunkCache {
+        int varid;
+        std::size_t bytes;
+        std::size_t slotCount;
+    };
+
+    std::filesystem::path path_;
+    std::uint64_t key_ = 0; // in NetcdfOpenFiles
+    std::vector<ChunkCache> chunkCaches_;
     std::string name_;
     std::string format_;
     std::string layout_;

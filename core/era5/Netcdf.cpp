@@ -4,6 +4,7 @@
 #include "util/Error.h"
 
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -171,6 +172,53 @@ std::optional<double> NetcdfHandle::numberAttribute(int varid, const std::string
         return std::nullopt;
     }
     return values.front();
+}
+
+NetcdfOpenFiles& NetcdfOpenFiles::instance() {
+    static NetcdfOpenFiles files;
+    return files;
+}
+
+std::uint64_t nextNetcdfKey() {
+    static std::atomic<std::uint64_t> next{1};
+    return next++;
+}
+
+int NetcdfOpenFiles::acquire(std::uint64_t key, const std::filesystem::path& path, const std::string& displayName,
+                             const std::function<void(int)>& onOpen) {
+    for (auto it = open_.begin(); it != open_.end(); ++it) {
+        if (it->key == key) {
+            const Entry e = *it;
+            open_.erase(it);
+            open_.push_back(e);
+            return e.ncid;
+        }
+    }
+    while (open_.size() >= kMaxOpen) {
+        nc_close(open_.front().ncid);
+        open_.erase(open_.begin());
+    }
+    int ncid = -1;
+    const int status = nc_open(path.c_str(), NC_NOWRITE, &ncid);
+    if (status != NC_NOERR) {
+        throw Error(displayName + ": cannot open it again for reading (was it moved, deleted or changed?): " +
+                    nc_strerror(status));
+    }
+    if (onOpen) {
+        onOpen(ncid);
+    }
+    open_.push_back(Entry{key, ncid});
+    return ncid;
+}
+
+void NetcdfOpenFiles::release(std::uint64_t key) {
+    for (auto it = open_.begin(); it != open_.end(); ++it) {
+        if (it->key == key) {
+            nc_close(it->ncid);
+            open_.erase(it);
+            return;
+        }
+    }
 }
 
 std::string formatName(int ncFormat) {

@@ -2,7 +2,9 @@
 
 #include <netcdf.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -49,6 +51,34 @@ private:
     int ncid_ = -1;
     std::filesystem::path path_;
 };
+
+// The files a dataset reads stay closed until read, and only a bounded number stay open at once
+// (a user may hand Isobar thousands of NCAR files, one per variable per month), least recently
+// used closed first. Every method must be called with netcdfMutex() held.
+class NetcdfOpenFiles {
+public:
+    static NetcdfOpenFiles& instance();
+
+    // The ncid of the file registered under `key`, opening it (and calling `onOpen(ncid)`, e.g. to
+    // set chunk caches) when it is not open. Throws isobar::Error naming `displayName`.
+    int acquire(std::uint64_t key, const std::filesystem::path& path, const std::string& displayName,
+                const std::function<void(int)>& onOpen);
+    // Closes the file of `key` if it is open.
+    void release(std::uint64_t key);
+    std::size_t openCount() const noexcept { return open_.size(); }
+
+    static constexpr std::size_t kMaxOpen = 64;
+
+private:
+    struct Entry {
+        std::uint64_t key;
+        int ncid;
+    };
+    std::vector<Entry> open_; // most recently used last
+};
+
+// A process-unique key for NetcdfOpenFiles.
+std::uint64_t nextNetcdfKey();
 
 // "netCDF3 classic", "netCDF3 64-bit offset", "netCDF3 CDF5", "netCDF4 (HDF5)", "netCDF4 classic model"
 std::string formatName(int ncFormat);

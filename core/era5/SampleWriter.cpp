@@ -125,7 +125,7 @@ SampleRegion SampleRegion::parse(std::string_view text) {
     return r;
 }
 
-SampleInfo writeSample(const SampleOptions& options) {
+SampleInfo writeSample(const SampleOptions& options, const std::stop_token& stop) {
     const auto& path = options.out;
     if (options.hours < 1) {
         throw Error("--hours must be at least 1");
@@ -137,8 +137,14 @@ SampleInfo writeSample(const SampleOptions& options) {
     double west = r.longitude0;
     double east = r.longitude1;
     if (west > east) {
-        // A box crossing the date line (e.g. 170,-170): keep 0..360 numbers, 170..190.
-        east += 360.0;
+        if (west >= 180.0) {
+            // Across the prime meridian in 0..360 numbers (350,10): written as -10..10, as the CDS
+            // writes such a box.
+            west -= 360.0;
+        } else {
+            // Across the date line (170,-170): kept in 0..360 numbers, 170..190.
+            east += 360.0;
+        }
     }
     std::vector<double> lons = axis(west, east, kStep);
     if (lons.size() > 1440) {
@@ -247,6 +253,9 @@ SampleInfo writeSample(const SampleOptions& options) {
         }
         std::vector<double> diurnal(nlon);
         for (int h = 0; h < options.hours; ++h) {
+            if (stop.stop_requested()) {
+                throw Cancelled();
+            }
             const int hourOfDay = static_cast<int>((hoursSince1900 + h) % 24);
             for (size_t j = 0; j < nlon; ++j) {
                 // Local solar time peaks in the afternoon (15 h).

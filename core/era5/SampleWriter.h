@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <stop_token>
 #include <string_view>
 
 namespace isobar {
@@ -43,7 +44,8 @@ struct SampleInfo {
 // the trade-wind/westerly belts, precipitation is mostly zero) and the same for the same seed. The
 // global attributes say plainly that the data are synthetic.
 //
-// The file is written under a temporary name and renamed when complete. Throws isobar::Error.
-SampleInfo writeSample(const SampleOptions& options);
+// The file is written under a temporary name and renamed when complete; a stop request between
+// hours removes the partial file and throws isobar::Cancelled. Throws isobar::Error.
+SampleInfo writeSample(const SampleOptions& options, const std::stop_token& stop = {});
 
 } // namespace isobar

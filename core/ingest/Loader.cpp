@@ -80,6 +80,9 @@ LoadSummary runLoad(const LoadRequest& request, const std::stop_token& stop, Loa
         start.table = request.table.display();
         sink.started(start);
 
+        if (stop.stop_requested()) {
+            throw Cancelled();
+        }
         Connection conn = Connection::open(request.conninfo);
         conn.exec("SET application_name = 'isobar'");
         ensureMetadataSchema(conn);
@@ -174,6 +177,13 @@ LoadSummary runLoad(const LoadRequest& request, const std::stop_token& stop, Loa
                          "rows of NULLs)");
         }
         summary.status = LoadStatus::Completed;
+        summary.seconds = secondsSince(t0);
+        sink.finished(summary);
+        return summary;
+    } catch (const Cancelled&) {
+        // Stopped before anything was written (the connection, if any, rolled back on close).
+        summary.status = LoadStatus::Cancelled;
+        summary.rows = 0;
         summary.seconds = secondsSince(t0);
         sink.finished(summary);
         return summary;

@@ -24,7 +24,8 @@ struct LoadRequest {
     // Rows of latitude read and encoded at a time; 0 picks about 32k rows per band.
     std::size_t bandRows = 0;
     // Empty the table (TRUNCATE) in the same transaction before loading, so that the load replaces
-    // its contents atomically: readers see the old rows until the new ones are committed.
+    // its contents atomically: no reader ever sees a half-loaded table. TRUNCATE locks the table
+    // exclusively, so readers wait until the reload commits (or rolls back, leaving the old rows).
     bool replace = false;
 };
 

@@ -28,6 +28,13 @@ private:
     std::string sqlState_;
 };
 
+// The user asked to stop (Ctrl-C, SIGTERM, the Cancel button) and the work stopped cleanly.
+class Cancelled : public Error {
+public:
+    Cancelled()
+        : Error("cancelled") {}
+};
+
 // The text for an errno value; thread-safe, unlike strerror().
 inline std::string systemErrorText(int err) { return std::error_code(err, std::generic_category()).message(); }
 

@@ -4,6 +4,7 @@
 #include <QFile>
 
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace isobar::test {
@@ -16,8 +17,15 @@ void check(int status, const char* what) {
     }
 }
 
+bool gStringAttributes = false; // set while writing a spec that wants NC_STRING attributes
+
 void text(int ncid, int varid, const char* name, const std::string& value) {
-    check(nc_put_att_text(ncid, varid, name, value.size(), value.c_str()), name);
+    if (gStringAttributes) {
+        const char* v = value.c_str();
+        check(nc_put_att_string(ncid, varid, name, 1, &v), name);
+    } else {
+        check(nc_put_att_text(ncid, varid, name, value.size(), value.c_str()), name);
+    }
 }
 
 void numberAttribute(int ncid, int varid, const char* name, nc_type type, double value) {
@@ -25,6 +33,11 @@ void numberAttribute(int ncid, int varid, const char* name, nc_type type, double
     case NC_SHORT: {
         const auto v = static_cast<short>(value);
         check(nc_put_att_short(ncid, varid, name, NC_SHORT, 1, &v), name);
+        break;
+    }
+    case NC_INT: {
+        const auto v = static_cast<int>(value);
+        check(nc_put_att_int(ncid, varid, name, NC_INT, 1, &v), name);
         break;
     }
     case NC_FLOAT: {
@@ -51,31 +64,88 @@ std::vector<double> range(double from, double to, double step) {
 }
 
 void writeFixture(const QString& path, const FixtureSpec& spec) {
+    gStringAttributes = spec.stringAttributes;
     int ncid = -1;
     check(nc_create(QFile::encodeName(path).constData(), NC_CLOBBER | spec.format, &ncid), "create");
-    int dLon = -1;
-    int dLat = -1;
-    int dTime = -1;
-    check(nc_def_dim(ncid, "longitude", spec.longitudes.size(), &dLon), "dim longitude");
-    check(nc_def_dim(ncid, "latitude", spec.latitudes.size(), &dLat), "dim latitude");
-    check(nc_def_dim(ncid, spec.timeName.c_str(), NC_UNLIMITED, &dTime), "dim time");
+    const bool forecast = !spec.forecastHours.empty();
+    const size_t steps = spec.times.size();
+    std::map<std::string, int> dimOf;
+    const auto defDim = [&](const std::string& role, const std::string& name, size_t length) {
+        int id = -1;
+        check(nc_def_dim(ncid, name.c_str(), length, &id), ("dim " + name).c_str());
+        dimOf[role] = id;
+    };
+    // Define the dimensions in the order the data variables use them (the file's order then
+    // matches what tools like grib_to_netcdf write, time first).
+    for (const std::string& role : spec.dimOrder) {
+        if (role == "time" || role == "init") {
+            defDim(role, forecast ? spec.initName : spec.timeName,
+                   spec.unlimitedTime && spec.format != NC_NETCDF4 ? NC_UNLIMITED : steps);
+        } else if (role == "hour") {
+            defDim(role, spec.hourName, spec.forecastHours.size());
+        } else if (role == "expver") {
+            defDim(role, "expver", spec.expver.size());
+        } else if (role == "lat") {
+            defDim(role, spec.latName, spec.latitudes.size());
+        } else if (role == "lon") {
+            defDim(role, spec.lonName, spec.longitudes.size());
+        } else if (role == "number") {
+            defDim(role, "number", 1);
+        }
+    }
+    const std::string timeRole = forecast ? "init" : "time";
     int vLon = -1;
     int vLat = -1;
     int vTime = -1;
-    check(nc_def_var(ncid, "longitude", NC_FLOAT, 1, &dLon, &vLon), "var longitude");
+    check(nc_def_var(ncid, spec.lonName.c_str(), spec.coordType, 1, &dimOf.at("lon"), &vLon), "var longitude");
     text(ncid, vLon, "units", "degrees_east");
-    check(nc_def_var(ncid, "latitude", NC_FLOAT, 1, &dLat, &vLat), "var latitude");
+    check(nc_def_var(ncid, spec.latName.c_str(), spec.coordType, 1, &dimOf.at("lat"), &vLat), "var latitude");
     text(ncid, vLat, "units", "degrees_north");
-    check(nc_def_var(ncid, spec.timeName.c_str(), spec.timeType, 1, &dTime, &vTime), "var time");
-    text(ncid, vTime, "units", spec.timeUnits);
+    check(nc_def_var(ncid, (forecast ? spec.initName : spec.timeName).c_str(), spec.timeType, 1, &dimOf.at(timeRole),
+                     &vTime),
+          "var time");
+    if (!spec.timeUnits.empty()) {
+        text(ncid, vTime, "units", spec.timeUnits);
+    }
     if (!spec.calendar.empty()) {
         text(ncid, vTime, "calendar", spec.calendar);
     }
+    int vHour = -1;
+    if (forecast) {
+        check(nc_def_var(ncid, spec.hourName.c_str(), NC_INT, 1, &dimOf.at("hour"), &vHour), "var hour");
+        text(ncid, vHour, "units", "hour");
+    }
+    int vExpver = -1;
+    if (!spec.expver.empty()) {
+        check(nc_def_var(ncid, "expver", spec.expverAsStrings ? NC_STRING : NC_INT, 1, &dimOf.at("expver"), &vExpver),
+              "var expver");
+    }
+    int vStepExpver = -1;
+    if (!spec.stepExpver.empty()) {
+        check(nc_def_var(ncid, "expver", NC_STRING, 1, &dimOf.at(timeRole), &vStepExpver), "var expver(time)");
+    }
+    int vUtc = -1;
+    if (spec.utcDate) {
+        check(nc_def_var(ncid, "utc_date", NC_INT, 1, &dimOf.at(timeRole), &vUtc), "var utc_date");
+    }
+    int vNumber = -1;
+    if (spec.numberScalar) {
+        check(nc_def_var(ncid, "number", NC_INT64, 0, nullptr, &vNumber), "var number");
+    }
+    std::vector<int> dims;
+    for (const std::string& role : spec.dimOrder) {
+        dims.push_back(dimOf.at(role));
+    }
     std::vector<int> ids;
-    const int dims[3] = {dTime, dLat, dLon};
     for (const auto& v : spec.variables) {
         int id = -1;
-        check(nc_def_var(ncid, v.name.c_str(), v.type, 3, dims, &id), "var");
+        check(nc_def_var(ncid, v.name.c_str(), v.type, static_cast<int>(dims.size()), dims.data(), &id), "var");
+        if (spec.deflate > 0) {
+            check(nc_def_var_deflate(ncid, id, 1, 1, spec.deflate), "deflate");
+        }
+        if (!spec.chunks.empty()) {
+            check(nc_def_var_chunking(ncid, id, NC_CHUNKED, spec.chunks.data()), "chunking");
+        }
         if (v.scaleFactor) {
             numberAttribute(ncid, id, "scale_factor", NC_DOUBLE, *v.scaleFactor);
         }
@@ -94,25 +164,129 @@ void writeFixture(const QString& path, const FixtureSpec& spec) {
         if (!v.longName.empty()) {
             text(ncid, id, "long_name", v.longName);
         }
+        for (const auto& [name, value] : v.text) {
+            text(ncid, id, name.c_str(), value);
+        }
         ids.push_back(id);
     }
     for (const auto& [name, value] : spec.globalText) {
         text(ncid, NC_GLOBAL, name.c_str(), value);
     }
     check(nc_enddef(ncid), "enddef");
-    std::vector<float> lonf(spec.longitudes.begin(), spec.longitudes.end());
-    std::vector<float> latf(spec.latitudes.begin(), spec.latitudes.end());
-    check(nc_put_var_float(ncid, vLon, lonf.data()), "longitudes");
-    check(nc_put_var_float(ncid, vLat, latf.data()), "latitudes");
+    if (spec.coordType == NC_DOUBLE) {
+        check(nc_put_var_double(ncid, vLon, spec.longitudes.data()), "longitudes");
+        check(nc_put_var_double(ncid, vLat, spec.latitudes.data()), "latitudes");
+    } else {
+        std::vector<float> lonf(spec.longitudes.begin(), spec.longitudes.end());
+        std::vector<float> latf(spec.latitudes.begin(), spec.latitudes.end());
+        check(nc_put_var_float(ncid, vLon, lonf.data()), "longitudes");
+        check(nc_put_var_float(ncid, vLat, latf.data()), "latitudes");
+    }
     const size_t start0[1] = {0};
-    const size_t nt[1] = {spec.times.size()};
-    check(nc_put_vara_longlong(ncid, vTime, start0, nt, spec.times.data()), "times");
-    const size_t start[3] = {0, 0, 0};
-    const size_t count[3] = {spec.times.size(), spec.latitudes.size(), spec.longitudes.size()};
-    for (size_t i = 0; i < spec.variables.size(); ++i) {
-        check(nc_put_vara_double(ncid, ids[i], start, count, spec.variables[i].stored.data()), "values");
+    const size_t nt[1] = {steps};
+    if (steps > 0) {
+        check(nc_put_vara_longlong(ncid, vTime, start0, nt, spec.times.data()), "times");
+    }
+    if (forecast) {
+        std::vector<int> hours(spec.forecastHours.begin(), spec.forecastHours.end());
+        check(nc_put_var_int(ncid, vHour, hours.data()), "hours");
+    }
+    if (vExpver >= 0) {
+        if (spec.expverAsStrings) {
+            std::vector<std::string> labels;
+            for (long long e : spec.expver) {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "%04lld", e);
+                labels.emplace_back(buf);
+            }
+            std::vector<const char*> ptrs;
+            for (const auto& l : labels) {
+                ptrs.push_back(l.c_str());
+            }
+            check(nc_put_var_string(ncid, vExpver, ptrs.data()), "expver");
+        } else {
+            std::vector<int> e(spec.expver.begin(), spec.expver.end());
+            check(nc_put_var_int(ncid, vExpver, e.data()), "expver");
+        }
+    }
+    if (vStepExpver >= 0 && steps > 0) {
+        std::vector<const char*> ptrs;
+        for (const auto& l : spec.stepExpver) {
+            ptrs.push_back(l.c_str());
+        }
+        check(nc_put_vara_string(ncid, vStepExpver, start0, nt, ptrs.data()), "expver(time)");
+    }
+    if (vUtc >= 0 && steps > 0) {
+        std::vector<int> dates(steps, 2024010100);
+        check(nc_put_vara_int(ncid, vUtc, start0, nt, dates.data()), "utc_date");
+    }
+    if (vNumber >= 0) {
+        const long long zero = 0;
+        check(nc_put_var_longlong(ncid, vNumber, &zero), "number");
+    }
+    // Values, laid out in the dimension order.
+    std::vector<size_t> lengths;
+    for (const std::string& role : spec.dimOrder) {
+        size_t len = 1;
+        if (role == "time" || role == "init") {
+            len = steps;
+        } else if (role == "hour") {
+            len = spec.forecastHours.size();
+        } else if (role == "expver") {
+            len = spec.expver.size();
+        } else if (role == "lat") {
+            len = spec.latitudes.size();
+        } else if (role == "lon") {
+            len = spec.longitudes.size();
+        }
+        lengths.push_back(len);
+    }
+    size_t total = 1;
+    for (size_t len : lengths) {
+        total *= len;
+    }
+    for (size_t i = 0; i < spec.variables.size() && total > 0; ++i) {
+        const auto& v = spec.variables[i];
+        std::vector<double> values(total);
+        if (v.value) {
+            std::vector<size_t> idx(lengths.size(), 0);
+            for (size_t k = 0; k < total; ++k) {
+                size_t t = 0;
+                size_t e = 0;
+                size_t r = 0;
+                size_t c = 0;
+                size_t h = 0;
+                for (size_t d = 0; d < lengths.size(); ++d) {
+                    const std::string& role = spec.dimOrder[d];
+                    if (role == "time" || role == "init") {
+                        t = idx[d];
+                    } else if (role == "hour") {
+                        h = idx[d];
+                    } else if (role == "expver") {
+                        e = idx[d];
+                    } else if (role == "lat") {
+                        r = idx[d];
+                    } else if (role == "lon") {
+                        c = idx[d];
+                    }
+                }
+                const size_t step = forecast ? t * spec.forecastHours.size() + h : t;
+                values[k] = v.value(step, e, r, c);
+                for (size_t d = lengths.size(); d-- > 0;) {
+                    if (++idx[d] < lengths[d]) {
+                        break;
+                    }
+                    idx[d] = 0;
+                }
+            }
+        } else {
+            values = v.stored;
+        }
+        std::vector<size_t> start(lengths.size(), 0);
+        check(nc_put_vara_double(ncid, ids[i], start.data(), lengths.data(), values.data()), "values");
     }
     check(nc_close(ncid), "close");
+    gStringAttributes = false;
 }
 
 FixtureSpec classicFixture(const std::vector<double>& latitudes, const std::vector<double>& longitudes,

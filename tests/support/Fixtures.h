@@ -4,6 +4,7 @@
 
 #include <netcdf.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,6 +22,11 @@ struct FixtureVariable {
     std::optional<double> missingValue;
     std::string units;
     std::string longName;
+    std::map<std::string, std::string> text; // extra text attributes (GRIB_stepType, ...)
+    // Stored values by (time step, expver position, file row, file column); time step counts
+    // forecast (init, hour) pairs init-major. When empty, `stored` holds them in the variable's
+    // dimension order.
+    std::function<double(std::size_t, std::size_t, std::size_t, std::size_t)> value;
     std::vector<double> stored; // time x latitude x longitude, row-major
 };
 
@@ -31,11 +37,32 @@ struct FixtureSpec {
     nc_type timeType = NC_INT;
     std::string timeUnits = "hours since 1900-01-01 00:00:00.0";
     std::string calendar = "gregorian";
-    std::vector<long long> times;
+    std::vector<long long> times; // forecast files: the start times
     std::vector<double> latitudes;
     std::vector<double> longitudes;
     std::vector<FixtureVariable> variables;
     std::map<std::string, std::string> globalText;
+
+    std::string latName = "latitude";
+    std::string lonName = "longitude";
+    nc_type coordType = NC_FLOAT;
+    // Dimension order of the data variables, by role: "time", "expver", "init", "hour", "lat", "lon",
+    // "number" (a size-1 dimension).
+    std::vector<std::string> dimOrder = {"time", "lat", "lon"};
+    std::vector<long long> expver;              // an expver dimension with these values
+    bool expverAsStrings = false;               // ... stored as "0001", "0005" strings
+    std::vector<std::string> stepExpver;        // a per-step expver(time) string variable (CDS 2024)
+    std::vector<double> forecastHours;          // forecast layout: forecast_hour values
+    std::string initName = "forecast_initial_time";
+    std::string hourName = "forecast_hour";
+    bool utcDate = false;                       // an NCAR-style utc_date(time) variable
+    bool numberScalar = false;                  // a scalar `number` coordinate (CDS 2024)
+    bool stringAttributes = false;              // text attributes as NC_STRING, not NC_CHAR
+    int deflate = 0;                            // netCDF-4 zlib level (0: none)
+    std::vector<std::size_t> chunks;            // netCDF-4 chunk sizes in dimOrder (empty: default)
+    bool unlimitedTime = true;
+
+    std::size_t stepCount() const { return forecastHours.empty() ? times.size() : times.size() * forecastHours.size(); }
 };
 
 // Writes the file; QFAIL-style failures are reported by throwing std::runtime_error.

@@ -34,8 +34,15 @@ public:
     static void reapStale();
 
 private:
+    // A shell that waits for this process to end, however it ends (a failed test, a crash, kill -9),
+    // then stops the server and removes the directory: a fresh CI machine has no later run to
+    // reap what a dead test left behind.
+    void startWatchdog();
+
     QTemporaryDir dir_;
     std::unique_ptr<LocalCluster> cluster_;
+    int watchdogPipe_ = -1;
+    pid_t watchdogPid_ = -1;
 };
 
 // Query helper for tests: the single value of a one-row, one-column query, as text.
