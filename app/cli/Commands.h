@@ -2,6 +2,7 @@
 
 #include "CommandLine.h"
 #include "db/LocalCluster.h"
+#include "era5/Era5File.h"
 
 #include <atomic>
 #include <stop_token>
@@ -15,10 +16,15 @@ namespace isobar::cli {
 int runClusterCommand(const std::vector<std::string>& args);
 int runSampleCommand(const std::vector<std::string>& args, std::stop_token stop);
 int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop);
+int runInspectCommand(const std::vector<std::string>& args);
 
 // Options every command that may use the embedded cluster understands.
 std::vector<OptionSpec> embeddedClusterOptionSpecs();
 LocalClusterOptions clusterOptionsFrom(const ParsedArgs& args);
+
+// Options that say how to read the input files (off-grid points, grid spacing, product).
+std::vector<OptionSpec> inputOptionSpecs();
+OpenOptions openOptionsFrom(const ParsedArgs& args);
 
 // The process's stop request (Ctrl-C, SIGTERM), and whether the running command honours it now:
 // when it does not, a signal ends the process at once.

@@ -15,7 +15,9 @@ namespace {
 const char* kLoadHelp = R"(usage: isobar-cli load [--dsn CONNINFO] [--table NAME] FILE...
 
 Loads ERA5 NetCDF files into a PostgreSQL table with the weather schema, creating the table if it
-is missing. Rows go in with binary COPY in one transaction: either all rows of all files are
+is missing. The files form one dataset keyed by (time, grid point): the variables of one time step
+may come from different files (one per variable from NCAR, instant and accumulated members of a
+CDS ZIP archive); `isobar-cli inspect` shows what a load would do. Rows go in with binary COPY in one transaction: either all rows of all files are
 committed or, on any failure or Ctrl-C, none is. Without --dsn the embedded cluster is used
 (started if needed; see `isobar-cli cluster`).
 
@@ -75,6 +77,13 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
         throw UsageError{std::string("--table: ") + e.what()};
     }
     request.replace = parsed.flag("replace");
+    request.open = openOptionsFrom(parsed);
+    const std::string allMissing = parsed.value("all-missing", "skip");
+    if (allMissing == "load") {
+        request.allMissing = AllMissingPolicy::Load;
+    } else if (allMissing != "skip") {
+        throw UsageError{"--all-missing takes skip or load, not '" + allMissing + "'"};
+    }
     for (const auto& f : parsed.positional()) {
         request.files.emplace_back(f);
     }

@@ -23,6 +23,7 @@ Loads ERA5 reanalysis NetCDF files into PostgreSQL with binary COPY.
 
 commands:
   load      load NetCDF files into a table (default: the embedded cluster)
+  inspect   describe NetCDF files as Isobar reads them, and the rows a load would write
   sample    write a SYNTHETIC ERA5-like NetCDF file to try Isobar with
   cluster   start, stop, inspect the embedded PostgreSQL cluster (start|stop|status|url)
 
@@ -108,6 +109,9 @@ int main(int argc, char** argv) {
     try {
         if (command == "load") {
             return runLoadCommand(args, stopSource().get_token());
+        }
+        if (command == "inspect") {
+            return runInspectCommand(args);
         }
         if (command == "sample") {
             return runSampleCommand(args, stopSource().get_token());

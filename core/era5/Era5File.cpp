@@ -542,13 +542,13 @@ private:
             fail("two longitudes fall in the same grid column (e.g. both 0 and 360)");
         }
         const std::int32_t n = g.longitudes();
+        // Ties go to the gap across column 0, so a global file starts at the grid's first column.
         size_t startPos = 0;
-        std::int32_t largestGap = -1;
-        for (size_t i = 0; i < sorted.size(); ++i) {
-            const std::int32_t next = i + 1 < sorted.size() ? sorted[i + 1] : sorted[0] + n;
-            if (next - sorted[i] > largestGap) {
-                largestGap = next - sorted[i];
-                startPos = (i + 1) % sorted.size();
+        std::int32_t largestGap = sorted.front() + n - sorted.back();
+        for (size_t i = 0; i + 1 < sorted.size(); ++i) {
+            if (sorted[i + 1] - sorted[i] > largestGap) {
+                largestGap = sorted[i + 1] - sorted[i];
+                startPos = i + 1;
             }
         }
         f_.box_.westColumn = sorted[startPos];

@@ -9,6 +9,8 @@
 #include "era5/Dataset.h"
 #include "util/Error.h"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 #include <cmath>
 #include <set>
@@ -45,7 +47,7 @@ bool allMissing(const BandValues& values, std::size_t n) {
 
 void reportInput(const Dataset& dataset, LoadSink& sink) {
     for (const Era5File& f : dataset.files()) {
-        sink.note(f.name() + ": " + f.layout() + ", " + f.format());
+        spdlog::debug("{}: {}, {}", f.name(), f.layout(), f.format());
         for (const auto& n : f.notes()) {
             sink.note(f.name() + ": " + n);
         }

@@ -1,0 +1,72 @@
+#pragma once
+
+#include "era5/Era5File.h"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace isobar {
+
+struct VariableInspection {
+    std::string name;       // in the file
+    Variable variable = Variable::T2m;
+    std::string storage;    // "int16 packed (scale 0.0017, offset 268.5)", "float32"
+    std::string units;
+    std::string conversion; // "K -> degC (x - 273.15)"
+    std::string missingValues;
+    std::string stepType;
+    std::string handling;   // "ERA5/ERA5T merged", "de-accumulated from 00 UTC", ...
+    std::optional<std::uint64_t> missingCount; // with --scan
+    std::uint64_t valueCount = 0;
+};
+
+struct FileInspection {
+    std::string name;
+    std::optional<std::string> error; // the file cannot be loaded, and why
+    std::string format;
+    std::string layout;
+    std::string product;
+    std::string grid;          // "0.25 deg global grid (721 x 1440 points)"
+    double gridStep = 0.0;
+    std::string box;           // "lat 70..30, lon -30..10 (161 x 161 points)"
+    std::string orientation;   // "latitude descending"
+    bool offGrid = false;
+    std::size_t steps = 0;
+    std::string firstTime;
+    std::string lastTime;
+    std::string timeSpacing;   // "hourly", "irregular: 1 h to 6 h", "monthly"
+    std::uint64_t rows = 0;
+    std::vector<VariableInspection> variables;
+    std::vector<std::string> ignored;
+    std::vector<std::string> notes;
+};
+
+struct DatasetInspection {
+    std::optional<std::string> error; // the files cannot be loaded together, and why
+    std::string product;
+    std::string grid;
+    std::size_t files = 0;
+    std::size_t steps = 0;
+    std::string firstTime;
+    std::string lastTime;
+    std::uint64_t rows = 0;
+    std::vector<std::string> variables; // "t2m -> temperature_2m"
+    std::vector<std::string> notes;
+};
+
+struct Inspection {
+    std::vector<FileInspection> files;
+    DatasetInspection dataset;
+    bool ok() const;
+};
+
+// What `isobar-cli inspect` reports: per file (a bad file is reported and the others still
+// inspected) and for the dataset they form. `scan` reads every value to count missing ones.
+Inspection inspect(const std::vector<std::filesystem::path>& paths, const OpenOptions& options, bool scan);
+
+std::string renderInspectionText(const Inspection& inspection);
+std::string renderInspectionJson(const Inspection& inspection);
+
+} // namespace isobar
