@@ -11,12 +11,13 @@ namespace isobar::cli {
 
 namespace {
 
-const char* kSampleHelp = R"(usage: isobar-cli sample --out FILE --hours N [options]
+const char* kSampleHelp = R"(usage: isobar-cli sample --out FILE --hours N [--layout NAME] [options]
 
-Writes a SYNTHETIC NetCDF file in the layout of a classic ERA5 download from the Copernicus CDS
-(netCDF3 64-bit offset, int16 packed t2m u10 v10 tcc tp sf on the 0.25 degree grid, time in hours
-since 1900). The values are made up by a formula - plausible, deterministic per seed, NOT real ERA5
-data - and the file's global attributes say so. Use it to try Isobar and to benchmark.
+Writes a SYNTHETIC NetCDF file in the layout of a real ERA5 download - by default a classic one from
+the Copernicus CDS (netCDF3 64-bit offset, int16 packed t2m u10 v10 tcc tp sf on the 0.25 degree
+grid, time in hours since 1900); --layout picks another. The values are made up by a formula -
+plausible, deterministic per seed and the same in every layout, NOT real ERA5 data - and the
+files' global attributes say so. Use it to try Isobar and to benchmark.
 
 options:
 )";
@@ -52,6 +53,7 @@ int runSampleCommand(const std::vector<std::string>& args, std::stop_token stop)
         {"region", "LAT0,LAT1,LON0,LON1", "box on the 0.25 grid (default: the globe, 721 x 1440 points)"},
         {"start", "DATE", "first time step, UTC (default 2024-01-01T00)"},
         {"seed", "N", "seed of the synthetic values (default 1)"},
+        {"layout", "NAME", "cds-legacy (default), cds-2024, cds-2024-zip, cds-expver, or ncar (--out is then a directory)"},
         {"help", "", "show this help"},
     };
     const ParsedArgs parsed("sample", specs, args);
@@ -83,15 +85,25 @@ int runSampleCommand(const std::vector<std::string>& args, std::stop_token stop)
     if (const auto start = parsed.value("start")) {
         options.start = parseStart(*start);
     }
+    if (const auto layout = parsed.value("layout")) {
+        const auto parsedLayout = parseSampleLayout(*layout);
+        if (!parsedLayout) {
+            throw UsageError{"--layout takes cds-legacy, cds-2024, cds-2024-zip, cds-expver or ncar, not '" + *layout + "'"};
+        }
+        options.layout = *parsedLayout;
+    }
     const auto t0 = std::chrono::steady_clock::now();
     stoppable() = true;
     const SampleInfo info = writeSample(options, stop);
     stoppable() = false;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::cout << "wrote " << options.out.string() << ": SYNTHETIC ERA5-like sample, " << info.hours
-              << " hour(s) x " << info.latitudes << " latitudes x " << info.longitudes
-              << " longitudes = " << info.rows() << " rows, 6 variables, starting "
-              << formatTimestamp(options.start) << " (" << formatDuration(seconds) << ")\n";
+    for (const auto& file : info.files) {
+        std::cout << "wrote " << file.string() << "\n";
+    }
+    std::cout << "SYNTHETIC ERA5-like sample in the " << sampleLayoutName(options.layout) << " layout: " << info.hours
+              << " hour(s) x " << info.latitudes << " latitudes x " << info.longitudes << " longitudes = " << info.rows()
+              << " rows, 6 variables, starting " << formatTimestamp(info.start) << " (" << formatDuration(seconds)
+              << ")\n";
     return kExitOk;
 }
 

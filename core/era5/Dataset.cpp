@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cctype>
 #include <cstring>
 #include <map>
 #include <set>
@@ -52,6 +53,34 @@ std::filesystem::path makePrivateTempDir() {
 }
 
 } // namespace
+
+std::vector<std::filesystem::path> expandInputs(const std::vector<std::filesystem::path>& paths) {
+    std::vector<std::filesystem::path> out;
+    for (const auto& path : paths) {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(path, ec)) {
+            out.push_back(path);
+            continue;
+        }
+        std::vector<std::filesystem::path> found;
+        for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
+            std::string ext = entry.path().extension().string();
+            std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+            if (entry.is_regular_file(ec) && (ext == ".nc" || ext == ".nc4" || ext == ".netcdf" || ext == ".zip")) {
+                found.push_back(entry.path());
+            }
+        }
+        if (ec) {
+            throw Error(path.string() + ": cannot list the directory: " + ec.message());
+        }
+        if (found.empty()) {
+            throw Error(path.string() + ": a directory without NetCDF files (*.nc, *.nc4, *.netcdf, *.zip)");
+        }
+        std::sort(found.begin(), found.end());
+        out.insert(out.end(), found.begin(), found.end());
+    }
+    return out;
+}
 
 Dataset::Dataset(Dataset&& other) noexcept { *this = std::move(other); }
 
@@ -343,7 +372,7 @@ private:
 Dataset Dataset::open(const std::vector<std::filesystem::path>& paths, const OpenOptions& options) {
     Dataset d;
     Builder builder(d, options);
-    builder.openAll(paths);
+    builder.openAll(expandInputs(paths));
     builder.merge();
     return d;
 }

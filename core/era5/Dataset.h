@@ -37,6 +37,11 @@ struct DatasetStep {
     std::array<std::optional<SourceRef>, kVariableCount> previous;
 };
 
+// The files behind the paths a user gives: a directory stands for the NetCDF files in it (*.nc,
+// *.nc4, *.netcdf, *.zip, sorted by name; not recursive). Throws isobar::Error for a directory
+// without any.
+std::vector<std::filesystem::path> expandInputs(const std::vector<std::filesystem::path>& paths);
+
 // Many files as one dataset keyed by (time, grid point): the variables of one time step may come
 // from different files (NCAR's one file per variable, CDS's instant/accumulated archive members).
 // Files are checked to agree: one global grid, one product, the same box where they meet, and no

@@ -150,7 +150,18 @@ bool Inspection::ok() const {
 
 Inspection inspect(const std::vector<std::filesystem::path>& paths, const OpenOptions& options, bool scan) {
     Inspection result;
-    for (const auto& path : paths) {
+    std::vector<std::filesystem::path> files;
+    try {
+        files = expandInputs(paths);
+    } catch (const Error& e) {
+        FileInspection fi;
+        fi.name = "input";
+        fi.error = e.what();
+        result.files.push_back(std::move(fi));
+        result.dataset.error = "not every file can be read (see above)";
+        return result;
+    }
+    for (const auto& path : files) {
         try {
             // One path may be an archive of several files: inspect it as a dataset of its own.
             const Dataset one = Dataset::open({path}, options);
@@ -170,7 +181,7 @@ Inspection inspect(const std::vector<std::filesystem::path>& paths, const OpenOp
         return result;
     }
     try {
-        const Dataset dataset = Dataset::open(paths, options);
+        const Dataset dataset = Dataset::open(files, options);
         d.product = dataset.productName();
         d.grid = dataset.grid().describe();
         d.files = dataset.files().size();

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 
 namespace isobar {
 
@@ -241,6 +242,94 @@ void extractZipMember(const std::filesystem::path& archive, const ZipMember& mem
     }
     if (written != member.size || static_cast<std::uint32_t>(crc) != member.crc32) {
         corrupt(archive, member.name + " fails its CRC-32 / size check");
+    }
+}
+
+namespace {
+
+void putLe(std::string& out, std::uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) {
+        out += static_cast<char>((v >> (8 * i)) & 0xFF);
+    }
+}
+
+} // namespace
+
+void writeZip(const std::filesystem::path& out,
+              const std::vector<std::pair<std::string, std::filesystem::path>>& members) {
+    std::ofstream zip(out, std::ios::binary | std::ios::trunc);
+    if (!zip) {
+        throw Error(out.string() + ": cannot create the archive");
+    }
+    std::string central;
+    std::uint64_t offset = 0;
+    for (const auto& [name, path] : members) {
+        std::ifstream in(path, std::ios::binary);
+        const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (!in && !in.eof()) {
+            throw Error(path.string() + ": cannot read it to archive it");
+        }
+        const uLong crc = crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(data.data()),
+                                static_cast<uInt>(data.size()));
+        // Raw deflate (no zlib header), as ZIP wants.
+        z_stream z{};
+        deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+        std::string packed(deflateBound(&z, static_cast<uLong>(data.size())), '\0');
+        z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+        z.avail_in = static_cast<uInt>(data.size());
+        z.next_out = reinterpret_cast<Bytef*>(packed.data());
+        z.avail_out = static_cast<uInt>(packed.size());
+        const int rc = deflate(&z, Z_FINISH);
+        packed.resize(z.total_out);
+        deflateEnd(&z);
+        if (rc != Z_STREAM_END || data.size() >= 0xFFFFFFFFull || packed.size() >= 0xFFFFFFFFull) {
+            throw Error(out.string() + ": cannot compress " + name + " (too large for this archive writer?)");
+        }
+        std::string local;
+        putLe(local, kLocalHeader, 4);
+        putLe(local, 20, 2); // version needed
+        putLe(local, 0, 2);  // flags
+        putLe(local, 8, 2);  // deflate
+        putLe(local, 0, 4);  // time, date
+        putLe(local, crc, 4);
+        putLe(local, packed.size(), 4);
+        putLe(local, data.size(), 4);
+        putLe(local, name.size(), 2);
+        putLe(local, 0, 2);
+        local += name;
+        zip << local << packed;
+
+        putLe(central, kCentralHeader, 4);
+        putLe(central, 20, 2); // made by
+        putLe(central, 20, 2); // needed
+        putLe(central, 0, 2);
+        putLe(central, 8, 2);
+        putLe(central, 0, 4);
+        putLe(central, crc, 4);
+        putLe(central, packed.size(), 4);
+        putLe(central, data.size(), 4);
+        putLe(central, name.size(), 2);
+        putLe(central, 0, 2); // extra
+        putLe(central, 0, 2); // comment
+        putLe(central, 0, 2); // disk
+        putLe(central, 0, 2); // internal attributes
+        putLe(central, 0, 4); // external attributes
+        putLe(central, offset, 4);
+        central += name;
+        offset += local.size() + packed.size();
+    }
+    std::string end;
+    putLe(end, kEndOfCentralDirectory, 4);
+    putLe(end, 0, 4);
+    putLe(end, members.size(), 2);
+    putLe(end, members.size(), 2);
+    putLe(end, central.size(), 4);
+    putLe(end, offset, 4);
+    putLe(end, 0, 2);
+    zip << central << end;
+    zip.close();
+    if (!zip) {
+        throw Error(out.string() + ": cannot write the archive (is the disk full?)");
     }
 }
 

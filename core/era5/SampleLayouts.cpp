@@ -1,0 +1,437 @@
+// The synthetic sample in each real-world layout (see SampleWriter.h).
+
+#include "era5/Netcdf.h"
+#include "era5/SampleInternals.h"
+#include "era5/TimeUnits.h"
+#include "util/Error.h"
+
+#include <netcdf.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace isobar::sample {
+
+namespace {
+
+constexpr std::int16_t kFill = -32767;
+constexpr float kNcarMissing = 9.999e20f;
+constexpr std::int64_t kSecondsFrom1900To1970 = 2'208'988'800LL;
+
+struct Packing {
+    double min;
+    double max;
+    double scale() const { return (max - min) / 65532.0; }
+    // The lowest packed value (-32766) unpacks to exactly `min` (0 for precipitation).
+    double offset() const { return min + 32766.0 * scale(); }
+    std::int16_t pack(double value) const {
+        const double p = std::round((value - offset()) / scale());
+        return static_cast<std::int16_t>(std::clamp(p, -32766.0, 32767.0));
+    }
+};
+
+constexpr std::array<Packing, kVariableCount> kPacking{{
+    {180.0, 335.0}, // t2m, K
+    {-40.0, 40.0},  // u10, m/s
+    {-40.0, 40.0},  // v10, m/s
+    {0.0, 1.0},     // tcc
+    {0.0, 0.05},    // tp, m
+    {0.0, 0.02},    // sf, m of water equivalent
+}};
+
+// GRIB parameter ids and NCAR names of the six variables.
+struct Codes {
+    int param;
+    const char* grib;
+    const char* ncar;
+};
+constexpr std::array<Codes, kVariableCount> kCodes{{
+    {167, "2t", "VAR_2T"},
+    {165, "10u", "VAR_10U"},
+    {166, "10v", "VAR_10V"},
+    {164, "tcc", "TCC"},
+    {228, "tp", "TP"},
+    {144, "sf", "SF"},
+}};
+
+// All netcdf-c calls of one file happen under the library lock, on this thread.
+class Writer {
+public:
+    Writer(const std::filesystem::path& path, int mode)
+        : lock_(netcdfMutex())
+        , path_(path) {
+        check(nc_create(path.c_str(), NC_CLOBBER | mode, &ncid_), "cannot create the file");
+    }
+    Writer(const Writer&) = delete;
+    Writer& operator=(const Writer&) = delete;
+    ~Writer() {
+        if (ncid_ >= 0) {
+            nc_close(ncid_);
+        }
+    }
+    int id() const { return ncid_; }
+    void check(int status, const char* what) const { ncCheck(status, path_, what); }
+    int dim(const char* name, size_t length) {
+        int d = -1;
+        check(nc_def_dim(ncid_, name, length, &d), "cannot define a dimension");
+        return d;
+    }
+    int var(const char* name, nc_type type, std::vector<int> dims) {
+        int v = -1;
+        check(nc_def_var(ncid_, name, type, static_cast<int>(dims.size()), dims.data(), &v), "cannot define a variable");
+        return v;
+    }
+    void text(int varid, const char* name, const std::string& value) {
+        check(nc_put_att_text(ncid_, varid, name, value.size(), value.c_str()), "cannot write an attribute");
+    }
+    void number(int varid, const char* name, double value) {
+        check(nc_put_att_double(ncid_, varid, name, NC_DOUBLE, 1, &value), "cannot write an attribute");
+    }
+    void close() {
+        check(nc_close(ncid_), "cannot finish the file (is the disk full?)");
+        ncid_ = -1;
+    }
+
+private:
+    std::lock_guard<std::mutex> lock_;
+    std::filesystem::path path_;
+    int ncid_ = -1;
+};
+
+void checkStop(const Job& job) {
+    if (job.stop.stop_requested()) {
+        throw Cancelled();
+    }
+}
+
+std::string yyyymmddhh(std::int64_t hour1900) {
+    const std::string t = formatTimestamp(pgTimestampFromUnixMicros((hour1900 * 3600 - kSecondsFrom1900To1970) * kMicrosPerSecond));
+    // "2024-01-01 06:00:00+00" -> "2024010106"
+    return t.substr(0, 4) + t.substr(5, 2) + t.substr(8, 2) + t.substr(11, 2);
+}
+
+} // namespace
+
+void writeClassic(const std::filesystem::path& path, const Job& job, bool expverDimension) {
+    Writer w(path, NC_64BIT_OFFSET);
+    const size_t nlat = job.grid.latitudes.size();
+    const size_t nlon = job.grid.longitudes.size();
+    const int dLon = w.dim("longitude", nlon);
+    const int dLat = w.dim("latitude", nlat);
+    const int dTime = w.dim("time", NC_UNLIMITED);
+    const int dExpver = expverDimension ? w.dim("expver", 2) : -1;
+    const int vLon = w.var("longitude", NC_FLOAT, {dLon});
+    w.text(vLon, "units", "degrees_east");
+    w.text(vLon, "long_name", "longitude");
+    const int vLat = w.var("latitude", NC_FLOAT, {dLat});
+    w.text(vLat, "units", "degrees_north");
+    w.text(vLat, "long_name", "latitude");
+    int vExpver = -1;
+    if (expverDimension) {
+        vExpver = w.var("expver", NC_INT, {dExpver});
+        w.text(vExpver, "long_name", "expver");
+    }
+    const int vTime = w.var("time", NC_INT, {dTime});
+    w.text(vTime, "units", "hours since 1900-01-01 00:00:00.0");
+    w.text(vTime, "long_name", "time");
+    w.text(vTime, "calendar", "gregorian");
+    std::array<int, kVariableCount> ids{};
+    const std::vector<int> dims = expverDimension ? std::vector<int>{dTime, dExpver, dLat, dLon}
+                                                  : std::vector<int>{dTime, dLat, dLon};
+    for (const auto& s : kVariables) {
+        const Packing& p = kPacking[index(s.variable)];
+        const int id = w.var(std::string(s.shortName).c_str(), NC_SHORT, dims);
+        w.number(id, "scale_factor", p.scale());
+        w.number(id, "add_offset", p.offset());
+        w.check(nc_put_att_short(w.id(), id, "_FillValue", NC_SHORT, 1, &kFill), "cannot write _FillValue");
+        w.check(nc_put_att_short(w.id(), id, "missing_value", NC_SHORT, 1, &kFill), "cannot write missing_value");
+        w.text(id, "units", std::string(s.fileUnits));
+        w.text(id, "long_name", std::string(s.longName));
+        ids[index(s.variable)] = id;
+    }
+    const std::string layout = expverDimension ? "a CDS download mixing ERA5 and ERA5T (expver dimension)"
+                                               : "a classic Copernicus CDS (grib_to_netcdf)";
+    w.text(NC_GLOBAL, "Conventions", "CF-1.6");
+    w.text(NC_GLOBAL, "title", "SYNTHETIC ERA5-like sample written by Isobar - NOT real ERA5 data");
+    w.text(NC_GLOBAL, "isobar_synthetic", syntheticNotice(job.weather.seed(), layout));
+    w.text(NC_GLOBAL, "history", nowStamp() + " isobar-cli sample: SYNTHETIC data in the layout of a CDS grib_to_netcdf file");
+    int old = 0;
+    w.check(nc_set_fill(w.id(), NC_NOFILL, &old), "cannot set fill mode");
+    w.check(nc_enddef(w.id()), "cannot finish the header");
+
+    std::vector<float> lonf(job.grid.longitudes.begin(), job.grid.longitudes.end());
+    std::vector<float> latf(job.grid.latitudes.begin(), job.grid.latitudes.end());
+    w.check(nc_put_var_float(w.id(), vLon, lonf.data()), "cannot write longitudes");
+    w.check(nc_put_var_float(w.id(), vLat, latf.data()), "cannot write latitudes");
+    if (expverDimension) {
+        const int labels[2] = {1, 5};
+        w.check(nc_put_var_int(w.id(), vExpver, labels), "cannot write expver");
+    }
+    // With an expver dimension: the last third of the hours exist only as ERA5T (expver 5), the
+    // hour before them in both (ERA5T slightly different: the final ERA5 must win), the rest only
+    // as ERA5.
+    const int tail = std::max(1, job.hours / 3);
+    const int overlap = job.hours - tail - 1;
+    std::array<std::vector<double>, kVariableCount> values;
+    std::vector<std::int16_t> packed(nlat * nlon);
+    const std::vector<std::int16_t> missing(nlat * nlon, kFill);
+    for (int h = 0; h < job.hours; ++h) {
+        checkStop(job);
+        job.weather.fill(job.firstHour1900 + h, values);
+        const size_t hIndex = static_cast<size_t>(h);
+        const auto hourValue = static_cast<int>(job.firstHour1900 + h);
+        w.check(nc_put_var1_int(w.id(), vTime, &hIndex, &hourValue), "cannot write time");
+        for (size_t v = 0; v < kVariableCount; ++v) {
+            for (size_t k = 0; k < packed.size(); ++k) {
+                packed[k] = kPacking[v].pack(values[v][k]);
+            }
+            if (!expverDimension) {
+                const size_t start[3] = {hIndex, 0, 0};
+                const size_t count[3] = {1, nlat, nlon};
+                w.check(nc_put_vara_short(w.id(), ids[v], start, count, packed.data()), "cannot write data (is the disk full?)");
+                continue;
+            }
+            const bool era5 = h < job.hours - tail;
+            const bool era5t = h >= overlap;
+            std::vector<std::int16_t> preliminary = packed;
+            if (era5 && era5t) {
+                for (auto& p : preliminary) {
+                    p = static_cast<std::int16_t>(std::min(32767, p + 40));
+                }
+            }
+            for (size_t e = 0; e < 2; ++e) {
+                const size_t start[4] = {hIndex, e, 0, 0};
+                const size_t count[4] = {1, 1, nlat, nlon};
+                const std::vector<std::int16_t>& data =
+                    e == 0 ? (era5 ? packed : missing) : (era5t ? preliminary : missing);
+                w.check(nc_put_vara_short(w.id(), ids[v], start, count, data.data()), "cannot write data (is the disk full?)");
+            }
+        }
+    }
+    w.close();
+}
+
+void writeCf2024(const std::filesystem::path& path, const Job& job, const std::vector<Variable>& variables) {
+    Writer w(path, NC_NETCDF4);
+    const size_t nlat = job.grid.latitudes.size();
+    const size_t nlon = job.grid.longitudes.size();
+    const auto hours = static_cast<size_t>(job.hours);
+    const int dTime = w.dim("valid_time", hours);
+    const int dLat = w.dim("latitude", nlat);
+    const int dLon = w.dim("longitude", nlon);
+    const int vNumber = w.var("number", NC_INT64, {});
+    w.text(vNumber, "long_name", "ensemble member numerical id");
+    w.text(vNumber, "units", "1");
+    w.text(vNumber, "standard_name", "realization");
+    const int vTime = w.var("valid_time", NC_INT64, {dTime});
+    w.text(vTime, "long_name", "time");
+    w.text(vTime, "standard_name", "time");
+    w.text(vTime, "units", "seconds since 1970-01-01");
+    w.text(vTime, "calendar", "proleptic_gregorian");
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const int vLat = w.var("latitude", NC_DOUBLE, {dLat});
+    w.check(nc_put_att_double(w.id(), vLat, "_FillValue", NC_DOUBLE, 1, &nan), "cannot write _FillValue");
+    w.text(vLat, "units", "degrees_north");
+    w.text(vLat, "standard_name", "latitude");
+    w.text(vLat, "long_name", "latitude");
+    w.text(vLat, "stored_direction", "decreasing");
+    const int vLon = w.var("longitude", NC_DOUBLE, {dLon});
+    w.check(nc_put_att_double(w.id(), vLon, "_FillValue", NC_DOUBLE, 1, &nan), "cannot write _FillValue");
+    w.text(vLon, "units", "degrees_east");
+    w.text(vLon, "standard_name", "longitude");
+    w.text(vLon, "long_name", "longitude");
+    const int vExpver = w.var("expver", NC_STRING, {dTime});
+    std::vector<int> ids;
+    const float nanf = std::numeric_limits<float>::quiet_NaN();
+    for (Variable v : variables) {
+        const VariableSpec& s = spec(v);
+        const int id = w.var(std::string(s.shortName).c_str(), NC_FLOAT, {dTime, dLat, dLon});
+        const size_t chunks[3] = {1, nlat, nlon};
+        w.check(nc_def_var_chunking(w.id(), id, NC_CHUNKED, chunks), "cannot set chunking");
+        w.check(nc_def_var_deflate(w.id(), id, 1, 1, 1), "cannot set compression");
+        w.check(nc_put_att_float(w.id(), id, "_FillValue", NC_FLOAT, 1, &nanf), "cannot write _FillValue");
+        const long long param = kCodes[index(v)].param;
+        w.check(nc_put_att_longlong(w.id(), id, "GRIB_paramId", NC_INT64, 1, &param), "cannot write an attribute");
+        w.text(id, "GRIB_dataType", s.accumulated ? "fc" : "an");
+        w.text(id, "GRIB_stepType", s.accumulated ? "accum" : "instant");
+        w.text(id, "GRIB_gridType", "regular_ll");
+        w.number(id, "GRIB_iDirectionIncrementInDegrees", 0.25);
+        w.number(id, "GRIB_jDirectionIncrementInDegrees", 0.25);
+        w.text(id, "GRIB_shortName", kCodes[index(v)].grib);
+        w.text(id, "GRIB_name", std::string(s.longName));
+        w.text(id, "GRIB_units", std::string(s.fileUnits));
+        w.text(id, "long_name", std::string(s.longName));
+        w.text(id, "units", std::string(s.fileUnits));
+        w.text(id, "standard_name", "unknown");
+        w.text(id, "coordinates", "number valid_time latitude longitude expver");
+        ids.push_back(id);
+    }
+    w.text(NC_GLOBAL, "GRIB_centre", "ecmf");
+    w.text(NC_GLOBAL, "GRIB_centreDescription", "European Centre for Medium-Range Weather Forecasts");
+    w.text(NC_GLOBAL, "Conventions", "CF-1.7");
+    w.text(NC_GLOBAL, "institution", "SYNTHETIC - written by Isobar, not by ECMWF");
+    w.text(NC_GLOBAL, "title", "SYNTHETIC ERA5-like sample written by Isobar - NOT real ERA5 data");
+    w.text(NC_GLOBAL, "isobar_synthetic", syntheticNotice(job.weather.seed(), "a 2024 Copernicus CDS (cfgrib)"));
+    w.text(NC_GLOBAL, "history", nowStamp() + " isobar-cli sample: SYNTHETIC data in the layout of a CDS cfgrib file");
+    w.check(nc_enddef(w.id()), "cannot finish the header");
+
+    const long long zero = 0;
+    w.check(nc_put_var_longlong(w.id(), vNumber, &zero), "cannot write number");
+    w.check(nc_put_var_double(w.id(), vLat, job.grid.latitudes.data()), "cannot write latitudes");
+    w.check(nc_put_var_double(w.id(), vLon, job.grid.longitudes.data()), "cannot write longitudes");
+    std::array<std::vector<double>, kVariableCount> values;
+    std::vector<float> data(nlat * nlon);
+    for (size_t h = 0; h < hours; ++h) {
+        checkStop(job);
+        job.weather.fill(job.firstHour1900 + static_cast<std::int64_t>(h), values);
+        const long long seconds = (job.firstHour1900 + static_cast<long long>(h)) * 3600 - kSecondsFrom1900To1970;
+        w.check(nc_put_var1_longlong(w.id(), vTime, &h, &seconds), "cannot write time");
+        const char* label = "0001";
+        w.check(nc_put_var1_string(w.id(), vExpver, &h, &label), "cannot write expver");
+        for (size_t i = 0; i < variables.size(); ++i) {
+            const auto& src = values[index(variables[i])];
+            std::transform(src.begin(), src.end(), data.begin(), [](double x) { return static_cast<float>(x); });
+            const size_t start[3] = {h, 0, 0};
+            const size_t count[3] = {1, nlat, nlon};
+            w.check(nc_put_vara_float(w.id(), ids[i], start, count, data.data()), "cannot write data (is the disk full?)");
+        }
+    }
+    w.close();
+}
+
+std::vector<std::filesystem::path> writeNcar(const std::filesystem::path& dir, const Job& job,
+                                             std::int64_t& firstHour1900, int& hours) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+        throw Error(dir.string() + ": cannot create the directory for the NCAR files: " + ec.message());
+    }
+    const size_t nlat = job.grid.latitudes.size();
+    const size_t nlon = job.grid.longitudes.size();
+    // Forecasts start at 06 and 18 UTC and run 1..12 hours. The sample covers whole forecasts,
+    // from the one that reaches the first hour asked for through the one that reaches the last,
+    // and the analysis files cover the same hours, so every valid time has all six variables.
+    std::int64_t firstInit = job.firstHour1900 - 1;
+    while (((firstInit % 24) + 24) % 24 != 6 && ((firstInit % 24) + 24) % 24 != 18) {
+        --firstInit;
+    }
+    std::vector<std::int64_t> inits;
+    for (std::int64_t init = firstInit; init + 1 <= job.firstHour1900 + job.hours - 1; init += 12) {
+        inits.push_back(init);
+    }
+    const std::int64_t first = inits.front() + 1;
+    const std::int64_t last = inits.back() + 12;
+    const auto analysisHours = static_cast<size_t>(last - first + 1);
+    std::vector<std::filesystem::path> written;
+    std::array<std::vector<double>, kVariableCount> values;
+    std::vector<float> data(nlat * nlon);
+    const std::string range = yyyymmddhh(first) + "_" + yyyymmddhh(last);
+    for (const auto& s : kVariables) {
+        const Codes& code = kCodes[index(s.variable)];
+        char name[160];
+        std::snprintf(name, sizeof name, "e5.oper.%s.128_%03d_%s.ll025sc.%s.nc",
+                      s.accumulated ? "fc.sfc.accumu" : "an.sfc", code.param, code.grib,
+                      s.accumulated ? (yyyymmddhh(inits.front()) + "_" + yyyymmddhh(inits.back())).c_str()
+                                    : range.c_str());
+        const std::filesystem::path final = dir / name;
+        const std::filesystem::path part = final.string() + ".part";
+        try {
+            Writer w(part, NC_NETCDF4);
+            const size_t steps = s.accumulated ? inits.size() : analysisHours;
+            const int dTime = w.dim(s.accumulated ? "forecast_initial_time" : "time", steps);
+            const int dHour = s.accumulated ? w.dim("forecast_hour", 12) : -1;
+            const int dLat = w.dim("latitude", nlat);
+            const int dLon = w.dim("longitude", nlon);
+            const int vTime = w.var(s.accumulated ? "forecast_initial_time" : "time", NC_INT64, {dTime});
+            w.text(vTime, "long_name", s.accumulated ? "forecast initial time" : "time");
+            w.text(vTime, "units", "hours since 1900-01-01 00:00:00");
+            w.text(vTime, "calendar", "gregorian");
+            int vHour = -1;
+            if (s.accumulated) {
+                vHour = w.var("forecast_hour", NC_INT, {dHour});
+                w.text(vHour, "long_name", "hours since forecast_initial_time");
+                w.text(vHour, "units", "hour");
+            }
+            const int vLat = w.var("latitude", NC_DOUBLE, {dLat});
+            w.text(vLat, "units", "degrees_north");
+            w.text(vLat, "long_name", "latitude");
+            const int vLon = w.var("longitude", NC_DOUBLE, {dLon});
+            w.text(vLon, "units", "degrees_east");
+            w.text(vLon, "long_name", "longitude");
+            const int vUtc = w.var("utc_date", NC_INT, {dTime});
+            w.text(vUtc, "long_name", "UTC date yyyy-mm-dd hh:00:00 as yyyymmddhh");
+            w.text(vUtc, "units", "Gregorian_year month day hour");
+            const std::vector<int> dims = s.accumulated ? std::vector<int>{dTime, dHour, dLat, dLon}
+                                                        : std::vector<int>{dTime, dLat, dLon};
+            const int id = w.var(code.ncar, NC_FLOAT, dims);
+            std::vector<size_t> chunks(dims.size(), 1);
+            chunks[dims.size() - 2] = nlat;
+            chunks[dims.size() - 1] = nlon;
+            w.check(nc_def_var_chunking(w.id(), id, NC_CHUNKED, chunks.data()), "cannot set chunking");
+            w.check(nc_def_var_deflate(w.id(), id, 1, 1, 1), "cannot set compression");
+            w.check(nc_put_att_float(w.id(), id, "_FillValue", NC_FLOAT, 1, &kNcarMissing), "cannot write _FillValue");
+            w.check(nc_put_att_float(w.id(), id, "missing_value", NC_FLOAT, 1, &kNcarMissing), "cannot write missing_value");
+            w.text(id, "long_name", std::string(s.longName));
+            w.text(id, "short_name", code.grib);
+            w.text(id, "units", std::string(s.fileUnits));
+            w.text(NC_GLOBAL, "DATA_SOURCE", "SYNTHETIC - written by Isobar, not ECMWF data");
+            w.text(NC_GLOBAL, "NETCDF_CONVERSION", "imitates CISL RDA: Conversion from ECMWF GRIB1 data to netCDF4.");
+            w.text(NC_GLOBAL, "NCAR_RDA_DATASET", "ds633.0 (imitated)");
+            w.text(NC_GLOBAL, "title", "SYNTHETIC ERA5-like sample written by Isobar - NOT real ERA5 data");
+            w.text(NC_GLOBAL, "isobar_synthetic", syntheticNotice(job.weather.seed(), "NCAR RDA ds633.0"));
+            w.check(nc_enddef(w.id()), "cannot finish the header");
+            w.check(nc_put_var_double(w.id(), vLat, job.grid.latitudes.data()), "cannot write latitudes");
+            w.check(nc_put_var_double(w.id(), vLon, job.grid.longitudes.data()), "cannot write longitudes");
+            if (s.accumulated) {
+                std::vector<int> hours(12);
+                for (int h = 0; h < 12; ++h) {
+                    hours[static_cast<size_t>(h)] = h + 1;
+                }
+                w.check(nc_put_var_int(w.id(), vHour, hours.data()), "cannot write forecast_hour");
+            }
+            for (size_t t = 0; t < steps; ++t) {
+                checkStop(job);
+                const std::int64_t base = s.accumulated ? inits[t] : first + static_cast<std::int64_t>(t);
+                const long long base64 = base;
+                const int utcDate = static_cast<int>(std::stoll(yyyymmddhh(base)));
+                w.check(nc_put_var1_longlong(w.id(), vTime, &t, &base64), "cannot write time");
+                w.check(nc_put_var1_int(w.id(), vUtc, &t, &utcDate), "cannot write utc_date");
+                for (size_t h = 0; h < (s.accumulated ? 12u : 1u); ++h) {
+                    const std::int64_t valid = s.accumulated ? base + static_cast<std::int64_t>(h) + 1 : base;
+                    job.weather.fill(valid, values);
+                    const auto& src = values[index(s.variable)];
+                    std::transform(src.begin(), src.end(), data.begin(), [](double x) { return static_cast<float>(x); });
+                    std::vector<size_t> start(dims.size(), 0);
+                    std::vector<size_t> count(dims.size(), 1);
+                    start[0] = t;
+                    if (s.accumulated) {
+                        start[1] = h;
+                    }
+                    count[dims.size() - 2] = nlat;
+                    count[dims.size() - 1] = nlon;
+                    w.check(nc_put_vara_float(w.id(), id, start.data(), count.data(), data.data()),
+                            "cannot write data (is the disk full?)");
+                }
+            }
+            w.close();
+        } catch (...) {
+            std::filesystem::remove(part, ec);
+            for (const auto& f : written) {
+                std::filesystem::remove(f, ec);
+            }
+            throw;
+        }
+        std::filesystem::rename(part, final, ec);
+        if (ec) {
+            throw Error(final.string() + ": cannot move the finished file into place: " + ec.message());
+        }
+        written.push_back(final);
+    }
+    firstHour1900 = first;
+    hours = static_cast<int>(analysisHours);
+    return written;
+}
+
+} // namespace isobar::sample
