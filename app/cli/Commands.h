@@ -17,6 +17,7 @@ int runClusterCommand(const std::vector<std::string>& args);
 int runSampleCommand(const std::vector<std::string>& args, std::stop_token stop);
 int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop);
 int runInspectCommand(const std::vector<std::string>& args);
+int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop);
 
 // Options every command that may use the embedded cluster understands.
 std::vector<OptionSpec> embeddedClusterOptionSpecs();

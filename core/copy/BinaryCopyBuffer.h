@@ -69,6 +69,13 @@ public:
     std::size_t capacity() const noexcept { return capacity_; }
     void clear() noexcept { size_ = 0; }
 
+    // For encoders that lay out whole rows themselves: the next `bytes` bytes (reserve() first).
+    char* append(std::size_t bytes) noexcept {
+        char* p = data_.get() + size_;
+        size_ += bytes;
+        return p;
+    }
+
 private:
     void grow(std::size_t bytes);
 

@@ -2,9 +2,35 @@
 
 #include "era5/Grid.h"
 
+#include <bit>
 #include <cmath>
+#include <cstring>
 
 namespace isobar {
+
+namespace {
+
+// An 8-byte float4 field as it goes on the wire: int32 length 4, then the value, both big-endian,
+// as a little-endian machine stores it from one uint64.
+std::uint64_t floatField(float value) {
+    const auto bits = std::bit_cast<std::uint32_t>(value);
+    return (static_cast<std::uint64_t>(__builtin_bswap32(bits)) << 32) | 0x04000000ULL;
+}
+
+constexpr std::uint32_t kNullField = 0xFFFFFFFFU; // int32 length -1
+
+} // namespace
+
+void GridGeometry::prepareFields() {
+    latitudeField.clear();
+    longitudeField.clear();
+    for (float lat : latitude) {
+        latitudeField.push_back(floatField(lat));
+    }
+    for (float lon : longitude) {
+        longitudeField.push_back(floatField(lon));
+    }
+}
 
 GridGeometry GridGeometry::fromAxes(const std::vector<double>& latitudes,
                                     const std::vector<double>& longitudes) {
@@ -21,6 +47,7 @@ GridGeometry GridGeometry::fromAxes(const std::vector<double>& latitudes,
         g.longitude.push_back(static_cast<float>(normalizeLongitude(lon)));
         g.lonIndex.push_back(seedLongitudeIndex(lon));
     }
+    g.prepareFields();
     return g;
 }
 
@@ -35,28 +62,44 @@ GridGeometry GridGeometry::forBox(const GlobalGrid& grid, std::int32_t northRow,
         g.longitude.push_back(static_cast<float>(normalizeLongitude(longitudes[c])));
         g.lonIndex.push_back((westColumn + static_cast<std::int32_t>(c)) % grid.longitudes());
     }
+    g.prepareFields();
     return g;
 }
 
 void encodeWeatherBand(const GridGeometry& grid, PgTimestamp time, std::size_t latBegin, std::size_t latCount,
                        const BandValues& values, BinaryCopyBuffer& out) {
+    static_assert(std::endian::native == std::endian::little, "the row layout below assumes a little-endian host");
     const std::size_t nlon = grid.longitude.size();
     out.reserve(latCount * nlon * kMaxWeatherRowBytes);
+    // The first 18 bytes are the same for every row of the band: field count 10, the timestamp
+    // field, and the length of location_id.
+    char prefix[18];
+    const std::uint16_t fields = __builtin_bswap16(10);
+    const std::uint32_t eight = __builtin_bswap32(8);
+    const auto micros = __builtin_bswap64(static_cast<std::uint64_t>(time.micros));
+    const std::uint32_t four = __builtin_bswap32(4);
+    std::memcpy(prefix, &fields, 2);
+    std::memcpy(prefix + 2, &eight, 4);
+    std::memcpy(prefix + 6, &micros, 8);
+    std::memcpy(prefix + 14, &four, 4);
     std::size_t k = 0;
     for (std::size_t i = latBegin; i < latBegin + latCount; ++i) {
-        const float lat = grid.latitude[i];
+        const std::uint64_t latField = grid.latitudeField[i];
         const std::int32_t idBase = grid.latIdBase[i];
         for (std::size_t j = 0; j < nlon; ++j, ++k) {
-            out.beginTuple(10);
-            out.addTimestamptz(time);
-            out.addInt32(idBase + grid.lonIndex[j]);
-            out.addFloat4(lat);
-            out.addFloat4(grid.longitude[j]);
+            // Reserve was for the worst case; each row takes what it needs.
+            char* p = out.append(18 + 4 + 8 + 8);
+            std::memcpy(p, prefix, 18);
+            const std::uint32_t id = __builtin_bswap32(static_cast<std::uint32_t>(idBase + grid.lonIndex[j]));
+            std::memcpy(p + 18, &id, 4);
+            std::memcpy(p + 22, &latField, 8);
+            std::memcpy(p + 30, &grid.longitudeField[j], 8);
             for (const float* column : values) {
                 if (column == nullptr || std::isnan(column[k])) {
-                    out.addNull();
+                    std::memcpy(out.append(4), &kNullField, 4);
                 } else {
-                    out.addFloat4(column[k]);
+                    const std::uint64_t field = floatField(column[k]);
+                    std::memcpy(out.append(8), &field, 8);
                 }
             }
         }

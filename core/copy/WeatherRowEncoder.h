@@ -14,9 +14,15 @@ namespace isobar {
 // latitude, the normalized longitude and the seed location_id parts.
 struct GridGeometry {
     std::vector<float> latitude;         // per latitude row, as the file stores it
-    std::vector<std::int32_t> latIdBase; // lat_index * 1440 + 1
+    std::vector<std::int32_t> latIdBase; // lat_index * longitudes + 1
     std::vector<float> longitude;        // per longitude column, normalized to (-180, 180]
     std::vector<std::int32_t> lonIndex;  // lon_index
+    // The latitude and longitude fields as they go on the wire (int32 length 4, float4 big-endian),
+    // precomputed so the per-row work is copying, not converting.
+    std::vector<std::uint64_t> latitudeField;
+    std::vector<std::uint64_t> longitudeField;
+
+    void prepareFields();
 
     // On the seed's 0.25 deg grid, for rows and columns on that grid.
     static GridGeometry fromAxes(const std::vector<double>& latitudes, const std::vector<double>& longitudes);

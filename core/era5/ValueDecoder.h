@@ -31,6 +31,7 @@ private:
 
     const FileVariable* var_;
     std::vector<float> shortTable_; // indexed by the (uint16) raw value
+    std::vector<double> missing_;   // the finite missing values (NaN is always missing)
 };
 
 // The value a stored value decodes to under `var`'s packing, missing values and conversion; NaN when
