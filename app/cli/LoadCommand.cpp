@@ -12,13 +12,14 @@ namespace isobar::cli {
 
 namespace {
 
-const char* kLoadHelp = R"(usage: isobar-cli load [--dsn CONNINFO] [--table NAME] FILE...
+const char* kLoadHelp = R"(usage: isobar-cli load [--dsn CONNINFO] [--table NAME] [options] FILE|DIR...
 
 Loads ERA5 NetCDF files into a PostgreSQL table with the weather schema, creating the table if it
 is missing. The files form one dataset keyed by (time, grid point): the variables of one time step
-may come from different files (one per variable from NCAR, instant and accumulated members of a
-CDS ZIP archive); `isobar-cli inspect` shows what a load would do. Rows go in with binary COPY in one transaction: either all rows of all files are
-committed or, on any failure or Ctrl-C, none is. Without --dsn the embedded cluster is used
+may come from different files (one per variable from NCAR, the instant and accumulated members of
+a CDS ZIP archive), and a directory stands for the NetCDF files in it. `isobar-cli inspect` shows
+what a load would do. Rows go in with binary COPY in one transaction: either all rows of all files
+are committed or, on any failure or Ctrl-C, none is. Without --dsn the embedded cluster is used
 (started if needed; see `isobar-cli cluster`).
 
 options:
@@ -34,6 +35,7 @@ public:
     void warning(const std::string& message) override {
         std::cerr << "isobar-cli: warning: " << message << "\n";
     }
+    void note(const std::string& message) override { std::cerr << "isobar-cli: note: " << message << "\n"; }
     void finished(const LoadSummary& s) override {
         if (s.status == LoadStatus::Cancelled) {
             std::cerr << "cancelled after " << formatDuration(s.seconds)
@@ -54,13 +56,15 @@ public:
 } // namespace
 
 int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
-    auto specs = embeddedClusterOptionSpecs();
-    specs.insert(specs.begin(),
-                 {
-                     {"dsn", "CONNINFO", "libpq connection string or URI (default: the embedded cluster)"},
-                     {"table", "NAME", "target table, optionally schema-qualified (default: weather)"},
-                     {"replace", "", "empty the table first, in the same transaction (atomic reload; readers wait)"},
-                 });
+    std::vector<OptionSpec> specs = {
+        {"dsn", "CONNINFO", "libpq connection string or URI (default: the embedded cluster)"},
+        {"table", "NAME", "target table, optionally schema-qualified (default: weather)"},
+        {"replace", "", "empty the table first, in the same transaction (atomic reload; readers wait)"},
+        {"all-missing", "skip|load", "bands whose every value is missing: skip (default) or load NULL rows"},
+    };
+    for (const auto& more : {inputOptionSpecs(), embeddedClusterOptionSpecs()}) {
+        specs.insert(specs.end(), more.begin(), more.end());
+    }
     specs.push_back({"help", "", "show this help"});
     const ParsedArgs parsed("load", specs, args);
     if (parsed.flag("help")) {
