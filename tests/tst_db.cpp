@@ -227,8 +227,9 @@ private slots:
         const auto underCapsh = [&](const std::string& command) {
             ProcessOptions options;
             options.timeout = std::chrono::seconds(120);
-            return runProcess("/sbin/capsh", {"--drop=cap_sys_ptrace", "--", "-c",
-                                              std::string(ISOBAR_CLI_PATH) + " " + command + " --data-dir " + dir},
+            return runProcess("/sbin/capsh",
+                              {"--drop=cap_sys_ptrace", "--", "-c",
+                               std::string(ISOBAR_CLI_PATH) + " " + command + " --data-dir " + dir},
                               options);
         };
         const ProcessResult status = underCapsh("cluster status");
@@ -250,7 +251,8 @@ private slots:
         options.port = 6111; // not the port it runs on
         const LocalCluster other(options);
         const std::string url = other.connectionString();
-        QVERIFY2(url.find("port=" + std::to_string(cluster_->cluster().port())) != std::string::npos, url.c_str());
+        QVERIFY2(url.find("port=" + std::to_string(cluster_->cluster().port())) != std::string::npos,
+                 url.c_str());
         Connection conn = Connection::open(url);
         QCOMPARE(test::scalar(conn, "SELECT 1"), QString("1"));
     }

@@ -2,14 +2,14 @@
 // writer, and the real CDS files in ../shared/era5-samples.
 
 #include "Fixtures.h"
-#include "era5/ClassicHeader.h"
 #include "era5/BandReader.h"
+#include "era5/ClassicHeader.h"
 #include "era5/Dataset.h"
 #include "era5/Era5File.h"
-#include "era5/ValueDecoder.h"
 #include "era5/Grid.h"
 #include "era5/SampleWriter.h"
 #include "era5/TimeUnits.h"
+#include "era5/ValueDecoder.h"
 #include "util/Error.h"
 
 #include <QtTest>
@@ -433,7 +433,8 @@ private slots:
         spec = test::classicFixture({10.0}, {0.0, 360.0}, 1, 0);
         path = dir_.filePath("lon-twice.nc");
         test::writeFixture(path, spec);
-        EXPECT_ERROR_CONTAINING(Era5File::open(path.toStdString()), "lon-twice.nc", "longitude 0 appears twice");
+        EXPECT_ERROR_CONTAINING(Era5File::open(path.toStdString()), "lon-twice.nc",
+                                "longitude 0 appears twice");
     }
 
     void pressureLevelFileIsExplained() {
@@ -607,92 +608,6 @@ private slots:
     void rejectsBadRegions() {
         QFETCH(QString, region);
         QVERIFY_THROWS_EXCEPTION(Error, SampleRegion::parse(region.toStdString()));
-    }
-
-    // Real files as the CDS delivers them (a sample of the wild): what each opens as.
-    void realCdsFiles_data() {
-        QTest::addColumn<QString>("file");
-        QTest::addColumn<bool>("nearest"); // --off-grid nearest
-        QTest::addColumn<QString>("variables");
-        QTest::addColumn<QString>("layout");
-        QTest::addColumn<double>("step");
-        QTest::addColumn<int>("steps");
-        QTest::newRow("legacy 0.25 grid, negative longitudes")
-            << "cds-legacy_grid-0.25_neg-lon_t2m.nc" << false << "t2m" << "CDS legacy (grib_to_netcdf)" << 0.25 << 1;
-        QTest::newRow("legacy global 20 deg") << "cds-legacy_global-20deg_t2m.nc" << false << "t2m"
-                                              << "CDS legacy (grib_to_netcdf)" << 20.0 << 1;
-        QTest::newRow("2024 netCDF4 wind, valid_time")
-            << "cds-2024_wind_u10v10_expver5.nc" << false << "u10 v10" << "CDS 2024 (cfgrib)" << 0.25 << 30;
-        QTest::newRow("2024 monthly means") << "cds-2024_monthly-means_avgad_tp.nc" << false << "tp"
-                                            << "CDS 2024 (cfgrib), monthly means" << 0.25 << 240;
-        QTest::newRow("ERA5-Land 0.1 grid") << "cds-2024_era5land_nan-sea.nc" << false << "t2m u10 v10 tp"
-                                            << "CDS 2024 (cfgrib), ERA5-Land" << 0.1 << 1;
-        QTest::newRow("legacy off-grid point, nearest")
-            << "cds-legacy_point-offgrid_1day-hourly_multivar.nc" << true << "t2m u10 v10"
-            << "CDS legacy (grib_to_netcdf), single point" << 0.25 << 48;
-        QTest::newRow("2024 off-grid point, nearest") << "cds-2024_point-offgrid_hourly_u10v10t2m.nc" << true
-                                                      << "t2m u10 v10" << "CDS 2024 (cfgrib), single point" << 0.25
-                                                      << 4344;
-    }
-    void realCdsFiles() {
-        QFETCH(QString, file);
-        QFETCH(bool, nearest);
-        QFETCH(QString, variables);
-        QFETCH(QString, layout);
-        QFETCH(double, step);
-        QFETCH(int, steps);
-        const QString dir = test::samplesDir();
-        if (dir.isEmpty()) {
-            QSKIP("../shared/era5-samples is not present next to the repository");
-        }
-        OpenOptions options;
-        options.offGrid = nearest ? OffGridPolicy::Nearest : OffGridPolicy::Refuse;
-        const Era5File f = Era5File::open((dir + "/" + file).toStdString(), options);
-        QStringList names;
-        for (const auto& v : f.variables()) {
-            names << QString::fromStdString(std::string(spec(v.variable).shortName));
-        }
-        QCOMPARE(names.join(' '), variables);
-        QCOMPARE(QString::fromStdString(f.layout()), layout);
-        QCOMPARE(f.grid().step(), step);
-        QCOMPARE(static_cast<int>(f.steps().size()), steps);
-        QCOMPARE(f.offGrid(), nearest);
-    }
-
-    // Off-grid single points are refused by default, naming the point.
-    void realOffGridPointsAreRefused_data() {
-        QTest::addColumn<QString>("file");
-        QTest::addColumn<QString>("point");
-        QTest::newRow("legacy") << "cds-legacy_point-offgrid_1day-hourly_multivar.nc"
-                                << "latitude 55.695, longitude 12.495";
-        QTest::newRow("2024") << "cds-2024_point-offgrid_hourly_u10v10t2m.nc" << "latitude 35, longitude -118.3";
-    }
-    void realOffGridPointsAreRefused() {
-        QFETCH(QString, file);
-        QFETCH(QString, point);
-        const QString dir = test::samplesDir();
-        if (dir.isEmpty()) {
-            QSKIP("../shared/era5-samples is not present next to the repository");
-        }
-        const QString message = errorOf([&] { (void)Era5File::open((dir + "/" + file).toStdString()); });
-        QVERIFY2(message.contains(file), qPrintable(message));
-        QVERIFY2(message.contains(point), qPrintable(message));
-        QVERIFY2(message.contains("--off-grid nearest"), qPrintable(message));
-    }
-
-    // The ZIP the new CDS sends for mixed requests: opened member by member; this one holds no
-    // target variable, and the message says what its members have.
-    void realZipArchive() {
-        const QString dir = test::samplesDir();
-        if (dir.isEmpty()) {
-            QSKIP("../shared/era5-samples is not present next to the repository");
-        }
-        const QString message =
-            errorOf([&] { (void)Dataset::open({(dir + "/zip-disguised-as-nc_fluxes.nc").toStdString()}); });
-        for (const char* part : {"zip-disguised-as-nc_fluxes.nc", "ZIP archive", "2 member(s)",
-                                 "data_stream-oper_stepType-instant.nc (sst)", "slhf", "sshf", "ssr", "str"}) {
-            QVERIFY2(message.contains(part), qPrintable(message));
-        }
     }
 
 private:

@@ -1,5 +1,4 @@
 #include "Commands.h"
-
 #include "ingest/ReadBenchmark.h"
 #include "util/Error.h"
 

@@ -1,5 +1,4 @@
 #include "Commands.h"
-
 #include "era5/Inspection.h"
 #include "util/Error.h"
 

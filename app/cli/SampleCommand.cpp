@@ -53,7 +53,8 @@ int runSampleCommand(const std::vector<std::string>& args, std::stop_token stop)
         {"region", "LAT0,LAT1,LON0,LON1", "box on the 0.25 grid (default: the globe, 721 x 1440 points)"},
         {"start", "DATE", "first time step, UTC (default 2024-01-01T00)"},
         {"seed", "N", "seed of the synthetic values (default 1)"},
-        {"layout", "NAME", "cds-legacy (default), cds-2024, cds-2024-zip, cds-expver, or ncar (--out is then a directory)"},
+        {"layout", "NAME",
+         "cds-legacy (default), cds-2024, cds-2024-zip, cds-expver, or ncar (--out is then a directory)"},
         {"help", "", "show this help"},
     };
     const ParsedArgs parsed("sample", specs, args);
@@ -88,7 +89,8 @@ int runSampleCommand(const std::vector<std::string>& args, std::stop_token stop)
     if (const auto layout = parsed.value("layout")) {
         const auto parsedLayout = parseSampleLayout(*layout);
         if (!parsedLayout) {
-            throw UsageError{"--layout takes cds-legacy, cds-2024, cds-2024-zip, cds-expver or ncar, not '" + *layout + "'"};
+            throw UsageError{"--layout takes cds-legacy, cds-2024, cds-2024-zip, cds-expver or ncar, not '" +
+                             *layout + "'"};
         }
         options.layout = *parsedLayout;
     }
@@ -100,10 +102,10 @@ int runSampleCommand(const std::vector<std::string>& args, std::stop_token stop)
     for (const auto& file : info.files) {
         std::cout << "wrote " << file.string() << "\n";
     }
-    std::cout << "SYNTHETIC ERA5-like sample in the " << sampleLayoutName(options.layout) << " layout: " << info.hours
-              << " hour(s) x " << info.latitudes << " latitudes x " << info.longitudes << " longitudes = " << info.rows()
-              << " rows, 6 variables, starting " << formatTimestamp(info.start) << " (" << formatDuration(seconds)
-              << ")\n";
+    std::cout << "SYNTHETIC ERA5-like sample in the " << sampleLayoutName(options.layout)
+              << " layout: " << info.hours << " hour(s) x " << info.latitudes << " latitudes x "
+              << info.longitudes << " longitudes = " << info.rows() << " rows, 6 variables, starting "
+              << formatTimestamp(info.start) << " (" << formatDuration(seconds) << ")\n";
     return kExitOk;
 }
 

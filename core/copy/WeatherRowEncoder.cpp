@@ -52,7 +52,8 @@ GridGeometry GridGeometry::fromAxes(const std::vector<double>& latitudes,
 }
 
 GridGeometry GridGeometry::forBox(const GlobalGrid& grid, std::int32_t northRow, std::int32_t westColumn,
-                                  const std::vector<double>& latitudes, const std::vector<double>& longitudes) {
+                                  const std::vector<double>& latitudes,
+                                  const std::vector<double>& longitudes) {
     GridGeometry g;
     for (std::size_t r = 0; r < latitudes.size(); ++r) {
         g.latitude.push_back(static_cast<float>(latitudes[r]));
@@ -68,7 +69,8 @@ GridGeometry GridGeometry::forBox(const GlobalGrid& grid, std::int32_t northRow,
 
 void encodeWeatherBand(const GridGeometry& grid, PgTimestamp time, std::size_t latBegin, std::size_t latCount,
                        const BandValues& values, BinaryCopyBuffer& out) {
-    static_assert(std::endian::native == std::endian::little, "the row layout below assumes a little-endian host");
+    static_assert(std::endian::native == std::endian::little,
+                  "the row layout below assumes a little-endian host");
     const std::size_t nlon = grid.longitude.size();
     out.reserve(latCount * nlon * kMaxWeatherRowBytes);
     // The first 18 bytes are the same for every row of the band: field count 10, the timestamp

@@ -64,7 +64,8 @@ Connection Connection::open(const std::string& conninfo) {
     }
     // Server notices ("schema already exists, skipping") are for the log, not the user's terminal.
     PQsetNoticeProcessor(
-        conn, [](void*, const char* message) { spdlog::debug("server notice: {}", trimTrailingNewlines(message)); },
+        conn,
+        [](void*, const char* message) { spdlog::debug("server notice: {}", trimTrailingNewlines(message)); },
         nullptr);
     return Connection(conn, target);
 }

@@ -541,12 +541,15 @@ std::string LocalCluster::connectionString(const std::string& database) const {
     // process with another --port): its lock file tells where.
     int port = port_;
     fs::path socketDir = socketDir_;
-    if (const auto info = readPostmasterLockFile(dataDir() / "postmaster.pid"); info && isPostmasterOf(*info)) {
+    if (const auto info = readPostmasterLockFile(dataDir() / "postmaster.pid");
+        info && isPostmasterOf(*info)) {
         port = info->port != 0 ? info->port : port;
         socketDir = info->socketDir.empty() ? socketDir : info->socketDir;
     }
-    return buildConnInfo(
-        {{"host", socketDir.string()}, {"port", std::to_string(port)}, {"dbname", database}, {"user", superuser_}});
+    return buildConnInfo({{"host", socketDir.string()},
+                          {"port", std::to_string(port)},
+                          {"dbname", database},
+                          {"user", superuser_}});
 }
 
 std::string LocalCluster::logTail(size_t lines) const {

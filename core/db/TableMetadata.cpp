@@ -10,9 +10,10 @@ void ensureMetadataSchema(Connection& conn) {
     for (int attempt = 0;; ++attempt) {
         try {
             conn.exec("CREATE SCHEMA IF NOT EXISTS isobar");
-            conn.exec("CREATE TABLE IF NOT EXISTS isobar.table_grid ("
-                      "relid oid PRIMARY KEY, table_name text NOT NULL, grid_step float8 NOT NULL, "
-                      "grid text NOT NULL, product text NOT NULL, recorded_at timestamptz NOT NULL DEFAULT now())");
+            conn.exec(
+                "CREATE TABLE IF NOT EXISTS isobar.table_grid ("
+                "relid oid PRIMARY KEY, table_name text NOT NULL, grid_step float8 NOT NULL, "
+                "grid text NOT NULL, product text NOT NULL, recorded_at timestamptz NOT NULL DEFAULT now())");
             return;
         } catch (const DbError& e) {
             // Two loaders creating the same object at once: one wins, the other sees a unique
@@ -20,9 +21,10 @@ void ensureMetadataSchema(Connection& conn) {
             const bool race = e.sqlState() == "23505" || e.sqlState() == "42P06" || e.sqlState() == "42P07";
             if (!race || attempt >= 3) {
                 if (e.sqlState() == "42501") {
-                    throw Error(std::string("Isobar keeps its bookkeeping in a schema 'isobar', which this role may "
-                                            "not create: ") +
-                                e.what() + "; ask for CREATE on the database, or create the schema for this role");
+                    throw Error(
+                        std::string("Isobar keeps its bookkeeping in a schema 'isobar', which this role may "
+                                    "not create: ") +
+                        e.what() + "; ask for CREATE on the database, or create the schema for this role");
                 }
                 throw;
             }
@@ -48,9 +50,10 @@ void checkTableGrid(Connection& conn, const TableName& table, const TableGrid& w
         // got the OID of a dropped one, takes the new grid.
         const bool hasRows = conn.query("SELECT EXISTS (SELECT 1 FROM " + qualified + ")").text(0, 0) == "t";
         if (differs && hasRows) {
-            throw Error("table " + table.display() + " holds " + recorded.text(0, 2) + " rows on the " +
-                        recorded.text(0, 1) + ", but these files are " + wanted.product + " on the " + wanted.grid +
-                        "; location_ids of different grids cannot share a table: load them into another table");
+            throw Error(
+                "table " + table.display() + " holds " + recorded.text(0, 2) + " rows on the " +
+                recorded.text(0, 1) + ", but these files are " + wanted.product + " on the " + wanted.grid +
+                "; location_ids of different grids cannot share a table: load them into another table");
         }
         conn.query("UPDATE isobar.table_grid SET table_name = $2, grid_step = $3, grid = $4, product = $5, "
                    "recorded_at = now() WHERE relid = $1::regclass",

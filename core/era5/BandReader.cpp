@@ -25,7 +25,9 @@ BandReader::BandReader(const Dataset& dataset)
     }
 }
 
-const ValueDecoder& BandReader::decoderFor(const SourceRef& s) const { return *decoders_.at({s.file, s.variable}); }
+const ValueDecoder& BandReader::decoderFor(const SourceRef& s) const {
+    return *decoders_.at({s.file, s.variable});
+}
 
 void BandReader::fetchSource(const SourceRef& source, Variable variable, bool previous, std::size_t row0,
                              std::size_t rows, RawUnit& unit) const {
@@ -57,14 +59,15 @@ void BandReader::fetch(std::size_t stepIndex, std::size_t row0, std::size_t rows
         }
         const auto variable = static_cast<Variable>(v);
         fetchSource(*source, variable, false, row0, rows, unit);
-        if (dataset_.variableOf(*source).accumulatedSinceMidnight && hourOfDay(step.time) != 1 && step.previous[v]) {
+        if (dataset_.variableOf(*source).accumulatedSinceMidnight && hourOfDay(step.time) != 1 &&
+            step.previous[v]) {
             fetchSource(*step.previous[v], variable, true, row0, rows, unit);
         }
     }
 }
 
-void BandReader::decodePieces(const RawUnit& unit, Variable variable, bool previous, std::size_t cols, float* out,
-                              std::vector<float>& scratch) const {
+void BandReader::decodePieces(const RawUnit& unit, Variable variable, bool previous, std::size_t cols,
+                              float* out, std::vector<float>& scratch) const {
     bool first = true;
     const std::size_t n = unit.rows * cols;
     for (const RawPiece& piece : unit.pieces) {

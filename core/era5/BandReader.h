@@ -49,8 +49,8 @@ public:
 
 private:
     const ValueDecoder& decoderFor(const SourceRef& s) const;
-    void fetchSource(const SourceRef& source, Variable variable, bool previous, std::size_t row0, std::size_t rows,
-                     RawUnit& unit) const;
+    void fetchSource(const SourceRef& source, Variable variable, bool previous, std::size_t row0,
+                     std::size_t rows, RawUnit& unit) const;
     // Decodes the pieces of one (variable, previous) into `out`, merging expver positions in order.
     void decodePieces(const RawUnit& unit, Variable variable, bool previous, std::size_t cols, float* out,
                       std::vector<float>& scratch) const;

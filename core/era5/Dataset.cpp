@@ -5,15 +5,14 @@
 #include "era5/ZipArchive.h"
 #include "util/Error.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
-#include <cctype>
 #include <cstring>
 #include <map>
 #include <set>
+#include <sys/stat.h>
 #include <utility>
 
 namespace isobar {
@@ -44,7 +43,8 @@ bool sameValues(const std::vector<float>& a, const std::vector<float>& b) {
 
 std::filesystem::path makePrivateTempDir() {
     const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/isobar-unzip-XXXXXX";
+    std::string pattern =
+        std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/isobar-unzip-XXXXXX";
     if (mkdtemp(pattern.data()) == nullptr) {
         throw Error("cannot create a temporary directory to unpack a ZIP archive in " + pattern + ": " +
                     systemErrorText(errno));
@@ -65,8 +65,10 @@ std::vector<std::filesystem::path> expandInputs(const std::vector<std::filesyste
         std::vector<std::filesystem::path> found;
         for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
             std::string ext = entry.path().extension().string();
-            std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-            if (entry.is_regular_file(ec) && (ext == ".nc" || ext == ".nc4" || ext == ".netcdf" || ext == ".zip")) {
+            std::transform(ext.begin(), ext.end(), ext.begin(),
+                           [](unsigned char c) { return std::tolower(c); });
+            if (entry.is_regular_file(ec) &&
+                (ext == ".nc" || ext == ".nc4" || ext == ".netcdf" || ext == ".zip")) {
                 found.push_back(entry.path());
             }
         }
@@ -82,7 +84,9 @@ std::vector<std::filesystem::path> expandInputs(const std::vector<std::filesyste
     return out;
 }
 
-Dataset::Dataset(Dataset&& other) noexcept { *this = std::move(other); }
+Dataset::Dataset(Dataset&& other) noexcept {
+    *this = std::move(other);
+}
 
 Dataset& Dataset::operator=(Dataset&& other) noexcept {
     if (this != &other) {
@@ -163,8 +167,10 @@ private:
             const ZipMember& m = members[i];
             const std::string display = archive.string() + "!" + m.name;
             std::string leaf = std::filesystem::path(m.name).filename().string();
-            std::replace_if(leaf.begin(), leaf.end(), [](char c) { return c == '/' || c == '\\'; }, '_');
-            const auto out = d_.extractedDir_ / (std::to_string(d_.files_.size()) + "-" + std::to_string(i) + "-" + leaf);
+            std::replace_if(
+                leaf.begin(), leaf.end(), [](char c) { return c == '/' || c == '\\'; }, '_');
+            const auto out =
+                d_.extractedDir_ / (std::to_string(d_.files_.size()) + "-" + std::to_string(i) + "-" + leaf);
             extractZipMember(archive, m, out);
             try {
                 d_.files_.push_back(Era5File::open(out, options_, display));
@@ -182,13 +188,15 @@ private:
             for (const auto& w : without) {
                 list += (list.empty() ? "" : "; ") + w;
             }
-            throw Error(archive.string() + ": a ZIP archive (as the CDS sends for mixed requests) whose " +
-                        std::to_string(members.size()) +
-                        " member(s) hold no ERA5 variable that Isobar loads (t2m, u10, v10, tcc, tp, sf): " + list);
+            throw Error(
+                archive.string() + ": a ZIP archive (as the CDS sends for mixed requests) whose " +
+                std::to_string(members.size()) +
+                " member(s) hold no ERA5 variable that Isobar loads (t2m, u10, v10, tcc, tp, sf): " + list);
         }
-        d_.notes_.push_back(archive.string() + " is a ZIP archive: read its " + std::to_string(opened) + " member(s)" +
-                            (without.empty() ? std::string() : "; skipped " + std::to_string(without.size()) +
-                                                                   " without target variables"));
+        d_.notes_.push_back(
+            archive.string() + " is a ZIP archive: read its " + std::to_string(opened) + " member(s)" +
+            (without.empty() ? std::string()
+                             : "; skipped " + std::to_string(without.size()) + " without target variables"));
     }
 
     void checkAgreement() {
@@ -203,18 +211,36 @@ private:
                             "; load them into different tables");
             }
             if (f.era5Land() != d_.era5Land_ || f.monthlyMeans() != d_.monthly_) {
-                throw Error("the files hold different products: " + first.name() + " (" + first.layout() + ") and " +
-                            f.name() + " (" + f.layout() + "); load them into different tables");
+                throw Error("the files hold different products: " + first.name() + " (" + first.layout() +
+                            ") and " + f.name() + " (" + f.layout() + "); load them into different tables");
             }
         }
+    }
+
+    // Positions compared as points on the globe: 190 and -170 are one longitude, and a float32
+    // 13.3 is the double 13.3 of another file.
+    static bool samePositions(const std::vector<double>& a, const std::vector<double>& b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            if (std::fabs(a[i] - b[i]) > 1e-5) {
+                return false;
+            }
+        }
+        return true;
     }
 
     std::uint32_t geometryFor(std::uint32_t fileIndex) {
         const Era5File& f = d_.files_[fileIndex];
         DatasetGeometry g{f.box(), f.boxLatitudes(), f.boxLongitudes()};
+        for (double& lon : g.longitudes) {
+            lon = normalizeLongitude(lon);
+        }
         for (std::uint32_t i = 0; i < d_.geometries_.size(); ++i) {
             const DatasetGeometry& o = d_.geometries_[i];
-            if (o.box == g.box && o.latitudes == g.latitudes && o.longitudes == g.longitudes) {
+            if (o.box == g.box && samePositions(o.latitudes, g.latitudes) &&
+                samePositions(o.longitudes, g.longitudes)) {
                 return i;
             }
         }
@@ -245,8 +271,8 @@ private:
             const Era5File& a = d_.files_[candidates.front().file];
             const Era5File& b = d_.files_[candidates[i].file];
             if (!(a.box() == b.box()) || !sameValues(reference, reader_->readSource(candidates[i]))) {
-                throw Error(var + " at " + formatTimestamp(time) + " is in both " + a.name() + " and " + b.name() +
-                            " with different values; remove one of them (Isobar will not choose)");
+                throw Error(var + " at " + formatTimestamp(time) + " is in both " + a.name() + " and " +
+                            b.name() + " with different values; remove one of them (Isobar will not choose)");
             }
         }
         ++identicalDuplicates_;
@@ -283,9 +309,10 @@ private:
                 if (geometry && *geometry != g) {
                     const Era5File& a = d_.files_[geometrySource];
                     const Era5File& b = d_.files_[chosen.file];
-                    throw Error("the files cover different points at " + formatTimestamp(step.time) + ": " + a.name() +
-                                " has " + a.box().describe(d_.grid_) + ", " + b.name() + " has " +
-                                b.box().describe(d_.grid_) + "; files that share time steps must share the grid box");
+                    throw Error("the files cover different points at " + formatTimestamp(step.time) + ": " +
+                                a.name() + " has " + a.box().describe(d_.grid_) + ", " + b.name() + " has " +
+                                b.box().describe(d_.grid_) +
+                                "; files that share time steps must share the grid box");
                 }
                 geometry = g;
                 geometrySource = chosen.file;
@@ -299,13 +326,15 @@ private:
         }
         d_.variables_.assign(present.begin(), present.end());
         for (const auto& [var, count] : replacedEra5t_) {
-            d_.notes_.push_back(var + ": " + std::to_string(count) +
-                                " step(s) given as both ERA5T and final ERA5: the final ERA5 values are loaded");
+            d_.notes_.push_back(
+                var + ": " + std::to_string(count) +
+                " step(s) given as both ERA5T and final ERA5: the final ERA5 values are loaded");
         }
         if (identicalDuplicates_ > 0) {
-            d_.notes_.push_back(std::to_string(identicalDuplicates_) +
-                                " (variable, time) pair(s) appear in more than one file with identical values; "
-                                "loaded once");
+            d_.notes_.push_back(
+                std::to_string(identicalDuplicates_) +
+                " (variable, time) pair(s) appear in more than one file with identical values; "
+                "loaded once");
         }
     }
 
@@ -335,10 +364,10 @@ private:
         }
         for (std::size_t v = 0; v < kVariableCount; ++v) {
             if (gaps[v] > 0) {
-                d_.notes_.push_back(std::string(spec(static_cast<Variable>(v)).shortName) + ": " +
-                                    std::to_string(gaps[v]) +
-                                    " hour(s) cannot be turned into hourly amounts because the hour before is not "
-                                    "in the files; loaded as NULL");
+                d_.notes_.push_back(
+                    std::string(spec(static_cast<Variable>(v)).shortName) + ": " + std::to_string(gaps[v]) +
+                    " hour(s) cannot be turned into hourly amounts because the hour before is not "
+                    "in the files; loaded as NULL");
             }
         }
     }
@@ -354,9 +383,10 @@ private:
                 }
             }
             if (missing > 0) {
-                d_.notes_.push_back(std::string(spec(v).shortName) + " is missing for " + std::to_string(missing) +
-                                    " of " + std::to_string(d_.steps_.size()) + " time steps (first " +
-                                    formatTimestamp(*first) + "): NULL in those rows");
+                d_.notes_.push_back(std::string(spec(v).shortName) + " is missing for " +
+                                    std::to_string(missing) + " of " + std::to_string(d_.steps_.size()) +
+                                    " time steps (first " + formatTimestamp(*first) +
+                                    "): NULL in those rows");
             }
         }
     }

@@ -76,7 +76,9 @@ public:
     // Dataset-level facts: gaps, replaced ERA5T steps, identical duplicates, skipped copies, ...
     const std::vector<std::string>& notes() const noexcept { return notes_; }
 
-    const FileVariable& variableOf(const SourceRef& s) const { return files_[s.file].variables()[s.variable]; }
+    const FileVariable& variableOf(const SourceRef& s) const {
+        return files_[s.file].variables()[s.variable];
+    }
     const FileStep& stepOf(const SourceRef& s) const { return files_[s.file].steps()[s.step]; }
 
 private:

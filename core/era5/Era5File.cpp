@@ -22,7 +22,9 @@ std::string lower(std::string s) {
     return s;
 }
 
-bool contains(const std::string& haystack, const char* needle) { return haystack.find(needle) != std::string::npos; }
+bool contains(const std::string& haystack, const char* needle) {
+    return haystack.find(needle) != std::string::npos;
+}
 
 // Coordinates and spacings as people write them: 55.695, not 55.69499969 (the float32 the file holds).
 std::string number(double v) {
@@ -40,9 +42,19 @@ std::string number(double v) {
 
 // Variables that describe the data rather than being data: never "ignored variables".
 bool isAuxiliary(const std::string& name) {
-    static const std::set<std::string> aux = {"number",      "expver", "utc_date", "time_bnds", "time_bounds",
-                                              "step",        "surface", "crs",     "spatial_ref", "valid_time_bnds",
-                                              "realization", "date",   "forecast_reference_time"};
+    static const std::set<std::string> aux = {"number",
+                                              "expver",
+                                              "utc_date",
+                                              "time_bnds",
+                                              "time_bounds",
+                                              "step",
+                                              "surface",
+                                              "crs",
+                                              "spatial_ref",
+                                              "valid_time_bnds",
+                                              "realization",
+                                              "date",
+                                              "forecast_reference_time"};
     return aux.count(lower(name)) > 0;
 }
 
@@ -86,7 +98,8 @@ Conversion conversionFor(Variable v, const std::string& unitsText, const std::st
         return refuse();
     case Variable::U10:
     case Variable::V10:
-        if (u == "ms**-1" || u == "m/s" || u == "ms-1" || u == "ms^-1" || u == "m.s-1" || u == "meterspersecond") {
+        if (u == "ms**-1" || u == "m/s" || u == "ms-1" || u == "ms^-1" || u == "m.s-1" ||
+            u == "meterspersecond") {
             return Conversion::None;
         }
         return refuse();
@@ -164,9 +177,10 @@ std::string GridBox::describe(const GlobalGrid& grid) const {
     const double north = grid.latitudeOf(northRow);
     const double south = grid.latitudeOf(northRow - static_cast<std::int32_t>(rows) + 1);
     const double west = grid.longitudeOf(westColumn);
-    const double east = grid.longitudeOf((westColumn + static_cast<std::int32_t>(cols) - 1) % grid.longitudes());
-    return "lat " + number(north) + ".." + number(south) + ", lon " + number(west) + ".." + number(east) + " (" +
-           std::to_string(rows) + " x " + std::to_string(cols) + " points)";
+    const double east =
+        grid.longitudeOf((westColumn + static_cast<std::int32_t>(cols) - 1) % grid.longitudes());
+    return "lat " + number(north) + ".." + number(south) + ", lon " + number(west) + ".." + number(east) +
+           " (" + std::to_string(rows) + " x " + std::to_string(cols) + " points)";
 }
 
 // Does the detective work of Era5File::open, one concern per method.
@@ -200,7 +214,9 @@ private:
         return out.empty() ? std::string("none") : out;
     }
 
-    std::optional<std::string> text(int varid, const char* name) const { return handle_.textAttribute(varid, name); }
+    std::optional<std::string> text(int varid, const char* name) const {
+        return handle_.textAttribute(varid, name);
+    }
 
     int varidOf(const std::string& name) const {
         std::lock_guard lock(netcdfMutex());
@@ -264,7 +280,8 @@ private:
         }
         if (n == "level" || n == "pressure_level" || n == "isobaricinhpa" || n == "plev" || n == "lev" ||
             standard == "air_pressure" || n == "depth" || n == "height") {
-            fail("variable " + varName + " has a " + dim.name + " dimension with " + std::to_string(dim.length) +
+            fail("variable " + varName + " has a " + dim.name + " dimension with " +
+                 std::to_string(dim.length) +
                  " levels: this is a pressure-level (or multi-level) file; Isobar loads single-level surface "
                  "variables");
         }
@@ -284,18 +301,20 @@ private:
             std::array<int, NC_MAX_VAR_DIMS> dimIds{};
             {
                 std::lock_guard lock(netcdfMutex());
-                ncCheck(nc_inq_var(ncid_, v, nameBuf.data(), &type, &varDims, dimIds.data(), nullptr), f_.name_,
-                        "cannot read a variable");
+                ncCheck(nc_inq_var(ncid_, v, nameBuf.data(), &type, &varDims, dimIds.data(), nullptr),
+                        f_.name_, "cannot read a variable");
             }
             const std::string name(nameBuf.data());
-            const bool isCoordinate = std::any_of(dims_.begin(), dims_.end(), [&](const DimInfo& d) { return d.name == name; });
+            const bool isCoordinate =
+                std::any_of(dims_.begin(), dims_.end(), [&](const DimInfo& d) { return d.name == name; });
             if (isCoordinate || isAuxiliary(name) || type == NC_STRING || type == NC_CHAR) {
                 continue;
             }
             const std::string longName = text(v, "long_name").value_or("");
             auto target = matchVariable(name, longName);
             if (!target) {
-                if (const auto standard = text(v, "standard_name"); standard && lower(*standard) == "cloud_area_fraction") {
+                if (const auto standard = text(v, "standard_name");
+                    standard && lower(*standard) == "cloud_area_fraction") {
                     target = Variable::Tcc;
                 }
             }
@@ -316,7 +335,8 @@ private:
             fv.type = type;
             std::string shape;
             for (int d = 0; d < varDims; ++d) {
-                shape += (d == 0 ? "" : ", ") + dims_[static_cast<size_t>(dimIds[static_cast<size_t>(d)])].name;
+                shape +=
+                    (d == 0 ? "" : ", ") + dims_[static_cast<size_t>(dimIds[static_cast<size_t>(d)])].name;
             }
             int latPos = -1;
             int lonPos = -1;
@@ -371,8 +391,9 @@ private:
             for (const auto& n : f_.ignored_) {
                 has += (has.empty() ? "" : ", ") + n;
             }
-            throw NoTargetVariables(f_.name_ + ": no ERA5 variable that Isobar loads (t2m, u10, v10, tcc, tp, sf); "
-                                               "the file has: " +
+            throw NoTargetVariables(f_.name_ +
+                                        ": no ERA5 variable that Isobar loads (t2m, u10, v10, tcc, tp, sf); "
+                                        "the file has: " +
                                         (has.empty() ? std::string("no data variables") : has),
                                     f_.ignored_);
         }
@@ -392,8 +413,8 @@ private:
         timeDims_ = timeDims(f_.variables_.front());
         for (const auto& var : f_.variables_) {
             if (timeDims(var) != timeDims_) {
-                fail("variables " + f_.variables_.front().name + " (" + shapes_[f_.variables_.front().name] + ") and " +
-                     var.name + " (" + shapes_[var.name] + ") have different time axes");
+                fail("variables " + f_.variables_.front().name + " (" + shapes_[f_.variables_.front().name] +
+                     ") and " + var.name + " (" + shapes_[var.name] + ") have different time axes");
             }
         }
     }
@@ -402,12 +423,14 @@ private:
         const std::string& name = dims_[static_cast<size_t>(dim)].name;
         const int varid = varidOf(name);
         if (varid < 0) {
-            fail("the " + std::string(what) + " dimension '" + name + "' has no coordinate variable, so its values "
-                                                                   "are unknown");
+            fail("the " + std::string(what) + " dimension '" + name +
+                 "' has no coordinate variable, so its values "
+                 "are unknown");
         }
         std::vector<double> values(dims_[static_cast<size_t>(dim)].length);
         std::lock_guard lock(netcdfMutex());
-        ncCheck(nc_get_var_double(ncid_, varid, values.data()), f_.name_, "cannot read the " + name + " coordinate");
+        ncCheck(nc_get_var_double(ncid_, varid, values.data()), f_.name_,
+                "cannot read the " + name + " coordinate");
         return values;
     }
 
@@ -430,8 +453,9 @@ private:
         for (size_t i = 1; i + 1 < values.size(); ++i) {
             const double d = diff(i);
             if (std::fabs(d - first) > 1e-4 + 1e-3 * std::fabs(first)) {
-                fail("the " + std::string(what) + " axis is not regular (spacing " + number(std::fabs(first)) +
-                     " near " + number(values[0]) + " but " + number(std::fabs(d)) + " near " + number(values[i]) +
+                fail("the " + std::string(what) + " axis is not regular (spacing " +
+                     number(std::fabs(first)) + " near " + number(values[0]) + " but " +
+                     number(std::fabs(d)) + " near " + number(values[i]) +
                      "): Isobar loads regular latitude/longitude grids");
             }
         }
@@ -459,10 +483,18 @@ private:
         const auto dlat = spacing(f_.latitudes_, "latitude", false);
         const auto dlon = spacing(f_.longitudes_, "longitude", true);
         if (dlat && dlon && std::fabs(*dlat - *dlon) > 1e-4) {
-            fail("the grid spacing differs between latitude (" + number(*dlat) + ") and longitude (" + number(*dlon) +
-                 "); Isobar loads square latitude/longitude grids like ERA5's");
+            fail("the grid spacing differs between latitude (" + number(*dlat) + ") and longitude (" +
+                 number(*dlon) + "); Isobar loads square latitude/longitude grids like ERA5's");
         }
         std::optional<double> step = dlat ? dlat : dlon;
+        if (step) {
+            // A spacing measured between float32 coordinates is off by up to ~2e-5 degrees
+            // (0.0999985 for ERA5-Land's 0.1): take the spacing that divides 360 it is meant to be.
+            const double parts = std::round(360.0 / *step);
+            if (parts >= 1.0 && std::fabs(360.0 / parts - *step) < 5e-5) {
+                step = 360.0 / parts;
+            }
+        }
         if (options_.gridStep) {
             if (step && std::fabs(*step - *options_.gridStep) > 1e-4) {
                 fail("the file's grid spacing is " + number(*step) + " degrees, not the " +
@@ -473,7 +505,8 @@ private:
         if (!step) {
             // A single point: the grid the GRIB message came from, if the file says, else ERA5's.
             for (const auto& var : f_.variables_) {
-                if (const auto inc = handle_.numberAttribute(var.varid, "GRIB_iDirectionIncrementInDegrees")) {
+                if (const auto inc =
+                        handle_.numberAttribute(var.varid, "GRIB_iDirectionIncrementInDegrees")) {
                     step = *inc;
                     break;
                 }
@@ -481,8 +514,9 @@ private:
             if (!step) {
                 step = 0.25;
                 f_.gridStepAssumed_ = true;
-                f_.notes_.push_back("a single point does not show its grid spacing: assumed ERA5's 0.25 degrees "
-                                    "(use --grid to say otherwise)");
+                f_.notes_.push_back(
+                    "a single point does not show its grid spacing: assumed ERA5's 0.25 degrees "
+                    "(use --grid to say otherwise)");
             }
         }
         try {
@@ -513,15 +547,18 @@ private:
         }
         if (offLat || offLon) {
             if (options_.offGrid == OffGridPolicy::Refuse) {
-                fail("the point (latitude " + number(offLat.value_or(f_.latitudes_.front())) + ", longitude " +
-                     number(offLon.value_or(f_.longitudes_.front())) + ") is not on the " + g.stepText() +
-                     " degree grid; use --off-grid nearest to load it at the nearest grid point's location_id, "
+                fail("the point (latitude " + number(offLat.value_or(f_.latitudes_.front())) +
+                     ", longitude " + number(offLon.value_or(f_.longitudes_.front())) + ") is not on the " +
+                     g.stepText() +
+                     " degree grid; use --off-grid nearest to load it at the nearest grid point's "
+                     "location_id, "
                      "keeping its real latitude and longitude");
             }
             f_.offGrid_ = true;
         }
         if (f_.offGrid_) {
-            f_.notes_.push_back("points off the " + g.stepText() + " degree grid are loaded with the location_id of "
+            f_.notes_.push_back("points off the " + g.stepText() +
+                                " degree grid are loaded with the location_id of "
                                 "the nearest grid point and their own latitude/longitude");
         }
         // Rows: contiguous on the grid, north to south or south to north.
@@ -608,10 +645,13 @@ private:
         {
             std::lock_guard lock(netcdfMutex());
             if (integral) {
-                ncCheck(nc_get_var_longlong(ncid_, varid, ints.data()), f_.name_, "cannot read the " + name + " coordinate");
-                std::transform(ints.begin(), ints.end(), reals.begin(), [](long long v) { return static_cast<double>(v); });
+                ncCheck(nc_get_var_longlong(ncid_, varid, ints.data()), f_.name_,
+                        "cannot read the " + name + " coordinate");
+                std::transform(ints.begin(), ints.end(), reals.begin(),
+                               [](long long v) { return static_cast<double>(v); });
             } else {
-                ncCheck(nc_get_var_double(ncid_, varid, reals.data()), f_.name_, "cannot read the " + name + " coordinate");
+                ncCheck(nc_get_var_double(ncid_, varid, reals.data()), f_.name_,
+                        "cannot read the " + name + " coordinate");
             }
         }
         if (contains(lower(units), " since ")) {
@@ -623,7 +663,8 @@ private:
             }
             for (size_t i = 0; i < n; ++i) {
                 if (!std::isfinite(reals[i])) {
-                    fail("the time coordinate '" + name + "' holds a missing value at position " + std::to_string(i));
+                    fail("the time coordinate '" + name + "' holds a missing value at position " +
+                         std::to_string(i));
                 }
                 times.push_back(integral ? tu.fromInteger(ints[i]) : tu.fromDouble(reals[i]));
             }
@@ -633,8 +674,10 @@ private:
         for (size_t i = 0; i < n; ++i) {
             const auto t = timestampFromDateNumber(reals[i]);
             if (!t) {
-                fail("the time coordinate '" + name + "' has units '" + units + "' and value " + number(reals[i]) +
-                     ", which Isobar cannot read as a time (expected '<unit> since <date>' or dates like 20240131)");
+                fail("the time coordinate '" + name + "' has units '" + units + "' and value " +
+                     number(reals[i]) +
+                     ", which Isobar cannot read as a time (expected '<unit> since <date>' or dates like "
+                     "20240131)");
             }
             times.push_back(*t);
         }
@@ -693,12 +736,14 @@ private:
             }
             for (size_t i = 0; i < inits.size(); ++i) {
                 for (size_t h = 0; h < hours.size(); ++h) {
-                    const auto lead = static_cast<std::int64_t>(std::llround(hours[h] * static_cast<double>(unit)));
+                    const auto lead =
+                        static_cast<std::int64_t>(std::llround(hours[h] * static_cast<double>(unit)));
                     f_.steps_.push_back(FileStep{PgTimestamp{inits[i].micros + lead}, i, h, {}});
                 }
             }
-            f_.notes_.push_back("forecast layout: each value's valid time is " + dims_[static_cast<size_t>(initDim)].name +
-                                " + " + hourName + "; ERA5 forecast accumulations are amounts over the hour ending "
+            f_.notes_.push_back("forecast layout: each value's valid time is " +
+                                dims_[static_cast<size_t>(initDim)].name + " + " + hourName +
+                                "; ERA5 forecast accumulations are amounts over the hour ending "
                                 "at that time");
         } else if (timeDim >= 0) {
             const auto times = readTimes(timeDim);
@@ -725,7 +770,8 @@ private:
                     }
                 }
                 try {
-                    const TimeUnits tu = TimeUnits::parse(*units, text(varid, "calendar").value_or("standard"));
+                    const TimeUnits tu =
+                        TimeUnits::parse(*units, text(varid, "calendar").value_or("standard"));
                     f_.steps_.push_back(FileStep{tu.fromDouble(value), 0, 0, {}});
                 } catch (const Error& e) {
                     fail(std::string("time coordinate '") + candidate + "': " + e.what());
@@ -733,7 +779,8 @@ private:
                 break;
             }
             if (f_.steps_.empty()) {
-                fail("no time dimension (time, valid_time, date or forecast_initial_time) and no time coordinate; "
+                fail("no time dimension (time, valid_time, date or forecast_initial_time) and no time "
+                     "coordinate; "
                      "dimensions: " +
                      dimList());
             }
@@ -754,7 +801,9 @@ private:
     void readExpver() {
         const auto labelOf = [](const std::string& s) {
             std::string t = s;
-            t.erase(std::remove_if(t.begin(), t.end(), [](unsigned char c) { return std::isspace(c) || c == '\0'; }), t.end());
+            t.erase(std::remove_if(t.begin(), t.end(),
+                                   [](unsigned char c) { return std::isspace(c) || c == '\0'; }),
+                    t.end());
             return t;
         };
         const auto numberOf = [](const std::string& label) {
@@ -788,7 +837,10 @@ private:
                 } else if (type == NC_CHAR) {
                     std::string chars(total, '\0');
                     if (nc_get_var_text(ncid_, varid, chars.data()) == NC_NOERR) {
-                        const size_t width = expverDims >= 1 ? dims_[static_cast<size_t>(ids[static_cast<size_t>(expverDims - 1)])].length : total;
+                        const size_t width =
+                            expverDims >= 1
+                                ? dims_[static_cast<size_t>(ids[static_cast<size_t>(expverDims - 1)])].length
+                                : total;
                         for (size_t i = 0; i + width <= chars.size(); i += width) {
                             labels.push_back(labelOf(chars.substr(i, width)));
                         }
@@ -817,7 +869,8 @@ private:
                 std::vector<std::pair<int, size_t>> order;
                 for (size_t k = 0; k < n; ++k) {
                     // Without a coordinate the CDS order is [1, 5]: ERA5 first, then ERA5T.
-                    const int num = k < labels.size() ? numberOf(labels[k]) : static_cast<int>(k == 0 ? 1 : 5);
+                    const int num =
+                        k < labels.size() ? numberOf(labels[k]) : static_cast<int>(k == 0 ? 1 : 5);
                     order.emplace_back(num, k);
                 }
                 std::sort(order.begin(), order.end());
@@ -832,8 +885,9 @@ private:
             for (const auto& l : labels) {
                 list += (list.empty() ? "" : ", ") + l;
             }
-            f_.notes_.push_back("expver dimension (" + (list.empty() ? std::string("no labels: assumed 1, 5") : list) +
-                                "): each value is taken from final ERA5 (expver 1) where present, else from ERA5T");
+            f_.notes_.push_back(
+                "expver dimension (" + (list.empty() ? std::string("no labels: assumed 1, 5") : list) +
+                "): each value is taken from final ERA5 (expver 1) where present, else from ERA5T");
             return;
         }
         if (labels.empty()) {
@@ -844,7 +898,7 @@ private:
         for (size_t i = 0; i < f_.steps_.size(); ++i) {
             const std::string& label = labels.size() == f_.steps_.size() ? labels[i] : labels.front();
             f_.steps_[i].expver = label;
-            era5t += numberOf(label) != 1 ? 1 : 0;
+            era5t += numberOf(label) != 1 ? 1U : 0U;
         }
         if (era5t > 0) {
             f_.notes_.push_back(std::to_string(era5t) + " of " + std::to_string(f_.steps_.size()) +
@@ -891,8 +945,9 @@ private:
         monthly = monthly || contains(provenance, "monthly-means") || contains(provenance, "monthly_means");
         f_.monthly_ = monthly;
         if (monthly) {
-            f_.notes_.push_back("monthly means: one value per month; accumulated variables are mean daily totals "
-                                "(loaded in mm per day)");
+            f_.notes_.push_back(
+                "monthly means: one value per month; accumulated variables are mean daily totals "
+                "(loaded in mm per day)");
         }
         if (f_.era5Land_ && !monthly) {
             for (auto& var : f_.variables_) {
@@ -902,21 +957,25 @@ private:
             }
             if (std::any_of(f_.variables_.begin(), f_.variables_.end(),
                             [](const FileVariable& v) { return v.accumulatedSinceMidnight; })) {
-                f_.notes_.push_back("ERA5-Land accumulates precipitation and snowfall from 00 UTC: each hour is "
-                                    "loaded as the difference to the hour before (the 01 UTC value as it is)");
+                f_.notes_.push_back(
+                    "ERA5-Land accumulates precipitation and snowfall from 00 UTC: each hour is "
+                    "loaded as the difference to the hour before (the 01 UTC value as it is)");
             }
         }
     }
 
     void decideLayout() {
-        const bool forecast = std::any_of(f_.variables_.front().dims.begin(), f_.variables_.front().dims.end(),
-                                          [](DimRole r) { return r == DimRole::ForecastHour; });
+        const bool forecast =
+            std::any_of(f_.variables_.front().dims.begin(), f_.variables_.front().dims.end(),
+                        [](DimRole r) { return r == DimRole::ForecastHour; });
         const bool expverDim = !f_.variables_.front().expverOrder.empty();
-        const bool ncar = varidOf("utc_date") >= 0 || lower(f_.variables_.front().name).rfind("var_", 0) == 0 ||
+        const bool ncar = varidOf("utc_date") >= 0 ||
+                          lower(f_.variables_.front().name).rfind("var_", 0) == 0 ||
                           text(NC_GLOBAL, "NCAR_RDA_DATASET").has_value() ||
                           contains(lower(text(NC_GLOBAL, "NETCDF_CONVERSION").value_or("")), "rda");
         const std::string history = lower(text(NC_GLOBAL, "history").value_or(""));
-        const bool cfgrib = contains(history, "cfgrib") || contains(lower(text(NC_GLOBAL, "GRIB_centre").value_or("")), "ecmf");
+        const bool cfgrib = contains(history, "cfgrib") ||
+                            contains(lower(text(NC_GLOBAL, "GRIB_centre").value_or("")), "ecmf");
         const bool classic = contains(f_.format_, "netCDF3");
         std::string layout;
         if (forecast) {
@@ -957,7 +1016,8 @@ private:
         for (const auto& var : f_.variables_) {
             int storage = 0;
             std::array<size_t, NC_MAX_VAR_DIMS> chunks{};
-            if (nc_inq_var_chunking(ncid_, var.varid, &storage, chunks.data()) != NC_NOERR || storage != NC_CHUNKED) {
+            if (nc_inq_var_chunking(ncid_, var.varid, &storage, chunks.data()) != NC_NOERR ||
+                storage != NC_CHUNKED) {
                 continue;
             }
             double perStep = 1.0;
@@ -966,7 +1026,8 @@ private:
             nc_inq_type(ncid_, var.type, nullptr, &typeSize);
             for (size_t d = 0; d < var.dims.size(); ++d) {
                 const double c = static_cast<double>(std::max<size_t>(chunks[d], 1));
-                const double len = static_cast<double>(dims_[static_cast<size_t>(dimIds_[var.name][d])].length);
+                const double len =
+                    static_cast<double>(dims_[static_cast<size_t>(dimIds_[var.name][d])].length);
                 if (var.dims[d] == DimRole::Latitude || var.dims[d] == DimRole::Longitude) {
                     perStep *= std::ceil(len / c) * c;
                     chunkCount *= std::ceil(len / c);
@@ -995,7 +1056,8 @@ private:
     mutable std::vector<std::string> pendingNotes_;
 };
 
-Era5File Era5File::open(const std::filesystem::path& path, const OpenOptions& options, const std::string& displayName) {
+Era5File Era5File::open(const std::filesystem::path& path, const OpenOptions& options,
+                        const std::string& displayName) {
     Era5File file;
     file.path_ = path;
     file.name_ = displayName.empty() ? path.string() : displayName;
@@ -1008,7 +1070,9 @@ Era5File Era5File::open(const std::filesystem::path& path, const OpenOptions& op
     return file;
 }
 
-Era5File::Era5File(Era5File&& other) noexcept { *this = std::move(other); }
+Era5File::Era5File(Era5File&& other) noexcept {
+    *this = std::move(other);
+}
 
 Era5File& Era5File::operator=(Era5File&& other) noexcept {
     if (this != &other) {
@@ -1078,8 +1142,8 @@ std::vector<double> Era5File::boxLongitudes() const {
     return out;
 }
 
-void Era5File::readRaw(const FileVariable& var, const FileStep& step, std::size_t expverPosition, std::size_t fileRow,
-                       std::size_t rowCount, RawBand& out) const {
+void Era5File::readRaw(const FileVariable& var, const FileStep& step, std::size_t expverPosition,
+                       std::size_t fileRow, std::size_t rowCount, RawBand& out) const {
     std::array<size_t, NC_MAX_VAR_DIMS> start{};
     std::array<size_t, NC_MAX_VAR_DIMS> count{};
     for (size_t d = 0; d < var.dims.size(); ++d) {
@@ -1141,8 +1205,9 @@ void Era5File::readRaw(const FileVariable& var, const FileStep& step, std::size_
         }
     }
     if (status != NC_NOERR) {
-        throw Error(name_ + ": cannot read " + var.name + " at " + formatTimestamp(step.time) + ", latitude rows " +
-                    std::to_string(fileRow) + "-" + std::to_string(fileRow + rowCount - 1) +
+        throw Error(name_ + ": cannot read " + var.name + " at " + formatTimestamp(step.time) +
+                    ", latitude rows " + std::to_string(fileRow) + "-" +
+                    std::to_string(fileRow + rowCount - 1) +
                     " (the file may be truncated or corrupt): " + nc_strerror(status));
     }
 }

@@ -46,17 +46,25 @@ private:
 };
 
 // The role a dimension plays for a variable.
-enum class DimRole : std::uint8_t { Time, ForecastInit, ForecastHour, Expver, Latitude, Longitude, Singleton };
+enum class DimRole : std::uint8_t {
+    Time,
+    ForecastInit,
+    ForecastHour,
+    Expver,
+    Latitude,
+    Longitude,
+    Singleton
+};
 
 // One target variable as a file stores it.
 struct FileVariable {
     Variable variable = Variable::T2m;
-    std::string name;      // the variable's name in the file
+    std::string name; // the variable's name in the file
     int varid = -1;
-    nc_type type = NC_NAT; // NC_SHORT, NC_INT, NC_FLOAT or NC_DOUBLE
-    double scale = 1.0;    // scale_factor (1 when absent)
-    double offset = 0.0;   // add_offset (0 when absent)
-    bool packed = false;   // scale_factor or add_offset present
+    nc_type type = NC_NAT;             // NC_SHORT, NC_INT, NC_FLOAT or NC_DOUBLE
+    double scale = 1.0;                // scale_factor (1 when absent)
+    double offset = 0.0;               // add_offset (0 when absent)
+    bool packed = false;               // scale_factor or add_offset present
     std::vector<double> missingValues; // _FillValue and missing_value, in the stored type
     std::string units;
     Conversion conversion = Conversion::None;
@@ -169,8 +177,8 @@ public:
     // Reads one variable at one step (and position along expver) for file rows
     // [fileRow, fileRow + rowCount), all longitudes. Serialized on netcdfMutex(); decoding
     // happens elsewhere. The file is opened on demand (see NetcdfOpenFiles).
-    void readRaw(const FileVariable& var, const FileStep& step, std::size_t expverPosition, std::size_t fileRow,
-                 std::size_t rowCount, RawBand& out) const;
+    void readRaw(const FileVariable& var, const FileStep& step, std::size_t expverPosition,
+                 std::size_t fileRow, std::size_t rowCount, RawBand& out) const;
 
 private:
     Era5File() = default;

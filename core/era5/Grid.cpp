@@ -13,10 +13,11 @@ GlobalGrid GlobalGrid::withStep(double step) {
     const double lons = 360.0 / step;
     if (std::fabs(lons - std::round(lons)) > 1e-6 * lons) {
         char buf[160];
-        std::snprintf(buf, sizeof buf,
-                      "a grid spacing of %.6g degrees does not divide 360, so its points cannot be numbered on "
-                      "a global grid",
-                      step);
+        std::snprintf(
+            buf, sizeof buf,
+            "a grid spacing of %.6g degrees does not divide 360, so its points cannot be numbered on "
+            "a global grid",
+            step);
         throw Error(buf);
     }
     // Use the exact spacing the count implies (0.1 stays 0.1, not the float the file stored).
@@ -34,8 +35,8 @@ std::string GlobalGrid::stepText() const {
 }
 
 std::string GlobalGrid::describe() const {
-    return stepText() + " deg global grid (" + std::to_string(latitudes()) + " x " + std::to_string(longitudes_) +
-           " points)";
+    return stepText() + " deg global grid (" + std::to_string(latitudes()) + " x " +
+           std::to_string(longitudes_) + " points)";
 }
 
 } // namespace isobar

@@ -58,17 +58,23 @@ public:
     LocationId locationId(std::int32_t latIndex, std::int32_t lonIndex) const {
         return LocationId{latIndex * longitudes_ + lonIndex + 1};
     }
-    LocationId locationId(double lat, double lon) const { return locationId(latitudeIndex(lat), longitudeIndex(lon)); }
+    LocationId locationId(double lat, double lon) const {
+        return locationId(latitudeIndex(lat), longitudeIndex(lon));
+    }
     // The coordinates of a grid point (longitude normalized).
     double latitudeOf(std::int32_t latIndex) const { return (latIndex - southRows_) * step_; }
-    double longitudeOf(std::int32_t lonIndex) const { return normalizeLongitude((lonIndex + firstColumn_) * step_); }
+    double longitudeOf(std::int32_t lonIndex) const {
+        return normalizeLongitude((lonIndex + firstColumn_) * step_);
+    }
     bool contains(double lat, double lon) const { return onGrid(lat, step_) && onGrid(lon, step_); }
 
     // "0.25 deg global grid (721 x 1440 points)"
     std::string describe() const;
     std::string stepText() const; // "0.25"
 
-    friend bool operator==(const GlobalGrid& a, const GlobalGrid& b) { return a.longitudes_ == b.longitudes_; }
+    friend bool operator==(const GlobalGrid& a, const GlobalGrid& b) {
+        return a.longitudes_ == b.longitudes_;
+    }
 
 private:
     GlobalGrid(double step, std::int32_t longitudes, std::int32_t southRows, std::int32_t firstColumn)
@@ -88,8 +94,14 @@ private:
 // location_id = lat_index * 1440 + lon_index + 1.
 inline constexpr double kSeedGridStep = 0.25;
 inline constexpr std::int32_t kSeedLongitudes = 1440;
-inline std::int32_t seedLatitudeIndex(double lat) { return GlobalGrid().latitudeIndex(lat); }
-inline std::int32_t seedLongitudeIndex(double lon) { return GlobalGrid().longitudeIndex(lon); }
-inline LocationId seedLocationId(double lat, double lon) { return GlobalGrid().locationId(lat, lon); }
+inline std::int32_t seedLatitudeIndex(double lat) {
+    return GlobalGrid().latitudeIndex(lat);
+}
+inline std::int32_t seedLongitudeIndex(double lon) {
+    return GlobalGrid().longitudeIndex(lon);
+}
+inline LocationId seedLocationId(double lat, double lon) {
+    return GlobalGrid().locationId(lat, lon);
+}
 
 } // namespace isobar

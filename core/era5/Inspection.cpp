@@ -89,11 +89,13 @@ FileInspection describe(const Era5File& f, const Dataset* scanOf, std::uint32_t 
     fi.name = f.name();
     fi.format = f.format();
     fi.layout = f.layout();
-    fi.product = std::string(f.era5Land() ? "ERA5-Land" : "ERA5") + (f.monthlyMeans() ? " monthly means" : " hourly");
+    fi.product =
+        std::string(f.era5Land() ? "ERA5-Land" : "ERA5") + (f.monthlyMeans() ? " monthly means" : " hourly");
     fi.grid = f.grid().describe();
     fi.gridStep = f.grid().step();
     fi.box = f.box().describe(f.grid());
-    fi.orientation = std::string("latitude ") + (f.latitudesAscending() ? "ascending (south to north)" : "descending (north to south)");
+    fi.orientation = std::string("latitude ") +
+                     (f.latitudesAscending() ? "ascending (south to north)" : "descending (north to south)");
     fi.offGrid = f.offGrid();
     fi.steps = f.steps().size();
     std::vector<PgTimestamp> times;
@@ -145,7 +147,8 @@ FileInspection describe(const Era5File& f, const Dataset* scanOf, std::uint32_t 
 } // namespace
 
 bool Inspection::ok() const {
-    return !dataset.error && std::none_of(files.begin(), files.end(), [](const FileInspection& f) { return f.error; });
+    return !dataset.error &&
+           std::none_of(files.begin(), files.end(), [](const FileInspection& f) { return f.error; });
 }
 
 Inspection inspect(const std::vector<std::filesystem::path>& paths, const OpenOptions& options, bool scan) {
@@ -176,7 +179,8 @@ Inspection inspect(const std::vector<std::filesystem::path>& paths, const OpenOp
         }
     }
     DatasetInspection& d = result.dataset;
-    if (std::any_of(result.files.begin(), result.files.end(), [](const FileInspection& f) { return f.error; })) {
+    if (std::any_of(result.files.begin(), result.files.end(),
+                    [](const FileInspection& f) { return f.error; })) {
         d.error = "not every file can be read (see above)";
         return result;
     }
@@ -212,15 +216,16 @@ std::string renderInspectionText(const Inspection& inspection) {
         out << "  format:     " << f.format << "\n"
             << "  layout:     " << f.layout << "\n"
             << "  product:    " << f.product << "\n"
-            << "  grid:       " << f.grid << (f.offGrid ? ", points off the grid mapped to the nearest" : "") << "\n"
+            << "  grid:       " << f.grid << (f.offGrid ? ", points off the grid mapped to the nearest" : "")
+            << "\n"
             << "  box:        " << f.box << ", " << f.orientation << "\n"
             << "  time:       " << f.steps << " step(s), " << f.firstTime << " .. " << f.lastTime << " ("
             << f.timeSpacing << ")\n"
             << "  rows:       " << f.rows << "\n"
             << "  variables:\n";
         for (const VariableInspection& v : f.variables) {
-            out << "    " << v.name << " -> " << spec(v.variable).column << ": " << v.storage << ", units '" << v.units
-                << "', conversion " << v.conversion;
+            out << "    " << v.name << " -> " << spec(v.variable).column << ": " << v.storage << ", units '"
+                << v.units << "', conversion " << v.conversion;
             if (!v.missingValues.empty()) {
                 out << ", missing values " << v.missingValues;
             }
@@ -289,7 +294,9 @@ std::string renderInspectionJson(const Inspection& inspection) {
         j.field("orientation", f.orientation).field("offGrid", f.offGrid);
         j.endObject();
         j.key("time").beginObject();
-        j.field("steps", static_cast<std::uint64_t>(f.steps)).field("first", f.firstTime).field("last", f.lastTime);
+        j.field("steps", static_cast<std::uint64_t>(f.steps))
+            .field("first", f.firstTime)
+            .field("last", f.lastTime);
         j.field("spacing", f.timeSpacing);
         j.endObject();
         j.field("rows", f.rows);
@@ -298,7 +305,9 @@ std::string renderInspectionJson(const Inspection& inspection) {
             j.beginObject();
             j.field("name", v.name).field("variable", std::string(spec(v.variable).shortName));
             j.field("column", std::string(spec(v.variable).column)).field("storage", v.storage);
-            j.field("units", v.units).field("conversion", v.conversion).field("missingValues", v.missingValues);
+            j.field("units", v.units)
+                .field("conversion", v.conversion)
+                .field("missingValues", v.missingValues);
             j.field("stepType", v.stepType).field("handling", v.handling);
             if (v.missingCount) {
                 j.field("missingCount", *v.missingCount).field("valueCount", v.valueCount);
@@ -324,8 +333,12 @@ std::string renderInspectionJson(const Inspection& inspection) {
     if (d.error) {
         j.field("error", *d.error);
     } else {
-        j.field("files", static_cast<std::uint64_t>(d.files)).field("product", d.product).field("grid", d.grid);
-        j.field("steps", static_cast<std::uint64_t>(d.steps)).field("first", d.firstTime).field("last", d.lastTime);
+        j.field("files", static_cast<std::uint64_t>(d.files))
+            .field("product", d.product)
+            .field("grid", d.grid);
+        j.field("steps", static_cast<std::uint64_t>(d.steps))
+            .field("first", d.firstTime)
+            .field("last", d.lastTime);
         j.field("rows", d.rows);
         j.key("variables").beginArray();
         for (const auto& v : d.variables) {

@@ -10,14 +10,14 @@
 namespace isobar {
 
 struct VariableInspection {
-    std::string name;       // in the file
+    std::string name; // in the file
     Variable variable = Variable::T2m;
-    std::string storage;    // "int16 packed (scale 0.0017, offset 268.5)", "float32"
+    std::string storage; // "int16 packed (scale 0.0017, offset 268.5)", "float32"
     std::string units;
     std::string conversion; // "K -> degC (x - 273.15)"
     std::string missingValues;
     std::string stepType;
-    std::string handling;   // "ERA5/ERA5T merged", "de-accumulated from 00 UTC", ...
+    std::string handling;                      // "ERA5/ERA5T merged", "de-accumulated from 00 UTC", ...
     std::optional<std::uint64_t> missingCount; // with --scan
     std::uint64_t valueCount = 0;
 };
@@ -28,15 +28,15 @@ struct FileInspection {
     std::string format;
     std::string layout;
     std::string product;
-    std::string grid;          // "0.25 deg global grid (721 x 1440 points)"
+    std::string grid; // "0.25 deg global grid (721 x 1440 points)"
     double gridStep = 0.0;
-    std::string box;           // "lat 70..30, lon -30..10 (161 x 161 points)"
-    std::string orientation;   // "latitude descending"
+    std::string box;         // "lat 70..30, lon -30..10 (161 x 161 points)"
+    std::string orientation; // "latitude descending"
     bool offGrid = false;
     std::size_t steps = 0;
     std::string firstTime;
     std::string lastTime;
-    std::string timeSpacing;   // "hourly", "irregular: 1 h to 6 h", "monthly"
+    std::string timeSpacing; // "hourly", "irregular: 1 h to 6 h", "monthly"
     std::uint64_t rows = 0;
     std::vector<VariableInspection> variables;
     std::vector<std::string> ignored;

@@ -86,8 +86,7 @@ NetcdfHandle NetcdfHandle::open(const std::filesystem::path& path, const std::st
         std::error_code ec;
         const auto actual = std::filesystem::file_size(path, ec);
         if (layout->headerTruncated) {
-            throw Error(name +
-                        ": the file is truncated or corrupt: it ends inside its own header, after " +
+            throw Error(name + ": the file is truncated or corrupt: it ends inside its own header, after " +
                         std::to_string(actual) + " bytes (an interrupted download?)");
         }
         if (!ec && actual < layout->declaredSize) {
@@ -184,8 +183,8 @@ std::uint64_t nextNetcdfKey() {
     return next++;
 }
 
-int NetcdfOpenFiles::acquire(std::uint64_t key, const std::filesystem::path& path, const std::string& displayName,
-                             const std::function<void(int)>& onOpen) {
+int NetcdfOpenFiles::acquire(std::uint64_t key, const std::filesystem::path& path,
+                             const std::string& displayName, const std::function<void(int)>& onOpen) {
     for (auto it = open_.begin(); it != open_.end(); ++it) {
         if (it->key == key) {
             const Entry e = *it;

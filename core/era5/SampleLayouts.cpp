@@ -80,7 +80,8 @@ public:
     }
     int var(const char* name, nc_type type, std::vector<int> dims) {
         int v = -1;
-        check(nc_def_var(ncid_, name, type, static_cast<int>(dims.size()), dims.data(), &v), "cannot define a variable");
+        check(nc_def_var(ncid_, name, type, static_cast<int>(dims.size()), dims.data(), &v),
+              "cannot define a variable");
         return v;
     }
     void text(int varid, const char* name, const std::string& value) {
@@ -107,7 +108,8 @@ void checkStop(const Job& job) {
 }
 
 std::string yyyymmddhh(std::int64_t hour1900) {
-    const std::string t = formatTimestamp(pgTimestampFromUnixMicros((hour1900 * 3600 - kSecondsFrom1900To1970) * kMicrosPerSecond));
+    const std::string t = formatTimestamp(
+        pgTimestampFromUnixMicros((hour1900 * 3600 - kSecondsFrom1900To1970) * kMicrosPerSecond));
     // "2024-01-01 06:00:00+00" -> "2024010106"
     return t.substr(0, 4) + t.substr(5, 2) + t.substr(8, 2) + t.substr(11, 2);
 }
@@ -138,15 +140,16 @@ void writeClassic(const std::filesystem::path& path, const Job& job, bool expver
     w.text(vTime, "long_name", "time");
     w.text(vTime, "calendar", "gregorian");
     std::array<int, kVariableCount> ids{};
-    const std::vector<int> dims = expverDimension ? std::vector<int>{dTime, dExpver, dLat, dLon}
-                                                  : std::vector<int>{dTime, dLat, dLon};
+    const std::vector<int> dims =
+        expverDimension ? std::vector<int>{dTime, dExpver, dLat, dLon} : std::vector<int>{dTime, dLat, dLon};
     for (const auto& s : kVariables) {
         const Packing& p = kPacking[index(s.variable)];
         const int id = w.var(std::string(s.shortName).c_str(), NC_SHORT, dims);
         w.number(id, "scale_factor", p.scale());
         w.number(id, "add_offset", p.offset());
         w.check(nc_put_att_short(w.id(), id, "_FillValue", NC_SHORT, 1, &kFill), "cannot write _FillValue");
-        w.check(nc_put_att_short(w.id(), id, "missing_value", NC_SHORT, 1, &kFill), "cannot write missing_value");
+        w.check(nc_put_att_short(w.id(), id, "missing_value", NC_SHORT, 1, &kFill),
+                "cannot write missing_value");
         w.text(id, "units", std::string(s.fileUnits));
         w.text(id, "long_name", std::string(s.longName));
         ids[index(s.variable)] = id;
@@ -156,7 +159,8 @@ void writeClassic(const std::filesystem::path& path, const Job& job, bool expver
     w.text(NC_GLOBAL, "Conventions", "CF-1.6");
     w.text(NC_GLOBAL, "title", "SYNTHETIC ERA5-like sample written by Isobar - NOT real ERA5 data");
     w.text(NC_GLOBAL, "isobar_synthetic", syntheticNotice(job.weather.seed(), layout));
-    w.text(NC_GLOBAL, "history", nowStamp() + " isobar-cli sample: SYNTHETIC data in the layout of a CDS grib_to_netcdf file");
+    w.text(NC_GLOBAL, "history",
+           nowStamp() + " isobar-cli sample: SYNTHETIC data in the layout of a CDS grib_to_netcdf file");
     int old = 0;
     w.check(nc_set_fill(w.id(), NC_NOFILL, &old), "cannot set fill mode");
     w.check(nc_enddef(w.id()), "cannot finish the header");
@@ -190,7 +194,8 @@ void writeClassic(const std::filesystem::path& path, const Job& job, bool expver
             if (!expverDimension) {
                 const size_t start[3] = {hIndex, 0, 0};
                 const size_t count[3] = {1, nlat, nlon};
-                w.check(nc_put_vara_short(w.id(), ids[v], start, count, packed.data()), "cannot write data (is the disk full?)");
+                w.check(nc_put_vara_short(w.id(), ids[v], start, count, packed.data()),
+                        "cannot write data (is the disk full?)");
                 continue;
             }
             const bool era5 = h < job.hours - tail;
@@ -206,7 +211,8 @@ void writeClassic(const std::filesystem::path& path, const Job& job, bool expver
                 const size_t count[4] = {1, 1, nlat, nlon};
                 const std::vector<std::int16_t>& data =
                     e == 0 ? (era5 ? packed : missing) : (era5t ? preliminary : missing);
-                w.check(nc_put_vara_short(w.id(), ids[v], start, count, data.data()), "cannot write data (is the disk full?)");
+                w.check(nc_put_vara_short(w.id(), ids[v], start, count, data.data()),
+                        "cannot write data (is the disk full?)");
             }
         }
     }
@@ -253,7 +259,8 @@ void writeCf2024(const std::filesystem::path& path, const Job& job, const std::v
         w.check(nc_def_var_deflate(w.id(), id, 1, 1, 1), "cannot set compression");
         w.check(nc_put_att_float(w.id(), id, "_FillValue", NC_FLOAT, 1, &nanf), "cannot write _FillValue");
         const long long param = kCodes[index(v)].param;
-        w.check(nc_put_att_longlong(w.id(), id, "GRIB_paramId", NC_INT64, 1, &param), "cannot write an attribute");
+        w.check(nc_put_att_longlong(w.id(), id, "GRIB_paramId", NC_INT64, 1, &param),
+                "cannot write an attribute");
         w.text(id, "GRIB_dataType", s.accumulated ? "fc" : "an");
         w.text(id, "GRIB_stepType", s.accumulated ? "accum" : "instant");
         w.text(id, "GRIB_gridType", "regular_ll");
@@ -273,8 +280,10 @@ void writeCf2024(const std::filesystem::path& path, const Job& job, const std::v
     w.text(NC_GLOBAL, "Conventions", "CF-1.7");
     w.text(NC_GLOBAL, "institution", "SYNTHETIC - written by Isobar, not by ECMWF");
     w.text(NC_GLOBAL, "title", "SYNTHETIC ERA5-like sample written by Isobar - NOT real ERA5 data");
-    w.text(NC_GLOBAL, "isobar_synthetic", syntheticNotice(job.weather.seed(), "a 2024 Copernicus CDS (cfgrib)"));
-    w.text(NC_GLOBAL, "history", nowStamp() + " isobar-cli sample: SYNTHETIC data in the layout of a CDS cfgrib file");
+    w.text(NC_GLOBAL, "isobar_synthetic",
+           syntheticNotice(job.weather.seed(), "a 2024 Copernicus CDS (cfgrib)"));
+    w.text(NC_GLOBAL, "history",
+           nowStamp() + " isobar-cli sample: SYNTHETIC data in the layout of a CDS cfgrib file");
     w.check(nc_enddef(w.id()), "cannot finish the header");
 
     const long long zero = 0;
@@ -286,16 +295,19 @@ void writeCf2024(const std::filesystem::path& path, const Job& job, const std::v
     for (size_t h = 0; h < hours; ++h) {
         checkStop(job);
         job.weather.fill(job.firstHour1900 + static_cast<std::int64_t>(h), values);
-        const long long seconds = (job.firstHour1900 + static_cast<long long>(h)) * 3600 - kSecondsFrom1900To1970;
+        const long long seconds =
+            (job.firstHour1900 + static_cast<long long>(h)) * 3600 - kSecondsFrom1900To1970;
         w.check(nc_put_var1_longlong(w.id(), vTime, &h, &seconds), "cannot write time");
         const char* label = "0001";
         w.check(nc_put_var1_string(w.id(), vExpver, &h, &label), "cannot write expver");
         for (size_t i = 0; i < variables.size(); ++i) {
             const auto& src = values[index(variables[i])];
-            std::transform(src.begin(), src.end(), data.begin(), [](double x) { return static_cast<float>(x); });
+            std::transform(src.begin(), src.end(), data.begin(),
+                           [](double x) { return static_cast<float>(x); });
             const size_t start[3] = {h, 0, 0};
             const size_t count[3] = {1, nlat, nlon};
-            w.check(nc_put_vara_float(w.id(), ids[i], start, count, data.data()), "cannot write data (is the disk full?)");
+            w.check(nc_put_vara_float(w.id(), ids[i], start, count, data.data()),
+                    "cannot write data (is the disk full?)");
         }
     }
     w.close();
@@ -371,13 +383,16 @@ std::vector<std::filesystem::path> writeNcar(const std::filesystem::path& dir, c
             chunks[dims.size() - 1] = nlon;
             w.check(nc_def_var_chunking(w.id(), id, NC_CHUNKED, chunks.data()), "cannot set chunking");
             w.check(nc_def_var_deflate(w.id(), id, 1, 1, 1), "cannot set compression");
-            w.check(nc_put_att_float(w.id(), id, "_FillValue", NC_FLOAT, 1, &kNcarMissing), "cannot write _FillValue");
-            w.check(nc_put_att_float(w.id(), id, "missing_value", NC_FLOAT, 1, &kNcarMissing), "cannot write missing_value");
+            w.check(nc_put_att_float(w.id(), id, "_FillValue", NC_FLOAT, 1, &kNcarMissing),
+                    "cannot write _FillValue");
+            w.check(nc_put_att_float(w.id(), id, "missing_value", NC_FLOAT, 1, &kNcarMissing),
+                    "cannot write missing_value");
             w.text(id, "long_name", std::string(s.longName));
             w.text(id, "short_name", code.grib);
             w.text(id, "units", std::string(s.fileUnits));
             w.text(NC_GLOBAL, "DATA_SOURCE", "SYNTHETIC - written by Isobar, not ECMWF data");
-            w.text(NC_GLOBAL, "NETCDF_CONVERSION", "imitates CISL RDA: Conversion from ECMWF GRIB1 data to netCDF4.");
+            w.text(NC_GLOBAL, "NETCDF_CONVERSION",
+                   "imitates CISL RDA: Conversion from ECMWF GRIB1 data to netCDF4.");
             w.text(NC_GLOBAL, "NCAR_RDA_DATASET", "ds633.0 (imitated)");
             w.text(NC_GLOBAL, "title", "SYNTHETIC ERA5-like sample written by Isobar - NOT real ERA5 data");
             w.text(NC_GLOBAL, "isobar_synthetic", syntheticNotice(job.weather.seed(), "NCAR RDA ds633.0"));
@@ -402,7 +417,8 @@ std::vector<std::filesystem::path> writeNcar(const std::filesystem::path& dir, c
                     const std::int64_t valid = s.accumulated ? base + static_cast<std::int64_t>(h) + 1 : base;
                     job.weather.fill(valid, values);
                     const auto& src = values[index(s.variable)];
-                    std::transform(src.begin(), src.end(), data.begin(), [](double x) { return static_cast<float>(x); });
+                    std::transform(src.begin(), src.end(), data.begin(),
+                                   [](double x) { return static_cast<float>(x); });
                     std::vector<size_t> start(dims.size(), 0);
                     std::vector<size_t> count(dims.size(), 1);
                     start[0] = t;

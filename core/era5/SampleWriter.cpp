@@ -46,7 +46,8 @@ SyntheticWeather::SyntheticWeather(std::uint64_t seed, const Grid& grid)
     }
 }
 
-void SyntheticWeather::fill(std::int64_t hour1900, std::array<std::vector<double>, kVariableCount>& out) const {
+void SyntheticWeather::fill(std::int64_t hour1900,
+                            std::array<std::vector<double>, kVariableCount>& out) const {
     const std::size_t nlat = grid_.latitudes.size();
     const std::size_t nlon = grid_.longitudes.size();
     for (auto& v : out) {
@@ -58,7 +59,8 @@ void SyntheticWeather::fill(std::int64_t hour1900, std::array<std::vector<double
     for (std::size_t j = 0; j < nlon; ++j) {
         // Local solar time peaks in the afternoon (15 h). Cells are keyed by their global grid
         // position so a region holds the same values as the globe there.
-        diurnal[j] = std::cos(2.0 * std::numbers::pi * (hourOfDay + grid_.longitudes[j] / 15.0 - 15.0) / 24.0);
+        diurnal[j] =
+            std::cos(2.0 * std::numbers::pi * (hourOfDay + grid_.longitudes[j] / 15.0 - 15.0) / 24.0);
     }
     for (std::size_t i = 0; i < nlat; ++i) {
         const auto row = static_cast<std::uint64_t>(std::lround((grid_.latitudes[i] + 90.0) * 4.0));
@@ -248,11 +250,13 @@ SampleInfo writeSample(const SampleOptions& options, const std::stop_token& stop
                     " span more than the globe");
     }
     const std::int64_t hoursSince1900 =
-        (unixMicrosFromPgTimestamp(options.start) / kMicrosPerSecond - daysFromCivil(1900, 1, 1) * 86400) / 3600;
+        (unixMicrosFromPgTimestamp(options.start) / kMicrosPerSecond - daysFromCivil(1900, 1, 1) * 86400) /
+        3600;
     const sample::SyntheticWeather weather(options.seed, grid);
     const sample::Job job{grid, weather, hoursSince1900, options.hours, stop};
 
-    SampleInfo info{grid.latitudes.size(), grid.longitudes.size(), static_cast<size_t>(options.hours), options.start, {}};
+    SampleInfo info{
+        grid.latitudes.size(), grid.longitudes.size(), static_cast<size_t>(options.hours), options.start, {}};
     const std::filesystem::path& out = options.out;
     switch (options.layout) {
     case SampleLayout::CdsLegacy:
@@ -265,8 +269,9 @@ SampleInfo writeSample(const SampleOptions& options, const std::stop_token& stop
     }
     case SampleLayout::Cds2024: {
         PartialFile part(out.string() + ".part");
-        sample::writeCf2024(part.path(), job,
-                            {Variable::T2m, Variable::U10, Variable::V10, Variable::Tcc, Variable::Tp, Variable::Sf});
+        sample::writeCf2024(
+            part.path(), job,
+            {Variable::T2m, Variable::U10, Variable::V10, Variable::Tcc, Variable::Tp, Variable::Sf});
         part.commitTo(out);
         info.files.push_back(out);
         break;
@@ -275,7 +280,8 @@ SampleInfo writeSample(const SampleOptions& options, const std::stop_token& stop
         // As the new CDS answers a request mixing instant and accumulated variables.
         PartialFile instant(out.string() + ".instant.part");
         PartialFile accum(out.string() + ".accum.part");
-        sample::writeCf2024(instant.path(), job, {Variable::T2m, Variable::U10, Variable::V10, Variable::Tcc});
+        sample::writeCf2024(instant.path(), job,
+                            {Variable::T2m, Variable::U10, Variable::V10, Variable::Tcc});
         sample::writeCf2024(accum.path(), job, {Variable::Tp, Variable::Sf});
         PartialFile zip(out.string() + ".part");
         writeZip(zip.path(), {{"data_stream-oper_stepType-instant.nc", instant.path()},
@@ -289,7 +295,8 @@ SampleInfo writeSample(const SampleOptions& options, const std::stop_token& stop
         int hours = options.hours;
         info.files = sample::writeNcar(out, job, first, hours);
         info.hours = static_cast<size_t>(hours);
-        info.start = pgTimestampFromUnixMicros((first * 3600 + daysFromCivil(1900, 1, 1) * 86400) * kMicrosPerSecond);
+        info.start =
+            pgTimestampFromUnixMicros((first * 3600 + daysFromCivil(1900, 1, 1) * 86400) * kMicrosPerSecond);
         break;
     }
     }

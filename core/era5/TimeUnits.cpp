@@ -193,7 +193,9 @@ TimeUnits TimeUnits::parse(std::string_view unitsText, std::string_view calendar
     return result;
 }
 
-std::int64_t durationUnitMicros(std::string_view unit) { return unitFor(lower(trim(unit))); }
+std::int64_t durationUnitMicros(std::string_view unit) {
+    return unitFor(lower(trim(unit)));
+}
 
 std::optional<PgTimestamp> timestampFromDateNumber(double value) {
     if (!std::isfinite(value) || value < 0) {

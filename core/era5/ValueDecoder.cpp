@@ -23,7 +23,8 @@ namespace {
 // Unpacking and conversion for non-int16 data, with the branches chosen once per run of values
 // rather than per value; the arithmetic is exactly decodeStored's.
 template <Conversion C, bool Packed, typename T>
-void decodeRun(const T* in, float* out, std::size_t n, const FileVariable& var, const std::vector<double>& missing) {
+void decodeRun(const T* in, float* out, std::size_t n, const FileVariable& var,
+               const std::vector<double>& missing) {
     const double scale = var.scale;
     const double offset = var.offset;
     for (std::size_t k = 0; k < n; ++k) {
@@ -84,11 +85,13 @@ ValueDecoder::ValueDecoder(const FileVariable& var)
     }
 }
 
-float ValueDecoder::decodeOne(double stored) const { return decodeStored(*var_, stored); }
+float ValueDecoder::decodeOne(double stored) const {
+    return decodeStored(*var_, stored);
+}
 
 template <typename T>
-void ValueDecoder::decodeTyped(const T* in, const RawBand& raw, bool latAscending, const std::vector<ColumnRun>& runs,
-                               std::size_t boxCols, float* out) const {
+void ValueDecoder::decodeTyped(const T* in, const RawBand& raw, bool latAscending,
+                               const std::vector<ColumnRun>& runs, std::size_t boxCols, float* out) const {
     const auto decode = [this](T v) {
         if constexpr (std::is_same_v<T, std::int16_t>) {
             return value(v);

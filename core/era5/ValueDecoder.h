@@ -17,8 +17,8 @@ public:
     // Decodes `raw` (file order) into the band `out` (box order: rows north to south, columns
     // west to east; `out` holds raw.rows x boxCols values). `latAscending` says the raw rows run
     // south to north; `runs` maps file columns to box columns.
-    void decodeInto(const RawBand& raw, bool latAscending, const std::vector<ColumnRun>& runs, std::size_t boxCols,
-                    float* out) const;
+    void decodeInto(const RawBand& raw, bool latAscending, const std::vector<ColumnRun>& runs,
+                    std::size_t boxCols, float* out) const;
 
     // One stored value, the straightforward way (the reference the fast path is tested against).
     float decodeOne(double stored) const;

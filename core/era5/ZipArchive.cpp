@@ -2,13 +2,12 @@
 
 #include "util/Error.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <array>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <zlib.h>
 
 namespace isobar {
 
@@ -169,7 +168,8 @@ void extractZipMember(const std::filesystem::path& archive, const ZipMember& mem
     if (local.size() != 30 || le(local.data(), 4) != kLocalHeader) {
         corrupt(archive, "the local header of " + member.name + " is damaged");
     }
-    const std::uint64_t dataOffset = member.localHeaderOffset + 30 + le(local.data() + 26, 2) + le(local.data() + 28, 2);
+    const std::uint64_t dataOffset =
+        member.localHeaderOffset + 30 + le(local.data() + 26, 2) + le(local.data() + 28, 2);
     in.clear();
     in.seekg(static_cast<std::streamoff>(dataOffset));
 
@@ -225,7 +225,8 @@ void extractZipMember(const std::filesystem::path& archive, const ZipMember& mem
             rc = inflate(&z, Z_NO_FLUSH);
             if (rc != Z_OK && rc != Z_STREAM_END) {
                 inflateEnd(&z);
-                corrupt(archive, member.name + " does not decompress (" + std::string(z.msg != nullptr ? z.msg : "zlib error") + ")");
+                corrupt(archive, member.name + " does not decompress (" +
+                                     std::string(z.msg != nullptr ? z.msg : "zlib error") + ")");
             }
             try {
                 emit(outBuf.data(), outBuf.size() - z.avail_out);

@@ -29,7 +29,8 @@ std::vector<ZipMember> listZipMembers(const std::filesystem::path& archive);
 
 // Writes one member, decompressed and CRC-checked, to `out`. Throws isobar::Error naming the
 // archive and the member (encrypted, unsupported method, corrupt data, disk full, ...).
-void extractZipMember(const std::filesystem::path& archive, const ZipMember& member, const std::filesystem::path& out);
+void extractZipMember(const std::filesystem::path& archive, const ZipMember& member,
+                      const std::filesystem::path& out);
 
 // Writes a ZIP archive of the given files (member name, file on disk), deflate-compressed, as
 // the CDS does. Throws isobar::Error.

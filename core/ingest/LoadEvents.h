@@ -29,9 +29,9 @@ struct LoadStart {
 
 struct LoadSummary {
     LoadStatus status = LoadStatus::Failed;
-    std::uint64_t rows = 0;  // rows committed
+    std::uint64_t rows = 0;        // rows committed
     std::uint64_t skippedRows = 0; // rows whose every value was missing, skipped by request
-    std::uint64_t bytes = 0; // COPY bytes sent
+    std::uint64_t bytes = 0;       // COPY bytes sent
     double seconds = 0.0;
     int workers = 1;
     bool tableCreated = false;

@@ -101,8 +101,8 @@ LoadSummary runLoad(const LoadRequest& request, const std::stop_token& stop, Loa
 
         std::vector<GridGeometry> geometries;
         for (const DatasetGeometry& g : dataset.geometries()) {
-            geometries.push_back(
-                GridGeometry::forBox(dataset.grid(), g.box.northRow, g.box.westColumn, g.latitudes, g.longitudes));
+            geometries.push_back(GridGeometry::forBox(dataset.grid(), g.box.northRow, g.box.westColumn,
+                                                      g.latitudes, g.longitudes));
         }
         const BandReader reader(dataset);
         RawUnit raw;
@@ -135,8 +135,9 @@ LoadSummary runLoad(const LoadRequest& request, const std::stop_token& stop, Loa
                     currentFiles += (currentFiles.empty() ? "" : ", ") + f;
                 }
                 const GridBox& box = dataset.geometries()[step.geometry].box;
-                const std::size_t bandRows =
-                    request.bandRows > 0 ? request.bandRows : std::max<std::size_t>(1, kTargetBandRows / box.cols);
+                const std::size_t bandRows = request.bandRows > 0
+                                                 ? request.bandRows
+                                                 : std::max<std::size_t>(1, kTargetBandRows / box.cols);
                 for (std::size_t row0 = 0; row0 < box.rows; row0 += bandRows) {
                     if (stop.stop_requested()) {
                         copy.abort("cancelled by the user");
@@ -150,11 +151,13 @@ LoadSummary runLoad(const LoadRequest& request, const std::stop_token& stop, Loa
                     const std::size_t count = std::min(bandRows, box.rows - row0);
                     reader.fetch(stepIndex, row0, count, raw);
                     reader.decode(raw, decoded);
-                    if (request.allMissing == AllMissingPolicy::Skip && allMissing(decoded.values, count * box.cols)) {
+                    if (request.allMissing == AllMissingPolicy::Skip &&
+                        allMissing(decoded.values, count * box.cols)) {
                         summary.skippedRows += count * box.cols;
                         continue;
                     }
-                    encodeWeatherBand(geometries[step.geometry], step.time, row0, count, decoded.values, buffer);
+                    encodeWeatherBand(geometries[step.geometry], step.time, row0, count, decoded.values,
+                                      buffer);
                     encodedRows += count * box.cols;
                     if (buffer.size() >= kFlushBytes) {
                         flush();
@@ -174,9 +177,10 @@ LoadSummary runLoad(const LoadRequest& request, const std::stop_token& stop, Loa
         currentFiles.clear();
         conn.exec("COMMIT");
         if (summary.skippedRows > 0) {
-            sink.warning(std::to_string(summary.skippedRows) +
-                         " rows had every value missing and were skipped (use --all-missing load to load them as "
-                         "rows of NULLs)");
+            sink.warning(
+                std::to_string(summary.skippedRows) +
+                " rows had every value missing and were skipped (use --all-missing load to load them as "
+                "rows of NULLs)");
         }
         summary.status = LoadStatus::Completed;
         summary.seconds = secondsSince(t0);
@@ -194,7 +198,8 @@ LoadSummary runLoad(const LoadRequest& request, const std::stop_token& stop, Loa
     } catch (const Error& e) {
         summary.error = LoadError{currentFiles, {}, {}, 0, {}, e.what()};
     } catch (const std::exception& e) {
-        summary.error = LoadError{currentFiles, {}, {}, 0, {}, std::string("unexpected failure: ") + e.what()};
+        summary.error =
+            LoadError{currentFiles, {}, {}, 0, {}, std::string("unexpected failure: ") + e.what()};
     }
     summary.status = LoadStatus::Failed;
     summary.rows = 0;

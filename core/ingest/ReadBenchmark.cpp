@@ -12,7 +12,9 @@ namespace isobar {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double since(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+}
 constexpr std::size_t kTargetBandRows = 32 * 1024;
 } // namespace
 
@@ -30,8 +32,8 @@ ReadBenchmarkResult benchmarkRead(const std::vector<std::filesystem::path>& file
         const BandReader reader(dataset);
         std::vector<GridGeometry> geometries;
         for (const DatasetGeometry& g : dataset.geometries()) {
-            geometries.push_back(
-                GridGeometry::forBox(dataset.grid(), g.box.northRow, g.box.westColumn, g.latitudes, g.longitudes));
+            geometries.push_back(GridGeometry::forBox(dataset.grid(), g.box.northRow, g.box.westColumn,
+                                                      g.latitudes, g.longitudes));
         }
         best.rows = dataset.rowCount();
         best.steps = dataset.steps().size();
@@ -83,13 +85,14 @@ std::string formatReadBenchmark(const ReadBenchmarkResult& r) {
                   "  total client side                 %8.1f ms per 1M rows  %8.1f ms per global hour "
                   "(%.0f rows/s)\n"
                   "  COPY data produced: %.1f bytes per row\n",
-                  static_cast<unsigned long long>(r.rows), r.steps, r.passes, r.perMillionRows(r.readSeconds) * 1e3,
-                  r.perMillionRows(r.readSeconds) * 1e3 * global, r.perMillionRows(r.decodeSeconds) * 1e3,
-                  r.perMillionRows(r.decodeSeconds) * 1e3 * global, r.perMillionRows(r.encodeSeconds) * 1e3,
-                  r.perMillionRows(r.encodeSeconds) * 1e3 * global,
+                  static_cast<unsigned long long>(r.rows), r.steps, r.passes,
+                  r.perMillionRows(r.readSeconds) * 1e3, r.perMillionRows(r.readSeconds) * 1e3 * global,
+                  r.perMillionRows(r.decodeSeconds) * 1e3, r.perMillionRows(r.decodeSeconds) * 1e3 * global,
+                  r.perMillionRows(r.encodeSeconds) * 1e3, r.perMillionRows(r.encodeSeconds) * 1e3 * global,
                   r.perMillionRows(r.readSeconds + r.decodeSeconds + r.encodeSeconds) * 1e3,
                   r.perMillionRows(r.readSeconds + r.decodeSeconds + r.encodeSeconds) * 1e3 * global,
-                  static_cast<double>(r.rows) / std::max(1e-9, r.readSeconds + r.decodeSeconds + r.encodeSeconds),
+                  static_cast<double>(r.rows) /
+                      std::max(1e-9, r.readSeconds + r.decodeSeconds + r.encodeSeconds),
                   r.rows > 0 ? static_cast<double>(r.bytes) / static_cast<double>(r.rows) : 0.0);
     return buf;
 }

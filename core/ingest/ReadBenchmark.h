@@ -21,7 +21,9 @@ struct ReadBenchmarkResult {
     double decodeSeconds = 0.0;
     double encodeSeconds = 0.0;
     std::uint64_t bytes = 0; // COPY bytes produced
-    double perMillionRows(double seconds) const { return rows > 0 ? seconds * 1e6 / static_cast<double>(rows) : 0.0; }
+    double perMillionRows(double seconds) const {
+        return rows > 0 ? seconds * 1e6 / static_cast<double>(rows) : 0.0;
+    }
 };
 
 ReadBenchmarkResult benchmarkRead(const std::vector<std::filesystem::path>& files, const OpenOptions& options,

@@ -36,6 +36,8 @@ public:
 };
 
 // The text for an errno value; thread-safe, unlike strerror().
-inline std::string systemErrorText(int err) { return std::error_code(err, std::generic_category()).message(); }
+inline std::string systemErrorText(int err) {
+    return std::error_code(err, std::generic_category()).message();
+}
 
 } // namespace isobar

@@ -1,11 +1,18 @@
 #include "Fixtures.h"
 
+#include "era5/BandReader.h"
+#include "era5/Dataset.h"
+
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
+#include <zlib.h>
 
 namespace isobar::test {
 
@@ -97,12 +104,19 @@ void writeFixture(const QString& path, const FixtureSpec& spec) {
     int vLon = -1;
     int vLat = -1;
     int vTime = -1;
-    check(nc_def_var(ncid, spec.lonName.c_str(), spec.coordType, 1, &dimOf.at("lon"), &vLon), "var longitude");
+    check(nc_def_var(ncid, spec.lonName.c_str(), spec.coordType, 1, &dimOf.at("lon"), &vLon),
+          "var longitude");
     text(ncid, vLon, "units", "degrees_east");
     check(nc_def_var(ncid, spec.latName.c_str(), spec.coordType, 1, &dimOf.at("lat"), &vLat), "var latitude");
     text(ncid, vLat, "units", "degrees_north");
-    check(nc_def_var(ncid, (forecast ? spec.initName : spec.timeName).c_str(), spec.timeType, 1, &dimOf.at(timeRole),
-                     &vTime),
+    for (const auto& [name, value] : spec.lonText) {
+        text(ncid, vLon, name.c_str(), value);
+    }
+    for (const auto& [name, value] : spec.latText) {
+        text(ncid, vLat, name.c_str(), value);
+    }
+    check(nc_def_var(ncid, (forecast ? spec.initName : spec.timeName).c_str(), spec.timeType, 1,
+                     &dimOf.at(timeRole), &vTime),
           "var time");
     if (!spec.timeUnits.empty()) {
         text(ncid, vTime, "units", spec.timeUnits);
@@ -117,12 +131,14 @@ void writeFixture(const QString& path, const FixtureSpec& spec) {
     }
     int vExpver = -1;
     if (!spec.expver.empty()) {
-        check(nc_def_var(ncid, "expver", spec.expverAsStrings ? NC_STRING : NC_INT, 1, &dimOf.at("expver"), &vExpver),
+        check(nc_def_var(ncid, "expver", spec.expverAsStrings ? NC_STRING : NC_INT, 1, &dimOf.at("expver"),
+                         &vExpver),
               "var expver");
     }
     int vStepExpver = -1;
     if (!spec.stepExpver.empty()) {
-        check(nc_def_var(ncid, "expver", NC_STRING, 1, &dimOf.at(timeRole), &vStepExpver), "var expver(time)");
+        check(nc_def_var(ncid, "expver", NC_STRING, 1, &dimOf.at(timeRole), &vStepExpver),
+              "var expver(time)");
     }
     int vUtc = -1;
     if (spec.utcDate) {
@@ -139,7 +155,8 @@ void writeFixture(const QString& path, const FixtureSpec& spec) {
     std::vector<int> ids;
     for (const auto& v : spec.variables) {
         int id = -1;
-        check(nc_def_var(ncid, v.name.c_str(), v.type, static_cast<int>(dims.size()), dims.data(), &id), "var");
+        check(nc_def_var(ncid, v.name.c_str(), v.type, static_cast<int>(dims.size()), dims.data(), &id),
+              "var");
         if (spec.deflate > 0) {
             check(nc_def_var_deflate(ncid, id, 1, 1, spec.deflate), "deflate");
         }

@@ -1,16 +1,17 @@
 #include "TestCluster.h"
 
+#include "era5/Dataset.h"
 #include "util/Error.h"
 
 #include <QDir>
 #include <QFile>
 
 #include <chrono>
-#include <filesystem>
 #include <fcntl.h>
+#include <filesystem>
 #include <signal.h>
-#include <sys/wait.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
@@ -87,13 +88,15 @@ void TestCluster::startWatchdog() {
         return;
     }
     const QByteArray root = QFile::encodeName(dir_.path());
-    const QByteArray pidFile = QFile::encodeName(QString::fromStdString(cluster_->dataDir().string())) + "/postmaster.pid";
+    const QByteArray pidFile =
+        QFile::encodeName(QString::fromStdString(cluster_->dataDir().string())) + "/postmaster.pid";
     // stdin is the pipe: `cat` returns when the last writer (this process) is gone.
-    const QByteArray script = "cat >/dev/null; pid=$(head -n1 '" + pidFile +
-                              "' 2>/dev/null); if [ -n \"$pid\" ]; then kill -QUIT \"$pid\" 2>/dev/null; "
-                              "for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 \"$pid\" 2>/dev/null || break; sleep 0.2; "
-                              "done; fi; rm -rf '" +
-                              root + "'";
+    const QByteArray script =
+        "cat >/dev/null; pid=$(head -n1 '" + pidFile +
+        "' 2>/dev/null); if [ -n \"$pid\" ]; then kill -QUIT \"$pid\" 2>/dev/null; "
+        "for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 \"$pid\" 2>/dev/null || break; sleep 0.2; "
+        "done; fi; rm -rf '" +
+        root + "'";
     const pid_t pid = fork();
     if (pid == 0) {
         dup2(fds[0], STDIN_FILENO);
@@ -132,6 +135,90 @@ QString scalar(Connection& conn, const std::string& sql) {
         throw Error("expected one row from: " + sql);
     }
     return r.isNull(0, 0) ? QStringLiteral("<null>") : QString::fromStdString(r.text(0, 0));
+}
+
+WeatherRows readWeatherRows(Connection& conn, const std::string& table) {
+    Result r = conn.query("SELECT (extract(epoch FROM time - '2000-01-01 00:00:00+00') * 1000000)::bigint, "
+                          "location_id, latitude, "
+                          "longitude, temperature_2m, zonal_wind_10m, meridional_wind_10m, "
+                          "total_cloud_cover, total_precipitation, "
+                          "snowfall FROM " +
+                          table);
+    WeatherRows rows;
+    for (int i = 0; i < r.rows(); ++i) {
+        WeatherRow row;
+        row.micros = std::stoll(r.text(i, 0));
+        row.locationId = std::stoi(r.text(i, 1));
+        row.latitude = std::strtof(r.text(i, 2).c_str(), nullptr);
+        row.longitude = std::strtof(r.text(i, 3).c_str(), nullptr);
+        for (int v = 0; v < 6; ++v) {
+            if (!r.isNull(i, 4 + v)) {
+                row.values[static_cast<size_t>(v)] = std::strtof(r.text(i, 4 + v).c_str(), nullptr);
+            }
+        }
+        if (!rows.emplace(RowKey{row.micros, row.locationId}, row).second) {
+            throw Error(table + " holds two rows for time " + r.text(i, 0) + ", location_id " + r.text(i, 1));
+        }
+    }
+    return rows;
+}
+
+LoadSummary loadFiles(const TestCluster& cluster, const std::vector<QString>& files, const std::string& table,
+                      const OpenOptions& open, RecordingSink* sink, AllMissingPolicy allMissing) {
+    LoadRequest request;
+    request.conninfo = cluster.conninfo();
+    request.table = TableName::parse(table);
+    for (const QString& f : files) {
+        request.files.emplace_back(f.toStdString());
+    }
+    request.open = open;
+    request.allMissing = allMissing;
+    request.bandRows = 2;
+    RecordingSink local;
+    return runLoad(request, {}, sink != nullptr ? *sink : local);
+}
+
+namespace {
+QString checkEveryRowOrThrow(const TestCluster& cluster, const std::vector<QString>& files,
+                             const std::string& table, const WeatherRows& expected, const OpenOptions& open,
+                             double step) {
+    std::vector<std::filesystem::path> paths;
+    for (const QString& f : files) {
+        paths.emplace_back(f.toStdString());
+    }
+    {
+        const Dataset dataset = Dataset::open(paths, open);
+        if (dataset.rowCount() != expected.size()) {
+            return QString("the dataset has %1 rows, expected %2")
+                .arg(dataset.rowCount())
+                .arg(expected.size());
+        }
+        if (const QString diff = compareRows(decodedRows(dataset, step), expected); !diff.isEmpty()) {
+            return "decoded: " + diff;
+        }
+    }
+    const LoadSummary summary = loadFiles(cluster, files, table, open);
+    if (summary.status != LoadStatus::Completed) {
+        return "the load failed: " + QString::fromStdString(summary.error ? summary.error->message : "?");
+    }
+    if (summary.rows != expected.size()) {
+        return QString("the load wrote %1 rows, expected %2").arg(summary.rows).arg(expected.size());
+    }
+    Connection conn = cluster.connect();
+    if (const QString diff = compareRows(readWeatherRows(conn, table), expected); !diff.isEmpty()) {
+        return "table " + QString::fromStdString(table) + ": " + diff;
+    }
+    return {};
+}
+} // namespace
+
+QString checkEveryRow(const TestCluster& cluster, const std::vector<QString>& files, const std::string& table,
+                      const WeatherRows& expected, const OpenOptions& open, double step) {
+    try {
+        return checkEveryRowOrThrow(cluster, files, table, expected, open, step);
+    } catch (const std::exception& e) {
+        return QString("threw: ") + e.what();
+    }
 }
 
 } // namespace isobar::test

@@ -1,7 +1,9 @@
 #pragma once
 
+#include "Fixtures.h"
 #include "db/Connection.h"
 #include "db/LocalCluster.h"
+#include "ingest/Loader.h"
 
 #include <QTemporaryDir>
 
@@ -47,5 +49,30 @@ private:
 
 // Query helper for tests: the single value of a one-row, one-column query, as text.
 QString scalar(Connection& conn, const std::string& sql);
+
+// Every row of a weather table (seed columns), keyed by (time, location_id); a key seen twice
+// throws isobar::Error. Time is read as microseconds since 2000-01-01 UTC.
+WeatherRows readWeatherRows(Connection& conn, const std::string& table);
+
+// Records what a load reports.
+class RecordingSink final : public LoadSink {
+public:
+    void warning(const std::string& w) override { warnings.push_back(w); }
+    void note(const std::string& n) override { notes.push_back(n); }
+    std::vector<std::string> warnings;
+    std::vector<std::string> notes;
+};
+
+// runLoad of `files` into `table` of the cluster, two latitude rows per band (so that every step
+// spans several bands, the last one often shorter).
+LoadSummary loadFiles(const TestCluster& cluster, const std::vector<QString>& files, const std::string& table,
+                      const OpenOptions& open = {}, RecordingSink* sink = nullptr,
+                      AllMissingPolicy allMissing = AllMissingPolicy::Skip);
+
+// Every value of `files` decoded through Dataset + BandReader, then every column of every row
+// loaded into `table` and read back, each compared with `expected` (location_ids on the grid of
+// spacing `step`). Empty when everything agrees, else what differs (or what was thrown).
+QString checkEveryRow(const TestCluster& cluster, const std::vector<QString>& files, const std::string& table,
+                      const WeatherRows& expected, const OpenOptions& open = {}, double step = 0.25);
 
 } // namespace isobar::test
