@@ -400,11 +400,11 @@ std::vector<std::filesystem::path> writeNcar(const std::filesystem::path& dir, c
             w.check(nc_put_var_double(w.id(), vLat, job.grid.latitudes.data()), "cannot write latitudes");
             w.check(nc_put_var_double(w.id(), vLon, job.grid.longitudes.data()), "cannot write longitudes");
             if (s.accumulated) {
-                std::vector<int> hours(12);
+                std::vector<int> leadHours(12);
                 for (int h = 0; h < 12; ++h) {
-                    hours[static_cast<size_t>(h)] = h + 1;
+                    leadHours[static_cast<size_t>(h)] = h + 1;
                 }
-                w.check(nc_put_var_int(w.id(), vHour, hours.data()), "cannot write forecast_hour");
+                w.check(nc_put_var_int(w.id(), vHour, leadHours.data()), "cannot write forecast_hour");
             }
             for (size_t t = 0; t < steps; ++t) {
                 checkStop(job);
