@@ -2,6 +2,7 @@
 // layout, and bench read.
 
 #include "Fixtures.h"
+#include "TestUtil.h"
 #include "era5/BandReader.h"
 #include "era5/Dataset.h"
 #include "era5/Era5File.h"
@@ -11,25 +12,10 @@
 #include <cmath>
 
 using namespace isobar;
+using test::CliRun;
+using test::runCli;
 
 namespace {
-
-struct CliRun {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-CliRun runCli(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(ISOBAR_CLI_PATH), args);
-    if (!p.waitForFinished(300000)) {
-        p.kill();
-        p.waitForFinished();
-    }
-    return CliRun{p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-                  QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
-}
 
 // Every value of every step of a dataset, decoded, in step/row/column order per variable.
 std::array<std::vector<float>, kVariableCount> decodeAll(const Dataset& dataset) {

@@ -5,6 +5,7 @@
 
 #include "Fixtures.h"
 #include "TestCluster.h"
+#include "TestUtil.h"
 #include "era5/Dataset.h"
 #include "era5/Era5File.h"
 #include "ingest/Loader.h"
@@ -18,31 +19,13 @@
 #include <unistd.h>
 
 using namespace isobar;
+using test::errorOf;
 using test::FixtureSpec;
 using test::WeatherRows;
 
 namespace {
 
 constexpr qint64 kHour = test::kMicrosPerHour;
-
-template <typename F>
-QString errorOf(F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return QString::fromStdString(e.what());
-    }
-    return {};
-}
-
-#define VERIFY_MESSAGE(message, ...)                                                                         \
-    do {                                                                                                     \
-        const QString m_ = (message);                                                                        \
-        QVERIFY2(!m_.isEmpty(), "expected an isobar::Error");                                                \
-        for (const QString& part_ : QStringList{__VA_ARGS__}) {                                              \
-            QVERIFY2(m_.contains(part_), qPrintable("'" + part_ + "' not in: " + m_));                       \
-        }                                                                                                    \
-    } while (false)
 
 // An hourly file of one or more variables (by table column) over a small box, hours since 1900.
 FixtureSpec hourlySpec(const std::vector<int>& columns, const std::vector<qint64>& micros, double salt = 0,

@@ -2,6 +2,7 @@
 // writer, and the real CDS files in ../shared/era5-samples.
 
 #include "Fixtures.h"
+#include "TestUtil.h"
 #include "era5/BandReader.h"
 #include "era5/ClassicHeader.h"
 #include "era5/Dataset.h"
@@ -20,20 +21,11 @@
 #include <limits>
 
 using namespace isobar;
+using test::errorOf;
 
 namespace {
 
 // Expects `f` to throw isobar::Error whose message contains every one of `parts`.
-template <typename F>
-QString errorOf(F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return QString::fromStdString(e.what());
-    }
-    return {};
-}
-
 #define EXPECT_ERROR_CONTAINING(expr, ...)                                                                   \
     do {                                                                                                     \
         const QString message_ = errorOf([&] { (void)(expr); });                                             \

@@ -3,6 +3,7 @@
 
 #include "Fixtures.h"
 #include "TestCluster.h"
+#include "TestUtil.h"
 #include "ingest/Loader.h"
 #include "util/Process.h"
 
@@ -17,6 +18,8 @@
 #include <thread>
 
 using namespace isobar;
+using test::CliRun;
+using test::runCli;
 
 namespace {
 
@@ -33,23 +36,6 @@ public:
     std::optional<LoadSummary> summary;
     std::optional<LoadError> error;
 };
-
-struct CliRun {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-CliRun runCli(const QStringList& args, int timeoutMs = 300000) {
-    QProcess p;
-    p.start(QStringLiteral(ISOBAR_CLI_PATH), args);
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-    }
-    return CliRun{p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-                  QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
-}
 
 // Microseconds since 2000-01-01 for "hours since 1900-01-01": 1900 -> 1970 is 2208988800 s,
 // 1970 -> 2000 is 946684800 s.

@@ -2,6 +2,7 @@
 // each opens as, what is refused and how. They are a sample of the wild, not all of it.
 
 #include "Fixtures.h"
+#include "TestUtil.h"
 #include "era5/Dataset.h"
 #include "era5/Era5File.h"
 #include "util/Error.h"
@@ -9,20 +10,9 @@
 #include <QtTest>
 
 using namespace isobar;
+using test::errorOf;
 
-namespace {
-
-template <typename F>
-QString errorOf(F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return QString::fromStdString(e.what());
-    }
-    return {};
-}
-
-} // namespace
+namespace {} // namespace
 
 class TestSamples : public QObject {
     Q_OBJECT

@@ -5,6 +5,7 @@
 
 #include "Fixtures.h"
 #include "TestCluster.h"
+#include "TestUtil.h"
 #include "era5/Dataset.h"
 #include "era5/Era5File.h"
 #include "era5/ZipArchive.h"
@@ -17,6 +18,7 @@
 #include <limits>
 
 using namespace isobar;
+using test::errorOf;
 using test::FixtureSpec;
 using test::ValueFn;
 using test::WeatherRows;
@@ -25,16 +27,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr qint64 kHour = test::kMicrosPerHour;
-
-template <typename F>
-QString errorOf(F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return QString::fromStdString(e.what());
-    }
-    return {};
-}
 
 // A CDS 2024 style file (netCDF4, valid_time in seconds since 1970) with float32 variables.
 FixtureSpec cds2024(const std::vector<double>& lats, const std::vector<double>& lons,

@@ -1,0 +1,411 @@
+#include "era5/Era5FileBuilder.h"
+
+#include "era5/TimeUnits.h"
+#include "util/Error.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <set>
+#include <utility>
+
+namespace isobar {
+
+using namespace conventions;
+
+void Era5FileBuilder::readDimensions() {
+    std::lock_guard lock(netcdfMutex());
+    int format = 0;
+    int ndims = 0;
+    int nvars = 0;
+    ncCheck(nc_inq_format(ncid_, &format), f_.name_, "cannot read the format");
+    ncCheck(nc_inq_ndims(ncid_, &ndims), f_.name_, "cannot read the dimensions");
+    ncCheck(nc_inq_nvars(ncid_, &nvars), f_.name_, "cannot read the variables");
+    f_.format_ = formatName(format);
+    nvars_ = nvars;
+    for (int d = 0; d < ndims; ++d) {
+        std::array<char, NC_MAX_NAME + 1> name{};
+        size_t length = 0;
+        ncCheck(nc_inq_dim(ncid_, d, name.data(), &length), f_.name_, "cannot read a dimension");
+        dims_.push_back(DimInfo{name.data(), length});
+    }
+}
+
+// The role of dimension `d` by its name and its coordinate variable's attributes.
+DimRole Era5FileBuilder::roleOf(int d, const std::string& varName) const {
+    const DimInfo& dim = dims_[static_cast<size_t>(d)];
+    const std::string n = lower(dim.name);
+    const int coord = varidOf(dim.name);
+    const std::string units = coord >= 0 ? lower(text(coord, "units").value_or("")) : "";
+    const std::string standard = coord >= 0 ? lower(text(coord, "standard_name").value_or("")) : "";
+    if (n == "rlat" || n == "rlon" || standard == "grid_latitude" || standard == "grid_longitude" ||
+        standard == "projection_x_coordinate" || standard == "projection_y_coordinate") {
+        fail("variable " + varName + " is on a rotated or projected grid (dimension " + dim.name +
+             "); Isobar loads regular latitude/longitude grids");
+    }
+    if (n == "latitude" || n == "lat" || standard == "latitude" || units == "degrees_north" ||
+        units == "degree_north") {
+        return DimRole::Latitude;
+    }
+    if (n == "longitude" || n == "lon" || standard == "longitude" || units == "degrees_east" ||
+        units == "degree_east") {
+        return DimRole::Longitude;
+    }
+    if (n == "forecast_initial_time") {
+        return DimRole::ForecastInit;
+    }
+    if (n == "forecast_hour" || n == "step") {
+        return DimRole::ForecastHour;
+    }
+    if (n == "expver") {
+        return DimRole::Expver;
+    }
+    if (n == "time" || n == "valid_time" || n == "date" || n == "t" || standard == "time" ||
+        contains(units, " since ")) {
+        return DimRole::Time;
+    }
+    if (dim.length == 1) {
+        return DimRole::Singleton;
+    }
+    if (n == "level" || n == "pressure_level" || n == "isobaricinhpa" || n == "plev" || n == "lev" ||
+        standard == "air_pressure" || n == "depth" || n == "height") {
+        fail("variable " + varName + " has a " + dim.name + " dimension with " + std::to_string(dim.length) +
+             " levels: this is a pressure-level (or multi-level) file; Isobar loads single-level surface "
+             "variables");
+    }
+    if (n == "number" || n == "ensemble" || n == "realization") {
+        fail("variable " + varName + " has " + std::to_string(dim.length) + " ensemble members (dimension " +
+             dim.name + "); Isobar loads the deterministic reanalysis");
+    }
+    fail("variable " + varName + " has an unexpected dimension " + dim.name + " of size " +
+         std::to_string(dim.length) + " (dimensions of the file: " + dimList() + ")");
+}
+
+void Era5FileBuilder::findTargetVariables() {
+    for (int v = 0; v < nvars_; ++v) {
+        std::array<char, NC_MAX_NAME + 1> nameBuf{};
+        int varDims = 0;
+        nc_type type = NC_NAT;
+        std::array<int, NC_MAX_VAR_DIMS> dimIds{};
+        {
+            std::lock_guard lock(netcdfMutex());
+            ncCheck(nc_inq_var(ncid_, v, nameBuf.data(), &type, &varDims, dimIds.data(), nullptr), f_.name_,
+                    "cannot read a variable");
+        }
+        const std::string name(nameBuf.data());
+        const bool isCoordinate =
+            std::any_of(dims_.begin(), dims_.end(), [&](const DimInfo& d) { return d.name == name; });
+        if (isCoordinate || isAuxiliary(name) || type == NC_STRING || type == NC_CHAR) {
+            continue;
+        }
+        const std::string longName = text(v, "long_name").value_or("");
+        auto target = matchVariable(name, longName);
+        if (!target) {
+            if (const auto standard = text(v, "standard_name");
+                standard && lower(*standard) == "cloud_area_fraction") {
+                target = Variable::Tcc;
+            }
+        }
+        if (!target) {
+            if (varDims >= 2) {
+                f_.ignored_.push_back(name);
+            }
+            continue;
+        }
+        if (const FileVariable* existing = f_.find(*target)) {
+            fail("both '" + existing->name + "' and '" + name + "' look like " +
+                 std::string(spec(*target).shortName) + "; refusing to choose");
+        }
+        FileVariable fv;
+        fv.variable = *target;
+        fv.name = name;
+        fv.varid = v;
+        fv.type = type;
+        std::string shape;
+        for (int d = 0; d < varDims; ++d) {
+            shape += (d == 0 ? "" : ", ") + dims_[static_cast<size_t>(dimIds[static_cast<size_t>(d)])].name;
+        }
+        int latPos = -1;
+        int lonPos = -1;
+        for (int d = 0; d < varDims; ++d) {
+            const int dimId = dimIds[static_cast<size_t>(d)];
+            const DimRole role = roleOf(dimId, name);
+            fv.dims.push_back(role);
+            dimIds_[name].push_back(dimId);
+            if (role == DimRole::Latitude) {
+                latPos = d;
+                latDim_ = latDim_ < 0 ? dimId : latDim_;
+                if (latDim_ != dimId) {
+                    fail("variables use different latitude dimensions");
+                }
+            } else if (role == DimRole::Longitude) {
+                lonPos = d;
+                lonDim_ = lonDim_ < 0 ? dimId : lonDim_;
+                if (lonDim_ != dimId) {
+                    fail("variables use different longitude dimensions");
+                }
+            }
+        }
+        if (latPos < 0 || lonPos < 0) {
+            fail("variable " + name + " is shaped (" + shape +
+                 "): it needs latitude and longitude dimensions of a regular grid");
+        }
+        fv.latBeforeLon = latPos < lonPos;
+        if (type != NC_SHORT && type != NC_INT && type != NC_FLOAT && type != NC_DOUBLE) {
+            fail("variable " + name + " is stored as " + typeName(type) +
+                 "; expected short (packed), int, float or double");
+        }
+        const auto scale = handle_.numberAttribute(v, "scale_factor");
+        const auto offset = handle_.numberAttribute(v, "add_offset");
+        fv.packed = scale.has_value() || offset.has_value();
+        fv.scale = scale.value_or(1.0);
+        fv.offset = offset.value_or(0.0);
+        auto fills = handle_.numberAttributeValues(v, "_FillValue");
+        if (fills.empty()) {
+            fills.push_back(defaultFill(type));
+        }
+        const auto missing = handle_.numberAttributeValues(v, "missing_value");
+        fv.missingValues = fills;
+        fv.missingValues.insert(fv.missingValues.end(), missing.begin(), missing.end());
+        fv.units = text(v, "units").value_or("");
+        fv.conversion = conversionFor(*target, fv.units, f_.name_, name);
+        fv.stepType = lower(text(v, "GRIB_stepType").value_or(""));
+        shapes_[name] = shape;
+        f_.variables_.push_back(std::move(fv));
+    }
+    if (f_.variables_.empty()) {
+        std::string has;
+        for (const auto& n : f_.ignored_) {
+            has += (has.empty() ? "" : ", ") + n;
+        }
+        throw NoTargetVariables(f_.name_ +
+                                    ": no ERA5 variable that Isobar loads (t2m, u10, v10, tcc, tp, sf); "
+                                    "the file has: " +
+                                    (has.empty() ? std::string("no data variables") : has),
+                                f_.ignored_);
+    }
+    std::sort(f_.variables_.begin(), f_.variables_.end(),
+              [](const FileVariable& a, const FileVariable& b) { return a.variable < b.variable; });
+    // Every target variable must share the same time dimensions: one time axis per file.
+    const auto timeDims = [&](const FileVariable& var) {
+        std::vector<int> ids;
+        for (size_t d = 0; d < var.dims.size(); ++d) {
+            if (var.dims[d] == DimRole::Time || var.dims[d] == DimRole::ForecastInit ||
+                var.dims[d] == DimRole::ForecastHour) {
+                ids.push_back(dimIds_[var.name][d]);
+            }
+        }
+        return ids;
+    };
+    timeDims_ = timeDims(f_.variables_.front());
+    for (const auto& var : f_.variables_) {
+        if (timeDims(var) != timeDims_) {
+            fail("variables " + f_.variables_.front().name + " (" + shapes_[f_.variables_.front().name] +
+                 ") and " + var.name + " (" + shapes_[var.name] + ") have different time axes");
+        }
+    }
+}
+
+std::vector<double> Era5FileBuilder::readDoubles(int dim, const char* what) const {
+    const std::string& name = dims_[static_cast<size_t>(dim)].name;
+    const int varid = varidOf(name);
+    if (varid < 0) {
+        fail("the " + std::string(what) + " dimension '" + name +
+             "' has no coordinate variable, so its values "
+             "are unknown");
+    }
+    std::vector<double> values(dims_[static_cast<size_t>(dim)].length);
+    std::lock_guard lock(netcdfMutex());
+    ncCheck(nc_get_var_double(ncid_, varid, values.data()), f_.name_,
+            "cannot read the " + name + " coordinate");
+    return values;
+}
+
+// The spacing of a coordinate axis; nullopt for a single value. Fails when it is not regular.
+std::optional<double> Era5FileBuilder::spacing(const std::vector<double>& values, const char* what,
+                                               bool wraps) const {
+    if (values.size() < 2) {
+        return std::nullopt;
+    }
+    const auto diff = [&](size_t i) {
+        double d = values[i + 1] - values[i];
+        if (wraps) {
+            d = std::fmod(d + 540.0, 360.0) - 180.0; // across the date line
+        }
+        return d;
+    };
+    const double first = diff(0);
+    if (first == 0.0) {
+        fail(std::string(what) + " " + number(values[0]) + " appears twice");
+    }
+    for (size_t i = 1; i + 1 < values.size(); ++i) {
+        const double d = diff(i);
+        if (std::fabs(d - first) > 1e-4 + 1e-3 * std::fabs(first)) {
+            fail("the " + std::string(what) + " axis is not regular (spacing " + number(std::fabs(first)) +
+                 " near " + number(values[0]) + " but " + number(std::fabs(d)) + " near " +
+                 number(values[i]) + "): Isobar loads regular latitude/longitude grids");
+        }
+    }
+    return std::fabs(first);
+}
+
+void Era5FileBuilder::readGrid() {
+    f_.latitudes_ = readDoubles(latDim_, "latitude");
+    f_.longitudes_ = readDoubles(lonDim_, "longitude");
+    f_.latLength_ = f_.latitudes_.size();
+    f_.lonLength_ = f_.longitudes_.size();
+    if (f_.latLength_ == 0 || f_.lonLength_ == 0) {
+        fail("the latitude or longitude dimension is empty");
+    }
+    for (double lat : f_.latitudes_) {
+        if (!(lat >= -90.0 && lat <= 90.0)) {
+            fail("latitude " + number(lat) + " is outside -90..90");
+        }
+    }
+    for (double lon : f_.longitudes_) {
+        if (!(lon >= -180.0 && lon <= 360.0)) {
+            fail("longitude " + number(lon) + " is outside -180..360");
+        }
+    }
+    const auto dlat = spacing(f_.latitudes_, "latitude", false);
+    const auto dlon = spacing(f_.longitudes_, "longitude", true);
+    if (dlat && dlon && std::fabs(*dlat - *dlon) > 1e-4) {
+        fail("the grid spacing differs between latitude (" + number(*dlat) + ") and longitude (" +
+             number(*dlon) + "); Isobar loads square latitude/longitude grids like ERA5's");
+    }
+    std::optional<double> step = dlat ? dlat : dlon;
+    if (step) {
+        // A spacing measured between float32 coordinates is off by up to ~2e-5 degrees
+        // (0.0999985 for ERA5-Land's 0.1): take the spacing that divides 360 it is meant to be.
+        const double parts = std::round(360.0 / *step);
+        if (parts >= 1.0 && std::fabs(360.0 / parts - *step) < 5e-5) {
+            step = 360.0 / parts;
+        }
+    }
+    if (options_.gridStep) {
+        if (step && std::fabs(*step - *options_.gridStep) > 1e-4) {
+            fail("the file's grid spacing is " + number(*step) + " degrees, not the " +
+                 number(*options_.gridStep) + " asked for");
+        }
+        step = options_.gridStep;
+    }
+    if (!step) {
+        // A single point: the grid the GRIB message came from, if the file says, else ERA5's.
+        for (const auto& var : f_.variables_) {
+            if (const auto inc = handle_.numberAttribute(var.varid, "GRIB_iDirectionIncrementInDegrees")) {
+                step = *inc;
+                break;
+            }
+        }
+        if (!step) {
+            step = 0.25;
+            f_.gridStepAssumed_ = true;
+            f_.notes_.push_back("a single point does not show its grid spacing: assumed ERA5's 0.25 degrees "
+                                "(use --grid to say otherwise)");
+        }
+    }
+    try {
+        f_.grid_ = GlobalGrid::withStep(*step);
+    } catch (const Error& e) {
+        fail(std::string("the grid cannot be used: ") + e.what());
+    }
+    const GlobalGrid& g = f_.grid_;
+    // On the grid? Off-grid points are refused unless the user asked for the nearest cell.
+    std::vector<std::int32_t> latIndex;
+    for (double lat : f_.latitudes_) {
+        latIndex.push_back(g.latitudeIndex(lat));
+    }
+    for (double lon : f_.longitudes_) {
+        f_.lonIndex_.push_back(g.longitudeIndex(lon));
+    }
+    std::optional<double> offLat;
+    std::optional<double> offLon;
+    for (double lat : f_.latitudes_) {
+        if (!offLat && !onGrid(lat, g.step())) {
+            offLat = lat;
+        }
+    }
+    for (double lon : f_.longitudes_) {
+        if (!offLon && !onGrid(lon, g.step())) {
+            offLon = lon;
+        }
+    }
+    if (offLat || offLon) {
+        if (options_.offGrid == OffGridPolicy::Refuse) {
+            fail("the point (latitude " + number(offLat.value_or(f_.latitudes_.front())) + ", longitude " +
+                 number(offLon.value_or(f_.longitudes_.front())) + ") is not on the " + g.stepText() +
+                 " degree grid; use --off-grid nearest to load it at the nearest grid point's "
+                 "location_id, "
+                 "keeping its real latitude and longitude");
+        }
+        f_.offGrid_ = true;
+    }
+    if (f_.offGrid_) {
+        f_.notes_.push_back("points off the " + g.stepText() +
+                            " degree grid are loaded with the location_id of "
+                            "the nearest grid point and their own latitude/longitude");
+    }
+    // Rows: contiguous on the grid, north to south or south to north.
+    f_.latAscending_ = latIndex.size() > 1 && latIndex[1] > latIndex[0];
+    for (size_t i = 1; i < latIndex.size(); ++i) {
+        if (std::abs(latIndex[i] - latIndex[i - 1]) != 1) {
+            fail("latitudes " + number(f_.latitudes_[i - 1]) + " and " + number(f_.latitudes_[i]) +
+                 " fall in the same or non-adjacent grid rows");
+        }
+    }
+    f_.box_.northRow = *std::max_element(latIndex.begin(), latIndex.end());
+    f_.box_.rows = latIndex.size();
+    // Columns: a contiguous run of grid columns, possibly wrapping; the box starts after the
+    // largest gap between the (sorted) columns.
+    std::vector<std::int32_t> sorted = f_.lonIndex_;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+        fail("two longitudes fall in the same grid column (e.g. both 0 and 360)");
+    }
+    const std::int32_t n = g.longitudes();
+    // Ties go to the gap across column 0, so a global file starts at the grid's first column.
+    size_t startPos = 0;
+    std::int32_t largestGap = sorted.front() + n - sorted.back();
+    for (size_t i = 0; i + 1 < sorted.size(); ++i) {
+        if (sorted[i + 1] - sorted[i] > largestGap) {
+            largestGap = sorted[i + 1] - sorted[i];
+            startPos = i + 1;
+        }
+    }
+    f_.box_.westColumn = sorted[startPos];
+    f_.box_.cols = sorted.size();
+    const auto boxColOf = [&](std::int32_t column) {
+        return static_cast<size_t>(((column - f_.box_.westColumn) % n + n) % n);
+    };
+    for (size_t j = 0; j < f_.lonIndex_.size(); ++j) {
+        if (boxColOf(f_.lonIndex_[j]) >= f_.box_.cols) {
+            fail("the longitudes do not form a contiguous run of grid columns");
+        }
+    }
+    // Runs of file columns that map to consecutive box columns.
+    for (size_t j = 0; j < f_.lonIndex_.size();) {
+        ColumnRun run{j, boxColOf(f_.lonIndex_[j]), 1, 1};
+        if (j + 1 < f_.lonIndex_.size()) {
+            const size_t c1 = boxColOf(f_.lonIndex_[j + 1]);
+            run.step = c1 == run.boxCol + 1 ? 1 : (c1 + 1 == run.boxCol ? -1 : 0);
+        }
+        if (run.step == 0) {
+            run.step = 1;
+        }
+        while (j + run.length < f_.lonIndex_.size() &&
+               boxColOf(f_.lonIndex_[j + run.length]) ==
+                   run.boxCol + static_cast<size_t>(static_cast<long>(run.length) * run.step)) {
+            ++run.length;
+        }
+        if (run.step < 0) {
+            // Store descending runs by their westmost box column.
+            run.boxCol -= run.length - 1;
+        }
+        f_.columnRuns_.push_back(run);
+        j += run.length;
+    }
+}
+} // namespace isobar

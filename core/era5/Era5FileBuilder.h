@@ -1,0 +1,92 @@
+#pragma once
+
+// The detective work behind Era5File::open, one concern per method; split over
+// Era5FileBuilder.cpp (dimensions, variables, grid) and Era5FileTime.cpp (time axis, expver,
+// product, layout, chunk cache). Not a public API.
+
+#include "era5/Era5File.h"
+#include "era5/FileConventions.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace isobar {
+
+class Era5FileBuilder {
+public:
+    Era5FileBuilder(Era5File& file, const NetcdfHandle& handle, const OpenOptions& options)
+        : f_(file)
+        , handle_(handle)
+        , options_(options)
+        , ncid_(handle.id()) {}
+
+    void build() {
+        readDimensions();
+        findTargetVariables();
+        readGrid();
+        readTimeAxis();
+        readExpver();
+        decideProduct();
+        decideLayout();
+        tuneChunkCache();
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& why) const { throw Error(f_.name_ + ": " + why); }
+
+    std::string dimList() const {
+        std::string out;
+        for (const auto& d : dims_) {
+            out += (out.empty() ? "" : ", ") + d.name + "=" + std::to_string(d.length);
+        }
+        return out.empty() ? std::string("none") : out;
+    }
+
+    std::optional<std::string> text(int varid, const char* name) const {
+        return handle_.textAttribute(varid, name);
+    }
+
+    int varidOf(const std::string& name) const {
+        std::lock_guard lock(netcdfMutex());
+        int varid = -1;
+        return nc_inq_varid(ncid_, name.c_str(), &varid) == NC_NOERR ? varid : -1;
+    }
+
+    void notes_once(const std::string& note) const { pendingNotes_.push_back(note); }
+
+    void readDimensions();
+    // The role of dimension `d` by its name and its coordinate variable's attributes.
+    DimRole roleOf(int d, const std::string& varName) const;
+    void findTargetVariables();
+    std::vector<double> readDoubles(int dim, const char* what) const;
+    // The spacing of a coordinate axis; nullopt for a single value. Fails when it is not regular.
+    std::optional<double> spacing(const std::vector<double>& values, const char* what, bool wraps) const;
+    void readGrid();
+    // Steps from a CF "since" axis, a date-number axis, or forecast init + hour.
+    std::vector<PgTimestamp> readTimes(int dim) const;
+    void readTimeAxis();
+    // expver: a dimension (ERA5 and ERA5T side by side), or a label per step (CDS 2024).
+    void readExpver();
+    void decideProduct();
+    void decideLayout();
+    // netCDF4/HDF5 decompress whole chunks; make the per-variable chunk cache big enough to hold
+    // the chunks of one time step so each chunk is decompressed once, not once per band.
+    void tuneChunkCache();
+
+    Era5File& f_;
+    const NetcdfHandle& handle_;
+    const OpenOptions& options_;
+    int ncid_;
+    int nvars_ = 0;
+    std::vector<conventions::DimInfo> dims_;
+    std::map<std::string, std::vector<int>> dimIds_; // per target variable, its dimension ids
+    std::map<std::string, std::string> shapes_;
+    int latDim_ = -1;
+    int lonDim_ = -1;
+    std::vector<int> timeDims_;
+    mutable std::vector<std::string> pendingNotes_;
+};
+
+} // namespace isobar

@@ -1,0 +1,162 @@
+#include "era5/FileConventions.h"
+
+#include "util/Error.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <limits>
+#include <set>
+
+namespace isobar::conventions {
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+}
+
+bool contains(const std::string& haystack, const char* needle) {
+    return haystack.find(needle) != std::string::npos;
+}
+
+// Coordinates and spacings as people write them: 55.695, not 55.69499969 (the float32 the file holds).
+std::string number(double v) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.6f", v);
+    std::string s = buf;
+    while (!s.empty() && s.back() == '0') {
+        s.pop_back();
+    }
+    if (!s.empty() && s.back() == '.') {
+        s.pop_back();
+    }
+    return s == "-0" ? "0" : s;
+}
+
+// Variables that describe the data rather than being data: never "ignored variables".
+bool isAuxiliary(const std::string& name) {
+    static const std::set<std::string> aux = {"number",
+                                              "expver",
+                                              "utc_date",
+                                              "time_bnds",
+                                              "time_bounds",
+                                              "step",
+                                              "surface",
+                                              "crs",
+                                              "spatial_ref",
+                                              "valid_time_bnds",
+                                              "realization",
+                                              "date",
+                                              "forecast_reference_time"};
+    return aux.count(lower(name)) > 0;
+}
+
+std::optional<Variable> matchVariable(const std::string& name, const std::string& longName) {
+    const std::string n = lower(name);
+    const std::string ln = lower(longName);
+    for (const auto& s : kVariables) {
+        if (n == s.shortName || (!ln.empty() && ln == lower(std::string(s.longName)))) {
+            return s.variable;
+        }
+    }
+    for (const auto& s : kVariables) {
+        for (std::string_view alias : s.aliases) {
+            if (!alias.empty() && (n == alias || ln == alias)) {
+                return s.variable;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+// The conversion for a variable given the units its file declares, or an error naming both.
+Conversion conversionFor(Variable v, const std::string& unitsText, const std::string& file,
+                         const std::string& varName) {
+    std::string u = lower(unitsText);
+    u.erase(std::remove(u.begin(), u.end(), ' '), u.end());
+    const auto refuse = [&]() -> Conversion {
+        throw Error(file + ": variable " + varName + " has units '" + unitsText + "', but " +
+                    std::string(spec(v).shortName) + " is expected in " + std::string(spec(v).fileUnits) +
+                    " (or a unit Isobar converts from); refusing to guess");
+    };
+    switch (v) {
+    case Variable::T2m:
+        if (u == "k" || u == "kelvin" || u == "degk" || u == "degrees_kelvin") {
+            return Conversion::KelvinToCelsius;
+        }
+        if (u == "degc" || u == "c" || u == "celsius" || u == "deg_c" || u == "°c" || u == "degreesc" ||
+            u == "degree_celsius" || u == "degrees_celsius") {
+            return Conversion::None;
+        }
+        return refuse();
+    case Variable::U10:
+    case Variable::V10:
+        if (u == "ms**-1" || u == "m/s" || u == "ms-1" || u == "ms^-1" || u == "m.s-1" ||
+            u == "meterspersecond") {
+            return Conversion::None;
+        }
+        return refuse();
+    case Variable::Tcc:
+        if (u.empty() || u == "(0-1)" || u == "1" || u == "0-1" || u == "fraction" || u == "dimensionless" ||
+            u == "~") {
+            return Conversion::None;
+        }
+        if (u == "%" || u == "percent") {
+            return Conversion::PercentToFraction;
+        }
+        return refuse();
+    case Variable::Tp:
+    case Variable::Sf:
+        if (u == "m" || u == "mofwaterequivalent" || u == "metres" || u == "meters" || u == "mday**-1" ||
+            u == "m/day") {
+            return Conversion::MetresToMillimetres;
+        }
+        if (u == "mm" || u == "kgm**-2" || u == "kgm-2" || u == "mmofwaterequivalent") {
+            return Conversion::None;
+        }
+        return refuse();
+    }
+    return refuse();
+}
+
+double defaultFill(nc_type type) {
+    switch (type) {
+    case NC_SHORT:
+        return NC_FILL_SHORT;
+    case NC_INT:
+        return NC_FILL_INT;
+    case NC_FLOAT:
+        return static_cast<double>(NC_FILL_FLOAT);
+    case NC_DOUBLE:
+        return NC_FILL_DOUBLE;
+    default:
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+}
+
+std::string typeName(nc_type type) {
+    switch (type) {
+    case NC_BYTE:
+        return "byte";
+    case NC_UBYTE:
+        return "unsigned byte";
+    case NC_CHAR:
+        return "char";
+    case NC_SHORT:
+        return "short";
+    case NC_INT:
+        return "int";
+    case NC_FLOAT:
+        return "float";
+    case NC_DOUBLE:
+        return "double";
+    case NC_INT64:
+        return "int64";
+    case NC_STRING:
+        return "string";
+    default:
+        return "type " + std::to_string(type);
+    }
+}
+
+} // namespace isobar::conventions

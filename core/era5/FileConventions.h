@@ -1,0 +1,32 @@
+#pragma once
+
+// Naming and unit conventions of ERA5 files, shared by the Era5File readers. Not a public API.
+
+#include "era5/Variable.h"
+
+#include <netcdf.h>
+
+#include <optional>
+#include <string>
+
+namespace isobar::conventions {
+
+std::string lower(std::string s);
+bool contains(const std::string& haystack, const char* needle);
+// Coordinates and spacings as people write them: 55.695, not 55.69499969 (the float32 the file holds).
+std::string number(double v);
+// Variables that describe the data rather than being data: never "ignored variables".
+bool isAuxiliary(const std::string& name);
+std::optional<Variable> matchVariable(const std::string& name, const std::string& longName);
+// The conversion for a variable given the units its file declares, or an error naming both.
+Conversion conversionFor(Variable v, const std::string& unitsText, const std::string& file,
+                         const std::string& varName);
+double defaultFill(nc_type type);
+std::string typeName(nc_type type);
+
+struct DimInfo {
+    std::string name;
+    std::size_t length = 0;
+};
+
+} // namespace isobar::conventions

@@ -1,0 +1,53 @@
+#pragma once
+
+// Small helpers every test executable uses.
+
+#include "util/Error.h"
+
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+#include <QtTest>
+
+namespace isobar::test {
+
+// The message of the isobar::Error that `f` throws; empty when it throws none.
+template <typename F>
+QString errorOf(F&& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+// isobar-cli, run as a user runs it.
+struct CliRun {
+    int exitCode = -1; // -1 when it crashed or timed out
+    QString out;
+    QString err;
+};
+
+inline CliRun runCli(const QStringList& args, int timeoutMs = 300000) {
+    QProcess p;
+    p.start(QStringLiteral(ISOBAR_CLI_PATH), args);
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+    }
+    return CliRun{p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+                  QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+
+} // namespace isobar::test
+
+// Fails the test unless `message` is non-empty and contains every one of the given parts.
+#define VERIFY_MESSAGE(message, ...)                                                                         \
+    do {                                                                                                     \
+        const QString m_ = (message);                                                                        \
+        QVERIFY2(!m_.isEmpty(), "expected an isobar::Error");                                                \
+        for (const QString& part_ : QStringList{__VA_ARGS__}) {                                              \
+            QVERIFY2(m_.contains(part_), qPrintable("'" + part_ + "' not in: " + m_));                       \
+        }                                                                                                    \
+    } while (false)
