@@ -1,11 +1,12 @@
 #include "Commands.h"
+
 #include "db/LocalCluster.h"
 #include "ingest/Loader.h"
 #include "util/Error.h"
 #include "util/Format.h"
 
-#include <spdlog/spdlog.h>
-
+#include <cmath>
+#include <cstdio>
 #include <iostream>
 
 namespace isobar::cli {
@@ -18,39 +19,118 @@ Loads ERA5 NetCDF files into a PostgreSQL table with the weather schema, creatin
 is missing. The files form one dataset keyed by (time, grid point): the variables of one time step
 may come from different files (one per variable from NCAR, the instant and accumulated members of
 a CDS ZIP archive), and a directory stands for the NetCDF files in it. `isobar-cli inspect` shows
-what a load would do. Rows go in with binary COPY in one transaction: either all rows of all files
-are committed or, on any failure or Ctrl-C, none is. Without --dsn the embedded cluster is used
-(started if needed; see `isobar-cli cluster`).
+what a load would do.
+
+Rows go in with binary COPY over N parallel connections, in work units (a band of latitude rows of
+one time step, a few hundred thousand rows), each in its own transaction together with a row in
+the resume ledger (schema isobar). Running the same command again loads exactly the units that are
+not yet in the table: after a failure, a kill, a lost connection or Ctrl-C, nothing is lost and
+nothing is loaded twice. Lost connections and server restarts are retried. Without --dsn the
+embedded cluster is used (started if needed; see `isobar-cli cluster`).
 
 options:
 )";
 
-// Prints what happens; the final line is the one every Isobar load ends with.
+// "10s", "500ms", "2m", "0" (off).
+std::chrono::milliseconds parsePeriod(const std::string& text) {
+    std::size_t used = 0;
+    double value = 0;
+    try {
+        value = std::stod(text, &used);
+    } catch (const std::exception&) {
+        throw UsageError{"--reporting-period takes a duration such as 10s, 500ms or 1m, not '" + text + "'"};
+    }
+    const std::string unit = text.substr(used);
+    double ms = 0;
+    if (unit == "ms") {
+        ms = value;
+    } else if (unit == "s" || unit.empty()) {
+        ms = value * 1000;
+    } else if (unit == "m" || unit == "min") {
+        ms = value * 60000;
+    } else {
+        throw UsageError{"--reporting-period takes a duration such as 10s, 500ms or 1m, not '" + text + "'"};
+    }
+    if (ms < 0) {
+        throw UsageError{"--reporting-period cannot be negative"};
+    }
+    return std::chrono::milliseconds(static_cast<long long>(ms));
+}
+
+// Prints what happens: progress lines at the reporting period, and the line every Isobar load
+// ends with. The engine never calls it from two threads at once.
 class CliLoadSink final : public LoadSink {
 public:
+    explicit CliLoadSink(std::chrono::milliseconds period)
+        : period_(static_cast<double>(period.count()) / 1000.0) {}
+
     void started(const LoadStart& s) override {
-        std::cerr << "loading " << s.files.size() << " file(s), " << s.plannedRows << " rows, into "
-                  << s.table << " on " << s.target << "\n";
+        std::cerr << "loading " << s.files.size() << " file(s), " << s.plannedRows << " rows in " << s.units
+                  << " unit(s), into " << s.table << " on " << s.target << " with " << s.workers << " worker(s)\n";
+        if (s.resumedUnits > 0) {
+            std::cerr << "resuming: " << s.resumedUnits << " unit(s), " << s.resumedRows
+                      << " rows, were committed by an earlier run and are skipped\n";
+        }
     }
-    void warning(const std::string& message) override {
-        std::cerr << "isobar-cli: warning: " << message << "\n";
-    }
+    void warning(const std::string& message) override { std::cerr << "isobar-cli: warning: " << message << "\n"; }
     void note(const std::string& message) override { std::cerr << "isobar-cli: note: " << message << "\n"; }
+    void rateSampled(const RateSample& s) override {
+        last_ = s;
+        if (period_ <= 0 || s.elapsed < nextReport_) {
+            return;
+        }
+        const double periodRate = (s.elapsed - lastReportAt_) > 0
+                                      ? static_cast<double>(s.rows - lastReportRows_) / (s.elapsed - lastReportAt_)
+                                      : 0.0;
+        char line[256];
+        std::snprintf(line, sizeof line,
+                      "at %s, row rate %.1f/sec (period), row rate %.1f/sec (overall), %llu rows, %.1f%%, ETA %s",
+                      formatDuration(std::round(s.elapsed)).c_str(), periodRate, s.overallRate,
+                      static_cast<unsigned long long>(s.committedRows), s.percent,
+                      s.etaSeconds < 0 ? "unknown" : formatDuration(std::round(s.etaSeconds)).c_str());
+        std::cout << line << std::endl;
+        lastReportAt_ = s.elapsed;
+        lastReportRows_ = s.rows;
+        nextReport_ += period_;
+    }
     void finished(const LoadSummary& s) override {
         if (s.status == LoadStatus::Cancelled) {
-            std::cerr << "cancelled after " << formatDuration(s.seconds)
-                      << ": rolled back, no rows were committed\n";
+            std::cerr << "cancelled after " << formatDuration(s.seconds) << ": " << s.unitsCommitted
+                      << " unit(s), " << s.rows
+                      << " rows, were committed and stay; the units in flight were rolled back. Run the same "
+                         "command again to load the rest.\n";
             return;
+        }
+        if (s.rows == 0 && s.unitsResumed > 0 && s.unitsCommitted == 0) {
+            std::cerr << "nothing to do: every unit of these files is already in the table\n";
+        }
+        if (s.retries > 0) {
+            std::cerr << s.retries << " transient failure(s) were retried\n";
         }
         std::cout << formatCopySummary(s.rows, s.seconds, s.workers) << std::endl;
     }
     void failed(const LoadError& e) override {
         std::string message = e.message;
-        if (!e.file.empty() && message.rfind(e.file, 0) != 0) {
+        if (!e.unit.empty()) {
+            message = "unit " + e.unit + (e.worker > 0 ? " (worker " + std::to_string(e.worker) + ")" : "") + ": " +
+                      message;
+        }
+        if (!e.file.empty() && message.find(e.file) == std::string::npos) {
             message = e.file + ": " + message;
         }
-        printError(message + "\nnothing was committed (the load runs in one transaction)");
+        const std::uint64_t committed = last_.committedRows;
+        printError(message + "\n" +
+                   (committed > 0 ? "the units committed before the failure stay (" + std::to_string(committed) +
+                                        " rows); fix the cause and run the same command again to load the rest"
+                                  : "no unit was committed"));
     }
+
+private:
+    double period_;
+    double nextReport_ = period_;
+    double lastReportAt_ = 0;
+    std::uint64_t lastReportRows_ = 0;
+    RateSample last_;
 };
 
 } // namespace
@@ -59,8 +139,14 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
     std::vector<OptionSpec> specs = {
         {"dsn", "CONNINFO", "libpq connection string or URI (default: the embedded cluster)"},
         {"table", "NAME", "target table, optionally schema-qualified (default: weather)"},
-        {"replace", "", "empty the table first, in the same transaction (atomic reload; readers wait)"},
-        {"all-missing", "skip|load", "bands whose every value is missing: skip (default) or load NULL rows"},
+        {"workers", "N", "parallel COPY connections (default: the number of cores, at most 8)"},
+        {"reporting-period", "DURATION", "print a progress line this often (default 10s; 0: never)"},
+        {"replace", "", "empty the table and forget its progress first (readers see it refill)"},
+        {"restart", "", "forget which units are loaded and load all again (needs --yes)"},
+        {"yes", "", "confirm --restart"},
+        {"all-missing", "skip|load", "units whose every value is missing: skip (default) or load NULL rows"},
+        {"retries", "N", "attempts per unit after a lost connection or server restart (default 8)"},
+        {"rows-per-unit", "N", "rows per work unit (default 250000)"},
     };
     for (const auto& more : {inputOptionSpecs(), embeddedClusterOptionSpecs()}) {
         specs.insert(specs.end(), more.begin(), more.end());
@@ -81,6 +167,15 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
         throw UsageError{std::string("--table: ") + e.what()};
     }
     request.replace = parsed.flag("replace");
+    request.restart = parsed.flag("restart");
+    if (request.restart && !parsed.flag("yes")) {
+        throw UsageError{"--restart forgets which units are already loaded, so all of them load again and rows "
+                         "already in the table would be there twice; add --yes if that is what you want (after "
+                         "deleting those rows), or use --replace to empty the table first"};
+    }
+    request.workers = static_cast<int>(parsed.integer("workers", 0, 1, 256));
+    request.retries = static_cast<int>(parsed.integer("retries", 8, 0, 100));
+    request.rowsPerUnit = static_cast<std::uint64_t>(parsed.integer("rows-per-unit", 0, 1000, 100'000'000));
     request.open = openOptionsFrom(parsed);
     const std::string allMissing = parsed.value("all-missing", "skip");
     if (allMissing == "load") {
@@ -88,6 +183,7 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
     } else if (allMissing != "skip") {
         throw UsageError{"--all-missing takes skip or load, not '" + allMissing + "'"};
     }
+    const auto period = parsePeriod(parsed.value("reporting-period", "10s"));
     for (const auto& f : parsed.positional()) {
         request.files.emplace_back(f);
     }
@@ -103,7 +199,7 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
                   << cluster.dataDir().string() << (started ? " (started)" : " (already running)") << "\n";
         request.conninfo = cluster.connectionString();
     }
-    CliLoadSink sink;
+    CliLoadSink sink(period);
     stoppable() = true;
     const LoadSummary summary = runLoad(request, stop, sink);
     stoppable() = false;

@@ -1,5 +1,7 @@
 #include "db/TableMetadata.h"
 
+#include "db/Ledger.h"
+
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -14,6 +16,7 @@ void ensureMetadataSchema(Connection& conn) {
                 "CREATE TABLE IF NOT EXISTS isobar.table_grid ("
                 "relid oid PRIMARY KEY, table_name text NOT NULL, grid_step float8 NOT NULL, "
                 "grid text NOT NULL, product text NOT NULL, recorded_at timestamptz NOT NULL DEFAULT now())");
+            ensureLedgerTables(conn);
             return;
         } catch (const DbError& e) {
             // Two loaders creating the same object at once: one wins, the other sees a unique

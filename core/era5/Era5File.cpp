@@ -35,6 +35,9 @@ Era5File Era5File::open(const std::filesystem::path& path, const OpenOptions& op
     Era5File file;
     file.path_ = path;
     file.name_ = displayName.empty() ? path.string() : displayName;
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    file.identity_ = std::filesystem::path(file.name_).filename().string() + ":" + std::to_string(ec ? 0 : size);
     {
         // Inspected with a handle of its own, closed again at once: reads reopen it on demand.
         const NetcdfHandle handle = NetcdfHandle::open(path, displayName);
@@ -58,6 +61,7 @@ Era5File& Era5File::operator=(Era5File&& other) noexcept {
         key_ = std::exchange(other.key_, 0);
         chunkCaches_ = std::move(other.chunkCaches_);
         name_ = std::move(other.name_);
+        identity_ = std::move(other.identity_);
         format_ = std::move(other.format_);
         layout_ = std::move(other.layout_);
         era5Land_ = other.era5Land_;

@@ -140,6 +140,10 @@ public:
 
     const std::filesystem::path& path() const noexcept { return path_; }
     const std::string& name() const noexcept { return name_; }
+    // What identifies the file across runs, for the resume ledger: its name (without directory)
+    // and size, "e5.oper.an.sfc.nc:8294112". Moving the file elsewhere keeps it; a new download
+    // of another size does not.
+    const std::string& identity() const noexcept { return identity_; }
     const std::string& format() const noexcept { return format_; }
     const std::string& layout() const noexcept { return layout_; }
     bool era5Land() const noexcept { return era5Land_; }
@@ -194,6 +198,7 @@ private:
     std::uint64_t key_ = 0; // in NetcdfOpenFiles
     std::vector<ChunkCache> chunkCaches_;
     std::string name_;
+    std::string identity_;
     std::string format_;
     std::string layout_;
     bool era5Land_ = false;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "monitor/RateSample.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,23 +25,40 @@ struct LoadStart {
     std::vector<std::string> files;
     std::string target; // connection target, without password
     std::string table;
-    std::uint64_t plannedRows = 0;
+    std::uint64_t plannedRows = 0;   // rows of the whole dataset
+    std::uint64_t resumedRows = 0;   // of those, already committed by an earlier run (skipped)
+    std::size_t units = 0;           // work units of the whole dataset
+    std::size_t resumedUnits = 0;    // of those, already committed
     int workers = 1;
+};
+
+// One unit committed (or found committed by a concurrent run).
+struct UnitEvent {
+    std::string key;
+    int worker = 0;
+    std::uint64_t rows = 0;
+    int attempts = 1;      // > 1 when transient failures were retried
+    bool alreadyCommitted = false;
 };
 
 struct LoadSummary {
     LoadStatus status = LoadStatus::Failed;
-    std::uint64_t rows = 0;        // rows committed
-    std::uint64_t skippedRows = 0; // rows whose every value was missing, skipped by request
-    std::uint64_t bytes = 0;       // COPY bytes sent
+    std::uint64_t rows = 0;          // rows committed by this run
+    std::uint64_t resumedRows = 0;   // rows an earlier run had committed (skipped)
+    std::uint64_t skippedRows = 0;   // rows whose every value was missing, skipped by request
+    std::uint64_t bytes = 0;         // COPY bytes sent
+    std::size_t unitsCommitted = 0;
+    std::size_t unitsResumed = 0;
+    std::size_t retries = 0;         // transient failures retried
     double seconds = 0.0;
     int workers = 1;
     bool tableCreated = false;
-    std::optional<LoadError> error; // set when status == Failed
+    std::optional<LoadError> error;  // set when status == Failed
 };
 
 // Where a load's events go. The CLI prints them, the GUI adapter turns them into Qt signals, the
-// tests record them. Called on the loading thread; implementations must not block for long.
+// tests record them. Calls never overlap (the engine serializes them), but they come from the
+// engine's threads: implementations must not block for long.
 class LoadSink {
 public:
     virtual ~LoadSink() = default;
@@ -47,6 +66,9 @@ public:
     virtual void warning(const std::string&) {}
     // Facts about the input worth knowing (layout, merged expver, gaps, ...), not problems.
     virtual void note(const std::string&) {}
+    virtual void rateSampled(const RateSample&) {}
+    virtual void serverSampled(const ServerSample&) {}
+    virtual void unitCommitted(const UnitEvent&) {}
     virtual void finished(const LoadSummary&) {}
     virtual void failed(const LoadError&) {}
 };

@@ -1,49 +1,26 @@
 #include "ingest/Loader.h"
 
-#include "copy/CopyStream.h"
-#include "copy/WeatherRowEncoder.h"
 #include "db/ConnInfo.h"
 #include "db/TableMetadata.h"
 #include "db/WeatherSchema.h"
-#include "era5/BandReader.h"
-#include "era5/Dataset.h"
+#include "ingest/LoadEngine.h"
+#include "monitor/ServerMonitor.h"
 #include "util/Error.h"
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <set>
+#include <condition_variable>
+#include <thread>
 
 namespace isobar {
 
 namespace {
 
-// Flush encoded rows to libpq in chunks of this size: big enough that per-call overhead vanishes,
-// small enough to keep memory flat.
-constexpr std::size_t kFlushBytes = 4u << 20;
-constexpr std::size_t kTargetBandRows = 32 * 1024;
-// Steps are sent in COPY statements of at least this many rows; a rejected row is then traced to
-// the files of one batch, without a round trip per small step.
-constexpr std::uint64_t kRowsPerCopy = 256 * 1024;
+using Clock = std::chrono::steady_clock;
 
-double secondsSince(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-bool allMissing(const BandValues& values, std::size_t n) {
-    for (const float* column : values) {
-        if (column == nullptr) {
-            continue;
-        }
-        for (std::size_t k = 0; k < n; ++k) {
-            if (!std::isnan(column[k])) {
-                return false;
-            }
-        }
-    }
-    return true;
-}
+double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 void reportInput(const Dataset& dataset, LoadSink& sink) {
     for (const Era5File& f : dataset.files()) {
@@ -64,145 +41,254 @@ void reportInput(const Dataset& dataset, LoadSink& sink) {
     }
 }
 
+// Creates or checks the table and the bookkeeping, in one transaction, before any worker starts.
+struct Prepared {
+    bool tableCreated = false;
+    LedgerTarget ledger;
+    std::set<std::string> committed;
+};
+
+Prepared prepareTarget(const LoadRequest& request, const Dataset& dataset) {
+    Connection conn = Connection::open(request.conninfo);
+    conn.exec("SET application_name = 'isobar'");
+    ensureMetadataSchema(conn);
+    Prepared p;
+    conn.exec("BEGIN");
+    p.tableCreated = ensureWeatherTable(conn, request.table);
+    p.ledger = ledgerFor(conn, request.table);
+    if (request.replace && !p.tableCreated) {
+        conn.exec("TRUNCATE " + request.table.quoted(conn));
+    }
+    if (request.replace || request.restart) {
+        clearLedger(conn, p.ledger);
+    }
+    checkTableGrid(conn, request.table,
+                   TableGrid{dataset.grid().step(), dataset.grid().describe(), dataset.productName()});
+    p.committed = committedUnits(conn, p.ledger);
+    conn.exec("COMMIT");
+    return p;
+}
+
+// Emits RateSample at the request's interval and ServerSample once a second until told to stop.
+class Sampler {
+public:
+    Sampler(EngineShared& shared, const std::vector<std::unique_ptr<WorkerCounters>>& counters,
+            std::uint64_t plannedRows, std::chrono::milliseconds interval)
+        : shared_(shared)
+        , counters_(counters)
+        , plannedRows_(plannedRows)
+        , interval_(interval)
+        , monitor_(shared.request.conninfo)
+        , lastRows_(counters.size(), 0) {}
+
+    void run(std::stop_token stop) {
+        auto nextServer = Clock::now();
+        while (!stop.stop_requested()) {
+            sampleOnce();
+            if (Clock::now() >= nextServer) {
+                nextServer = Clock::now() + std::chrono::seconds(1);
+                if (const auto server = monitor_.sample(secondsSince(t0_))) {
+                    shared_.emit([&](LoadSink& sink) { sink.serverSampled(*server); });
+                }
+            }
+            std::mutex m;
+            std::condition_variable_any cv;
+            std::unique_lock lock(m);
+            cv.wait_for(lock, stop, interval_, [] { return false; });
+        }
+        sampleOnce(); // the final state
+    }
+
+private:
+    void sampleOnce() {
+        RateSample s;
+        const auto now = Clock::now();
+        s.elapsed = std::chrono::duration<double>(now - t0_).count();
+        const double dt = std::chrono::duration<double>(now - lastTime_).count();
+        for (std::size_t w = 0; w < counters_.size(); ++w) {
+            const WorkerCounters& c = *counters_[w];
+            const std::uint64_t rows = c.rowsSent.load();
+            s.rows += rows;
+            s.committedRows += c.rowsCommitted.load() + c.skippedRows.load() + c.concurrentRows.load();
+            s.bytes += c.bytes.load();
+            s.workers.push_back(WorkerRate{static_cast<int>(w + 1), dt > 0 ? static_cast<double>(rows - lastRows_[w]) / dt : 0.0,
+                                           rows});
+            lastRows_[w] = rows;
+        }
+        s.intervalRate = dt > 0 ? static_cast<double>(s.rows - lastTotal_) / dt : 0.0;
+        s.overallRate = s.elapsed > 0 ? static_cast<double>(s.rows) / s.elapsed : 0.0;
+        s.queueDepth = shared_.queue.size();
+        s.queueCapacity = shared_.queue.capacity();
+        s.plannedRows = plannedRows_;
+        s.percent = plannedRows_ > 0 ? 100.0 * static_cast<double>(s.committedRows) / static_cast<double>(plannedRows_)
+                                     : 100.0;
+        const double committedRate = s.elapsed > 0 ? static_cast<double>(s.committedRows) / s.elapsed : 0.0;
+        s.etaSeconds = committedRate > 0 ? static_cast<double>(plannedRows_ - std::min(plannedRows_, s.committedRows)) /
+                                               committedRate
+                                         : -1.0;
+        lastTotal_ = s.rows;
+        lastTime_ = now;
+        shared_.emit([&](LoadSink& sink) { sink.rateSampled(s); });
+    }
+
+    EngineShared& shared_;
+    const std::vector<std::unique_ptr<WorkerCounters>>& counters_;
+    std::uint64_t plannedRows_;
+    std::chrono::milliseconds interval_;
+    ServerMonitor monitor_;
+    std::vector<std::uint64_t> lastRows_;
+    std::uint64_t lastTotal_ = 0;
+    Clock::time_point t0_ = Clock::now();
+    Clock::time_point lastTime_ = Clock::now();
+};
+
 } // namespace
 
-LoadSummary runLoad(const LoadRequest& request, const std::stop_token& stop, LoadSink& sink) {
-    const auto t0 = std::chrono::steady_clock::now();
+int defaultWorkerCount() {
+    const unsigned cores = std::thread::hardware_concurrency();
+    return static_cast<int>(std::clamp(cores == 0 ? 2U : cores, 1U, 8U));
+}
+
+LoadSummary runLoad(const LoadRequest& request, const std::stop_token& userStop, LoadSink& sink) {
+    const auto t0 = Clock::now();
     LoadSummary summary;
-    std::string currentFiles;
+    summary.workers = request.workers > 0 ? request.workers : defaultWorkerCount();
+    std::stop_source stop;
+    // The user's stop request (Ctrl-C, Cancel) stops every thread of the run.
+    const std::stop_callback forward(userStop, [&stop] { stop.request_stop(); });
     try {
         const Dataset dataset = Dataset::open(request.files, request.open);
         reportInput(dataset, sink);
+        const LoadPlan plan = LoadPlan::build(dataset, request.rowsPerUnit, request.bandRows);
+        if (stop.stop_requested()) {
+            throw Cancelled();
+        }
+        const Prepared prepared = prepareTarget(request, dataset);
+        summary.tableCreated = prepared.tableCreated;
+
+        std::vector<std::size_t> todo;
+        std::uint64_t plannedRows = 0;
+        for (std::size_t i = 0; i < plan.units().size(); ++i) {
+            if (prepared.committed.count(plan.units()[i].key) > 0) {
+                summary.resumedRows += plan.units()[i].rowCount;
+                ++summary.unitsResumed;
+            } else {
+                todo.push_back(i);
+                plannedRows += plan.units()[i].rowCount;
+            }
+        }
         LoadStart start;
         for (const Era5File& f : dataset.files()) {
             start.files.push_back(f.name());
         }
-        start.plannedRows = dataset.rowCount();
         start.target = redactConnInfo(request.conninfo);
         start.table = request.table.display();
+        start.plannedRows = plan.totalRows();
+        start.resumedRows = summary.resumedRows;
+        start.units = plan.units().size();
+        start.resumedUnits = summary.unitsResumed;
+        start.workers = summary.workers;
         sink.started(start);
-
-        if (stop.stop_requested()) {
-            throw Cancelled();
-        }
-        Connection conn = Connection::open(request.conninfo);
-        conn.exec("SET application_name = 'isobar'");
-        ensureMetadataSchema(conn);
-        // One transaction for table creation, bookkeeping and all rows: a failure leaves nothing.
-        conn.exec("BEGIN");
-        summary.tableCreated = ensureWeatherTable(conn, request.table);
-        if (request.replace && !summary.tableCreated) {
-            conn.exec("TRUNCATE " + request.table.quoted(conn));
-        }
-        checkTableGrid(conn, request.table,
-                       TableGrid{dataset.grid().step(), dataset.grid().describe(), dataset.productName()});
-        const std::string copySql = "COPY " + request.table.quoted(conn) + " " + weatherColumnList(conn) +
-                                    " FROM STDIN (FORMAT binary)";
 
         std::vector<GridGeometry> geometries;
         for (const DatasetGeometry& g : dataset.geometries()) {
-            geometries.push_back(GridGeometry::forBox(dataset.grid(), g.box.northRow, g.box.westColumn,
-                                                      g.latitudes, g.longitudes));
+            geometries.push_back(
+                GridGeometry::forBox(dataset.grid(), g.box.northRow, g.box.westColumn, g.latitudes, g.longitudes));
         }
         const BandReader reader(dataset);
-        RawUnit raw;
-        DecodedBand decoded;
-        BinaryCopyBuffer buffer(kFlushBytes + (1u << 20));
-
-        std::size_t stepIndex = 0;
-        const auto& steps = dataset.steps();
-        while (stepIndex < steps.size()) {
-            // One COPY for a batch of steps; errors name the files behind that batch.
-            std::set<std::string> batchFiles;
-            CopyStream copy(conn, copySql);
-            std::uint64_t encodedRows = 0;
-            buffer.clear();
-            buffer.writeHeader();
-            const auto flush = [&] {
-                copy.send(buffer.bytes());
-                summary.bytes += buffer.size();
-                buffer.clear();
-            };
-            while (stepIndex < steps.size() && encodedRows < kRowsPerCopy) {
-                const DatasetStep& step = steps[stepIndex];
-                for (const auto& source : step.sources) {
-                    if (source) {
-                        batchFiles.insert(dataset.files()[source->file].name());
-                    }
-                }
-                currentFiles.clear();
-                for (const auto& f : batchFiles) {
-                    currentFiles += (currentFiles.empty() ? "" : ", ") + f;
-                }
-                const GridBox& box = dataset.geometries()[step.geometry].box;
-                const std::size_t bandRows = request.bandRows > 0
-                                                 ? request.bandRows
-                                                 : std::max<std::size_t>(1, kTargetBandRows / box.cols);
-                for (std::size_t row0 = 0; row0 < box.rows; row0 += bandRows) {
-                    if (stop.stop_requested()) {
-                        copy.abort("cancelled by the user");
-                        conn.exec("ROLLBACK");
-                        summary.status = LoadStatus::Cancelled;
-                        summary.rows = 0;
-                        summary.seconds = secondsSince(t0);
-                        sink.finished(summary);
-                        return summary;
-                    }
-                    const std::size_t count = std::min(bandRows, box.rows - row0);
-                    reader.fetch(stepIndex, row0, count, raw);
-                    reader.decode(raw, decoded);
-                    if (request.allMissing == AllMissingPolicy::Skip &&
-                        allMissing(decoded.values, count * box.cols)) {
-                        summary.skippedRows += count * box.cols;
-                        continue;
-                    }
-                    encodeWeatherBand(geometries[step.geometry], step.time, row0, count, decoded.values,
-                                      buffer);
-                    encodedRows += count * box.cols;
-                    if (buffer.size() >= kFlushBytes) {
-                        flush();
-                    }
-                }
-                ++stepIndex;
-            }
-            buffer.writeTrailer();
-            flush();
-            const std::uint64_t copied = copy.finish();
-            if (copied != encodedRows) {
-                throw Error("the server reports " + std::to_string(copied) + " rows copied, but " +
-                            std::to_string(encodedRows) + " were sent; rolled back");
-            }
-            summary.rows += copied;
+        // One unit waiting per worker: enough to keep them busy, little enough to bound memory.
+        BoundedQueue<QueuedUnit> queue(static_cast<std::size_t>(summary.workers) + 1);
+        std::string copySql;
+        {
+            Connection quoting = Connection::open(request.conninfo);
+            copySql = "COPY " + request.table.quoted(quoting) + " " + weatherColumnList(quoting) +
+                      " FROM STDIN (FORMAT binary)";
         }
-        currentFiles.clear();
-        conn.exec("COMMIT");
+        EngineShared shared{request, dataset, plan, reader, geometries, copySql, prepared.ledger, queue, stop, sink};
+
+        std::vector<std::unique_ptr<WorkerCounters>> counters;
+        std::vector<std::unique_ptr<CopyWorker>> workers;
+        for (int w = 0; w < summary.workers; ++w) {
+            counters.push_back(std::make_unique<WorkerCounters>());
+            workers.push_back(std::make_unique<CopyWorker>(w + 1, shared, *counters.back()));
+        }
+        Sampler sampler(shared, counters, plannedRows, request.sampleInterval);
+        {
+            // Thread boundary: the reader stage owns every netcdf-c call (serialized anyway);
+            // workers decode, encode and COPY in parallel; the sampler only reads counters.
+            std::jthread samplerThread([&sampler](std::stop_token s) { sampler.run(s); });
+            {
+                std::vector<std::jthread> threads;
+                threads.emplace_back([&] {
+                    std::size_t current = 0;
+                    try {
+                        for (std::size_t i : todo) {
+                            current = i;
+                            if (stop.stop_requested()) {
+                                break;
+                            }
+                            QueuedUnit item{i, {}};
+                            const WorkUnit& unit = plan.units()[i];
+                            reader.fetch(unit.step, unit.row0, unit.rows, item.raw);
+                            if (!queue.push(std::move(item), stop.get_token())) {
+                                break;
+                            }
+                        }
+                    } catch (const Error& e) {
+                        shared.fail(LoadError{shared.filesOf(plan.units()[current].step), {}, plan.units()[current].key,
+                                              0, {}, e.what()});
+                    } catch (const std::exception& e) {
+                        shared.fail(LoadError{{}, {}, {}, 0, {}, std::string("unexpected failure: ") + e.what()});
+                    }
+                    queue.close();
+                });
+                for (auto& worker : workers) {
+                    threads.emplace_back([&worker, &stop] { worker->run(stop.get_token()); });
+                }
+            } // joins the reader and the workers
+            samplerThread.request_stop();
+        }
+        for (const auto& c : counters) {
+            summary.rows += c->rowsCommitted.load();
+            summary.bytes += c->bytes.load();
+            summary.unitsCommitted += c->units.load();
+            summary.skippedRows += c->skippedRows.load();
+            summary.retries += c->retries.load();
+            summary.resumedRows += c->concurrentRows.load();
+        }
+        summary.seconds = secondsSince(t0);
+        if (const auto error = shared.error()) {
+            summary.status = LoadStatus::Failed;
+            summary.error = error;
+            sink.failed(*error);
+            return summary;
+        }
+        if (userStop.stop_requested()) {
+            summary.status = LoadStatus::Cancelled;
+            sink.finished(summary);
+            return summary;
+        }
         if (summary.skippedRows > 0) {
-            sink.warning(
-                std::to_string(summary.skippedRows) +
-                " rows had every value missing and were skipped (use --all-missing load to load them as "
-                "rows of NULLs)");
+            sink.warning(std::to_string(summary.skippedRows) +
+                         " rows had every value missing and were skipped (use --all-missing load to load them as "
+                         "rows of NULLs)");
         }
         summary.status = LoadStatus::Completed;
-        summary.seconds = secondsSince(t0);
         sink.finished(summary);
         return summary;
     } catch (const Cancelled&) {
-        // Stopped before anything was written (the connection, if any, rolled back on close).
         summary.status = LoadStatus::Cancelled;
-        summary.rows = 0;
         summary.seconds = secondsSince(t0);
         sink.finished(summary);
         return summary;
     } catch (const DbError& e) {
-        summary.error = LoadError{currentFiles, {}, {}, 0, e.sqlState(), e.what()};
+        summary.error = LoadError{{}, {}, {}, 0, e.sqlState(), e.what()};
     } catch (const Error& e) {
-        summary.error = LoadError{currentFiles, {}, {}, 0, {}, e.what()};
+        summary.error = LoadError{{}, {}, {}, 0, {}, e.what()};
     } catch (const std::exception& e) {
-        summary.error =
-            LoadError{currentFiles, {}, {}, 0, {}, std::string("unexpected failure: ") + e.what()};
+        summary.error = LoadError{{}, {}, {}, 0, {}, std::string("unexpected failure: ") + e.what()};
     }
     summary.status = LoadStatus::Failed;
-    summary.rows = 0;
     summary.seconds = secondsSince(t0);
     sink.failed(*summary.error);
     return summary;

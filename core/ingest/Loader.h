@@ -4,6 +4,7 @@
 #include "era5/Era5File.h"
 #include "ingest/LoadEvents.h"
 
+#include <chrono>
 #include <filesystem>
 #include <stop_token>
 #include <string>
@@ -11,7 +12,7 @@
 
 namespace isobar {
 
-// What to do with a band in which every value of every variable is missing (a file of fill
+// What to do with a unit in which every value of every variable is missing (a file of fill
 // values, an ERA5T request made before the data existed, ...).
 enum class AllMissingPolicy : std::uint8_t { Skip, Load };
 
@@ -21,18 +22,28 @@ struct LoadRequest {
     std::vector<std::filesystem::path> files;
     OpenOptions open;
     AllMissingPolicy allMissing = AllMissingPolicy::Skip;
-    // Rows of latitude read and encoded at a time; 0 picks about 32k rows per band.
-    std::size_t bandRows = 0;
-    // Empty the table (TRUNCATE) in the same transaction before loading, so that the load replaces
-    // its contents atomically: no reader ever sees a half-loaded table. TRUNCATE locks the table
-    // exclusively, so readers wait until the reload commits (or rolls back, leaving the old rows).
+    int workers = 0;                // 0: defaultWorkerCount()
+    std::uint64_t rowsPerUnit = 0;  // 0: a few hundred thousand
+    std::uint32_t bandRows = 0;     // > 0: latitude rows per unit instead (tests)
+    int retries = 8;                // attempts per unit after transient failures (connection lost, restart)
+    // Forget the target's ledger first, so every unit is loaded again (rows already in the table
+    // stay: together with replace, a reload from scratch).
+    bool restart = false;
+    // Empty the table (TRUNCATE) and its ledger before loading. Committed before the units load,
+    // so readers see the table refill.
     bool replace = false;
+    // How often the sampler reports; 4-10 Hz is what the UI wants.
+    std::chrono::milliseconds sampleInterval{200};
 };
 
-// Loads ERA5 files, merged into one dataset, into the weather table with binary COPY in one
-// transaction, on the calling thread: either every row is committed, or none is (a failure or a
-// cancel rolls back). The parallel engine with per-unit transactions and a resume ledger builds on
-// this.
+// A sensible number of COPY workers for this machine: its cores (the server needs them too),
+// at least 1, at most 8.
+int defaultWorkerCount();
+
+// Loads ERA5 files, merged into one dataset, into the weather table: a reader stage feeds decoded
+// units through a bounded queue to N COPY workers, each with its own connection, each unit in one
+// transaction with its ledger row. A rerun skips committed units; a failure or cancel rolls back
+// only the units in flight. Events go to `sink` (serialized).
 //
 // Never throws: failures come back in the summary (and through sink.failed()).
 LoadSummary runLoad(const LoadRequest& request, const std::stop_token& stop, LoadSink& sink);

@@ -66,7 +66,7 @@ TestCluster::TestCluster(LocalClusterOptions extra)
     extra.rootDir = dir_.path().toStdString() + "/cluster";
     // Small and fast: tests need correctness, not throughput.
     extra.settings.emplace("fsync", "off");
-    extra.settings.emplace("shared_buffers", "'32MB'");
+    extra.settings.emplace("shared_buffers", "'128MB'");
     extra.settings.emplace("max_connections", "40");
     cluster_ = std::make_unique<LocalCluster>(std::move(extra));
     startWatchdog();

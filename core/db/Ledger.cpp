@@ -1,0 +1,47 @@
+#include "db/Ledger.h"
+
+namespace isobar {
+
+void ensureLedgerTables(Connection& conn) {
+    for (const char* persistence : {"", "UNLOGGED "}) {
+        conn.exec(std::string("CREATE ") + persistence + "TABLE IF NOT EXISTS isobar.ledger" +
+                  (*persistence != '\0' ? "_unlogged" : "") +
+                  " (relid oid NOT NULL, unit_key text NOT NULL, rows bigint NOT NULL, "
+                  "committed_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (relid, unit_key))");
+    }
+}
+
+LedgerTarget ledgerFor(Connection& conn, const TableName& table) {
+    const Result r = conn.query("SELECT c.oid, c.relpersistence = 'u' FROM pg_class c WHERE c.oid = $1::regclass",
+                                {table.quoted(conn)});
+    LedgerTarget target;
+    target.relid = r.text(0, 0);
+    target.unlogged = r.text(0, 1) == "t";
+    target.table = target.unlogged ? "isobar.ledger_unlogged" : "isobar.ledger";
+    return target;
+}
+
+std::set<std::string> committedUnits(Connection& conn, const LedgerTarget& target) {
+    const Result r = conn.query("SELECT unit_key FROM " + target.table + " WHERE relid = $1::oid", {target.relid});
+    std::set<std::string> keys;
+    for (int i = 0; i < r.rows(); ++i) {
+        keys.insert(r.text(i, 0));
+    }
+    return keys;
+}
+
+void clearLedger(Connection& conn, const LedgerTarget& target) {
+    conn.query("DELETE FROM isobar.ledger WHERE relid = $1::oid", {target.relid});
+    conn.query("DELETE FROM isobar.ledger_unlogged WHERE relid = $1::oid", {target.relid});
+}
+
+bool claimUnit(Connection& conn, const LedgerTarget& target, const std::string& key, std::uint64_t rows) {
+    // A concurrent run claiming the same unit waits here for ours to end, then sees the conflict.
+    const Result r = conn.query("INSERT INTO " + target.table +
+                                    " (relid, unit_key, rows) VALUES ($1::oid, $2, $3) ON CONFLICT DO NOTHING "
+                                    "RETURNING 1",
+                                {target.relid, key, std::to_string(rows)});
+    return r.rows() == 1;
+}
+
+} // namespace isobar

@@ -1,0 +1,36 @@
+#pragma once
+
+#include "db/Connection.h"
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+namespace isobar {
+
+// The resume ledger: one row per committed work unit, written in the unit's own transaction, so a
+// unit's rows and its ledger row exist together or not at all. Keyed by (target table OID, unit
+// key). An unlogged target gets an unlogged ledger, so a crash that empties the table empties its
+// ledger too and never leaves it claiming rows that are gone.
+struct LedgerTarget {
+    std::string relid;   // the target's OID, as text
+    bool unlogged = false;
+    std::string table;   // isobar.ledger or isobar.ledger_unlogged
+};
+
+// Creates the ledger tables if missing (autocommitted; see ensureMetadataSchema).
+void ensureLedgerTables(Connection& conn);
+
+LedgerTarget ledgerFor(Connection& conn, const TableName& table);
+
+// Keys of the units already committed into the target.
+std::set<std::string> committedUnits(Connection& conn, const LedgerTarget& target);
+
+// Forgets the target's progress (both ledgers). Rows already in the table stay.
+void clearLedger(Connection& conn, const LedgerTarget& target);
+
+// Inside a unit's transaction: records the unit, or returns false when it is already recorded
+// (committed by an earlier or a concurrent run: its rows are in the table, load nothing).
+bool claimUnit(Connection& conn, const LedgerTarget& target, const std::string& key, std::uint64_t rows);
+
+} // namespace isobar

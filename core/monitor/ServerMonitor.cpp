@@ -1,0 +1,59 @@
+#include "monitor/ServerMonitor.h"
+
+#include <sstream>
+
+namespace isobar {
+
+ServerMonitor::ServerMonitor(std::string conninfo)
+    : conninfo_(std::move(conninfo)) {}
+
+ServerMonitor::~ServerMonitor() = default;
+
+std::optional<ServerSample> ServerMonitor::sample(double elapsed) {
+    try {
+        if (!conn_ || PQstatus(conn_->raw()) != CONNECTION_OK) {
+            conn_ = std::make_unique<Connection>(Connection::open(conninfo_));
+            conn_->exec("SET application_name = 'isobar monitor'");
+            checkpointer_ = conn_->query("SELECT to_regclass('pg_catalog.pg_stat_checkpointer') IS NOT NULL").text(0, 0) == "t";
+        }
+        const std::string counters = checkpointer_
+                                         ? "SELECT num_timed, num_requested FROM pg_stat_checkpointer"
+                                         : "SELECT checkpoints_timed, checkpoints_req FROM pg_stat_bgwriter";
+        const Result c = conn_->query(counters);
+        const Result w = conn_->query(
+            "SELECT CASE WHEN pg_is_in_recovery() THEN 0 ELSE pg_current_wal_lsn() - '0/0'::pg_lsn END, "
+            "coalesce((SELECT string_agg(coalesce(wait_event_type || ':' || wait_event, ''), ',' ORDER BY "
+            "application_name) FROM pg_stat_activity WHERE application_name LIKE 'isobar worker %'), '')");
+        const double timed = std::stod(c.text(0, 0));
+        const double requested = std::stod(c.text(0, 1));
+        const double wal = std::stod(w.text(0, 0));
+        if (!haveBaseline_) {
+            haveBaseline_ = true;
+            baseTimed_ = timed;
+            baseRequested_ = requested;
+            baseWal_ = wal;
+            lastWal_ = wal;
+            lastElapsed_ = elapsed;
+        }
+        ServerSample s;
+        s.elapsed = elapsed;
+        s.checkpointsTimed = static_cast<std::uint64_t>(std::max(0.0, timed - baseTimed_));
+        s.checkpointsRequested = static_cast<std::uint64_t>(std::max(0.0, requested - baseRequested_));
+        s.walBytes = static_cast<std::uint64_t>(std::max(0.0, wal - baseWal_));
+        const double dt = elapsed - lastElapsed_;
+        s.walBytesPerSecond = dt > 0 ? std::max(0.0, wal - lastWal_) / dt : 0.0;
+        lastWal_ = wal;
+        lastElapsed_ = elapsed;
+        std::stringstream events(w.text(0, 1));
+        std::string event;
+        while (std::getline(events, event, ',')) {
+            s.waitEvents.push_back(event);
+        }
+        return s;
+    } catch (const std::exception&) {
+        conn_.reset(); // try again next time
+        return std::nullopt;
+    }
+}
+
+} // namespace isobar

@@ -1,0 +1,292 @@
+// The parallel load engine against a real server: exactly-once resume after kill -9, Ctrl-C, a
+// server crash and a terminated backend; constraint violations naming the unit; concurrent runs;
+// the unlogged ledger; the events it reports.
+
+#include "TestCluster.h"
+#include "TestUtil.h"
+
+#include "ingest/Loader.h"
+
+#include <QtTest>
+
+#include <signal.h>
+
+#include <chrono>
+#include <functional>
+#include <thread>
+
+using namespace isobar;
+using test::CliRun;
+using test::runCli;
+
+namespace {
+
+// Polls `ready` every 10 ms until it holds or `timeout` passes.
+bool waitFor(const std::function<bool()>& ready, std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (ready()) {
+            return true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return ready();
+}
+
+class RecordingSink final : public LoadSink {
+public:
+    void started(const LoadStart& s) override { start = s; }
+    void rateSampled(const RateSample& s) override { samples.push_back(s); }
+    void serverSampled(const ServerSample& s) override { server.push_back(s); }
+    void unitCommitted(const UnitEvent& e) override { units.push_back(e); }
+    void finished(const LoadSummary& s) override { summary = s; }
+    void failed(const LoadError& e) override { error = e; }
+
+    std::optional<LoadStart> start;
+    std::vector<RateSample> samples;
+    std::vector<ServerSample> server;
+    std::vector<UnitEvent> units;
+    std::optional<LoadSummary> summary;
+    std::optional<LoadError> error;
+};
+
+} // namespace
+
+class TestEngine : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        cluster_ = std::make_unique<test::TestCluster>();
+        file_ = cluster_->workDir() + "/engine.nc";
+        const CliRun sample = runCli({"sample", "--out", file_, "--hours", "24", "--region", "30,0,0,60"});
+        QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
+        // The reference: one clean load of the same file.
+        const CliRun load = load_("reference", {});
+        QVERIFY2(load.exitCode == 0, qPrintable(load.err));
+        Connection conn = cluster_->connect();
+        reference_ = digest(conn, "reference");
+        QCOMPARE(reference_.split('|').front(), QString::number(kRows));
+    }
+    void cleanupTestCase() { cluster_.reset(); }
+
+    // kill -9 mid-load: every committed unit is whole, and the rerun loads exactly the rest.
+    void killThenResume() { interruptThenResume("killed", SIGKILL); }
+
+    // Ctrl-C mid-load: in-flight units roll back, committed ones stay, exit status 130.
+    void interruptThenResume() { interruptThenResume("interrupted", SIGINT); }
+
+    // The server crashes (immediate shutdown) and comes back mid-load: the workers retry, or the
+    // run fails clearly; either way a rerun completes to exactly the reference.
+    void serverCrashMidLoad() {
+        QProcess load;
+        startLoad(load, "crashed", {"--retries", "30"});
+        Connection watch = cluster_->connect();
+        QVERIFY(waitFor([&] { return committedUnits(watch, "crashed") >= 3; }, std::chrono::seconds(60)));
+        cluster_->cluster().stopImmediately();
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        cluster_->cluster().start();
+        QVERIFY(load.waitForFinished(120000));
+        const QString err = QString::fromUtf8(load.readAllStandardError());
+        QVERIFY2(load.exitCode() == 0 || (load.exitCode() == 1 && err.contains("connection")), qPrintable(err));
+        Connection conn = cluster_->connect();
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM crashed"), ledgerRows(conn, "crashed"));
+        const CliRun rerun = load_("crashed", {});
+        QVERIFY2(rerun.exitCode == 0, qPrintable(rerun.err));
+        QCOMPARE(digest(conn, "crashed"), reference_);
+    }
+
+    // One worker's backend is terminated: its unit is retried on a new connection, nothing twice.
+    void terminatedBackendIsRetried() {
+        QProcess load;
+        startLoad(load, "terminated", {"--workers", "2"});
+        Connection admin = cluster_->connect();
+        QVERIFY(waitFor(
+            [&] {
+                return test::scalar(admin, "SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+                                           "'isobar worker 1' AND query LIKE 'COPY%'") != "0";
+            },
+            std::chrono::seconds(60)));
+        admin.exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'isobar worker 1'");
+        QVERIFY(load.waitForFinished(120000));
+        const QString err = QString::fromUtf8(load.readAllStandardError());
+        QVERIFY2(load.exitCode() == 0, qPrintable(err));
+        QVERIFY2(err.contains("transient failure(s) were retried"), qPrintable(err));
+        QCOMPARE(digest(admin, "terminated"), reference_);
+    }
+
+    // A constraint the user added rejects a unit: the error names the unit and the constraint, the
+    // units before it are whole, no unit is partly in the table.
+    void constraintViolationNamesUnit() {
+        Connection conn = cluster_->connect();
+        conn.exec("CREATE TABLE checked (LIKE reference)");
+        conn.exec("ALTER TABLE checked ADD CONSTRAINT before_noon CHECK (time < '2024-01-01 12:00:00+00')");
+        const CliRun run = load_("checked", {"--workers", "1"});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("before_noon"), qPrintable(run.err));
+        QVERIFY2(run.err.contains("unit 2024-01-01T12:00:00Z rows"), qPrintable(run.err));
+        QVERIFY2(run.err.contains("23514"), qPrintable(run.err));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM checked"), ledgerRows(conn, "checked"));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM checked WHERE time >= '2024-01-01 12:00:00+00'"), QString("0"));
+    }
+
+    // Two runs of the same load at once: each unit is loaded by one of them.
+    void concurrentRunsDoNotDuplicate() {
+        Connection conn = cluster_->connect();
+        conn.exec("CREATE TABLE concurrent (LIKE reference)");
+        QProcess a;
+        QProcess b;
+        startLoad(a, "concurrent", {});
+        startLoad(b, "concurrent", {});
+        QVERIFY(a.waitForFinished(120000));
+        QVERIFY(b.waitForFinished(120000));
+        QVERIFY2(a.exitCode() == 0, a.readAllStandardError().constData());
+        QVERIFY2(b.exitCode() == 0, b.readAllStandardError().constData());
+        QCOMPARE(digest(conn, "concurrent"), reference_);
+    }
+
+    // An unlogged target keeps its progress in the unlogged ledger: a crash that empties the table
+    // empties the ledger too.
+    void unloggedTargetUsesUnloggedLedger() {
+        Connection conn = cluster_->connect();
+        conn.exec("CREATE UNLOGGED TABLE unlogged_weather (LIKE reference)");
+        const CliRun run = load_("unlogged_weather", {});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM isobar.ledger WHERE relid = 'unlogged_weather'::regclass"),
+                 QString("0"));
+        QVERIFY(test::scalar(conn, "SELECT count(*) FROM isobar.ledger_unlogged WHERE relid = "
+                                   "'unlogged_weather'::regclass") != "0");
+        QCOMPARE(test::scalar(conn, "SELECT relpersistence FROM pg_class WHERE oid = 'isobar.ledger_unlogged'::regclass"),
+                 QString("u"));
+        QCOMPARE(digest(conn, "unlogged_weather"), reference_);
+    }
+
+    // A rerun of a finished load loads nothing; --restart needs --yes and loads everything again;
+    // --replace starts from an empty table.
+    void rerunRestartReplace() {
+        Connection conn = cluster_->connect();
+        CliRun run = load_("reference", {});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.err.contains("already in the table"), qPrintable(run.err));
+        QVERIFY2(run.out.contains("COPY 0,"), qPrintable(run.out));
+        QCOMPARE(digest(conn, "reference"), reference_);
+
+        conn.exec("CREATE TABLE restarted (LIKE reference)");
+        QCOMPARE(load_("restarted", {}).exitCode, 0);
+        run = load_("restarted", {"--restart"});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("--yes"), qPrintable(run.err));
+        run = load_("restarted", {"--restart", "--yes"});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM restarted"), QString::number(2 * kRows));
+        run = load_("restarted", {"--replace"});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(digest(conn, "restarted"), reference_);
+    }
+
+    // In-process: the events a UI draws from.
+    void eventsDescribeTheRun() {
+        LoadRequest request;
+        request.conninfo = cluster_->conninfo();
+        request.table = TableName::parse("evented");
+        request.files = {file_.toStdString()};
+        request.workers = 2;
+        request.rowsPerUnit = 20000;
+        request.sampleInterval = std::chrono::milliseconds(100);
+        RecordingSink sink;
+        const LoadSummary summary = runLoad(request, {}, sink);
+        QVERIFY2(summary.status == LoadStatus::Completed, summary.error ? summary.error->message.c_str() : "");
+        QCOMPARE(summary.rows, std::uint64_t{kRows});
+        QCOMPARE(summary.workers, 2);
+        QVERIFY(sink.start.has_value());
+        QCOMPARE(sink.start->plannedRows, std::uint64_t{kRows});
+        QCOMPARE(sink.units.size(), sink.start->units);
+        QCOMPARE(summary.unitsCommitted, sink.start->units);
+        std::uint64_t unitRows = 0;
+        for (const UnitEvent& u : sink.units) {
+            unitRows += u.rows;
+            QVERIFY(u.worker == 1 || u.worker == 2);
+        }
+        QCOMPARE(unitRows, std::uint64_t{kRows});
+        QVERIFY(!sink.samples.empty());
+        const RateSample& last = sink.samples.back();
+        QCOMPARE(last.committedRows, std::uint64_t{kRows});
+        QCOMPARE(last.percent, 100.0);
+        QCOMPARE(last.workers.size(), size_t{2});
+        QCOMPARE(last.workers[0].rows + last.workers[1].rows, last.rows);
+        for (std::size_t i = 1; i < sink.samples.size(); ++i) {
+            QVERIFY(sink.samples[i].rows >= sink.samples[i - 1].rows);
+            QVERIFY(sink.samples[i].elapsed >= sink.samples[i - 1].elapsed);
+        }
+        QVERIFY(!sink.server.empty()); // the monitor connection answered at least once
+    }
+
+private:
+    static constexpr int kRows = 24 * 121 * 241;
+
+    CliRun load_(const QString& table, QStringList extra) {
+        QStringList args{"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", table,
+                         "--rows-per-unit", "5000", "--reporting-period", "0"};
+        args << extra << file_;
+        return runCli(args);
+    }
+
+    void startLoad(QProcess& p, const QString& table, QStringList extra) {
+        QStringList args{"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", table,
+                         "--rows-per-unit", "5000", "--reporting-period", "0"};
+        args << extra << file_;
+        p.start(QStringLiteral(ISOBAR_CLI_PATH), args);
+        QVERIFY(p.waitForStarted());
+    }
+
+    void interruptThenResume(const QString& table, int signal) {
+        QProcess load;
+        startLoad(load, table, {});
+        Connection watch = cluster_->connect();
+        QVERIFY2(waitFor([&] { return committedUnits(watch, table) >= 5; }, std::chrono::seconds(60)),
+                 "no unit was committed in time");
+        kill(static_cast<pid_t>(load.processId()), signal);
+        QVERIFY(load.waitForFinished(30000));
+        if (signal == SIGINT) {
+            QCOMPARE(load.exitCode(), 130);
+            const QString err = QString::fromUtf8(load.readAllStandardError());
+            QVERIFY2(err.contains("cancelled") && err.contains("Run the same command again"), qPrintable(err));
+        }
+        // Whole units only: the rows in the table are exactly those the ledger accounts for.
+        QCOMPARE(test::scalar(watch, "SELECT count(*) FROM " + table.toStdString()), ledgerRows(watch, table));
+        QVERIFY(test::scalar(watch, "SELECT count(*) FROM " + table.toStdString()).toLongLong() < kRows);
+        const CliRun rerun = load_(table, {});
+        QVERIFY2(rerun.exitCode == 0, qPrintable(rerun.err));
+        QVERIFY2(rerun.err.contains("resuming:"), qPrintable(rerun.err));
+        QCOMPARE(digest(watch, table), reference_);
+    }
+
+    static long long committedUnits(Connection& conn, const QString& table) {
+        try {
+            return test::scalar(conn, "SELECT count(*) FROM isobar.ledger WHERE relid = to_regclass('" +
+                                          table.toStdString() + "')")
+                .toLongLong();
+        } catch (const std::exception&) {
+            return 0; // the bookkeeping tables may not exist yet
+        }
+    }
+
+    static QString ledgerRows(Connection& conn, const QString& table) {
+        return test::scalar(conn, "SELECT coalesce(sum(rows), 0) FROM isobar.ledger WHERE relid = '" +
+                                      table.toStdString() + "'::regclass");
+    }
+
+    // Row count, distinct keys and an order-independent checksum over every column of every row.
+    static QString digest(Connection& conn, const QString& table) {
+        return test::scalar(conn, "SELECT count(*) || '|' || count(DISTINCT (time, location_id)) || '|' || "
+                                  "sum(hashtextextended(t::text, 0)) FROM " +
+                                      table.toStdString() + " t");
+    }
+
+    std::unique_ptr<test::TestCluster> cluster_;
+    QString file_;
+    QString reference_;
+};
+
+QTEST_GUILESS_MAIN(TestEngine)
+#include "tst_engine.moc"
