@@ -4,15 +4,13 @@
 
 #include "TestCluster.h"
 #include "TestUtil.h"
-
 #include "ingest/Loader.h"
 
 #include <QtTest>
 
-#include <signal.h>
-
 #include <chrono>
 #include <functional>
+#include <signal.h>
 #include <thread>
 
 using namespace isobar;
@@ -88,7 +86,8 @@ private slots:
         cluster_->cluster().start();
         QVERIFY(load.waitForFinished(120000));
         const QString err = QString::fromUtf8(load.readAllStandardError());
-        QVERIFY2(load.exitCode() == 0 || (load.exitCode() == 1 && err.contains("connection")), qPrintable(err));
+        QVERIFY2(load.exitCode() == 0 || (load.exitCode() == 1 && err.contains("connection")),
+                 qPrintable(err));
         Connection conn = cluster_->connect();
         QCOMPARE(test::scalar(conn, "SELECT count(*) FROM crashed"), ledgerRows(conn, "crashed"));
         const CliRun rerun = load_("crashed", {});
@@ -107,7 +106,8 @@ private slots:
                                            "'isobar worker 1' AND query LIKE 'COPY%'") != "0";
             },
             std::chrono::seconds(60)));
-        admin.exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'isobar worker 1'");
+        admin.exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'isobar "
+                   "worker 1'");
         QVERIFY(load.waitForFinished(120000));
         const QString err = QString::fromUtf8(load.readAllStandardError());
         QVERIFY2(load.exitCode() == 0, qPrintable(err));
@@ -127,7 +127,8 @@ private slots:
         QVERIFY2(run.err.contains("unit 2024-01-01T12:00:00Z rows"), qPrintable(run.err));
         QVERIFY2(run.err.contains("23514"), qPrintable(run.err));
         QCOMPARE(test::scalar(conn, "SELECT count(*) FROM checked"), ledgerRows(conn, "checked"));
-        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM checked WHERE time >= '2024-01-01 12:00:00+00'"), QString("0"));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM checked WHERE time >= '2024-01-01 12:00:00+00'"),
+                 QString("0"));
     }
 
     // Two runs of the same load at once: each unit is loaded by one of them.
@@ -152,12 +153,15 @@ private slots:
         conn.exec("CREATE UNLOGGED TABLE unlogged_weather (LIKE reference)");
         const CliRun run = load_("unlogged_weather", {});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM isobar.ledger WHERE relid = 'unlogged_weather'::regclass"),
+        QCOMPARE(test::scalar(
+                     conn, "SELECT count(*) FROM isobar.ledger WHERE relid = 'unlogged_weather'::regclass"),
                  QString("0"));
         QVERIFY(test::scalar(conn, "SELECT count(*) FROM isobar.ledger_unlogged WHERE relid = "
                                    "'unlogged_weather'::regclass") != "0");
-        QCOMPARE(test::scalar(conn, "SELECT relpersistence FROM pg_class WHERE oid = 'isobar.ledger_unlogged'::regclass"),
-                 QString("u"));
+        QCOMPARE(
+            test::scalar(
+                conn, "SELECT relpersistence FROM pg_class WHERE oid = 'isobar.ledger_unlogged'::regclass"),
+            QString("u"));
         QCOMPARE(digest(conn, "unlogged_weather"), reference_);
     }
 
@@ -195,7 +199,8 @@ private slots:
         request.sampleInterval = std::chrono::milliseconds(100);
         RecordingSink sink;
         const LoadSummary summary = runLoad(request, {}, sink);
-        QVERIFY2(summary.status == LoadStatus::Completed, summary.error ? summary.error->message.c_str() : "");
+        QVERIFY2(summary.status == LoadStatus::Completed,
+                 summary.error ? summary.error->message.c_str() : "");
         QCOMPARE(summary.rows, std::uint64_t{kRows});
         QCOMPARE(summary.workers, 2);
         QVERIFY(sink.start.has_value());
@@ -225,15 +230,29 @@ private:
     static constexpr int kRows = 24 * 121 * 241;
 
     CliRun load_(const QString& table, QStringList extra) {
-        QStringList args{"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", table,
-                         "--rows-per-unit", "5000", "--reporting-period", "0"};
+        QStringList args{"load",
+                         "--dsn",
+                         QString::fromStdString(cluster_->conninfo()),
+                         "--table",
+                         table,
+                         "--rows-per-unit",
+                         "5000",
+                         "--reporting-period",
+                         "0"};
         args << extra << file_;
         return runCli(args);
     }
 
     void startLoad(QProcess& p, const QString& table, QStringList extra) {
-        QStringList args{"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", table,
-                         "--rows-per-unit", "5000", "--reporting-period", "0"};
+        QStringList args{"load",
+                         "--dsn",
+                         QString::fromStdString(cluster_->conninfo()),
+                         "--table",
+                         table,
+                         "--rows-per-unit",
+                         "5000",
+                         "--reporting-period",
+                         "0"};
         args << extra << file_;
         p.start(QStringLiteral(ISOBAR_CLI_PATH), args);
         QVERIFY(p.waitForStarted());
@@ -250,10 +269,12 @@ private:
         if (signal == SIGINT) {
             QCOMPARE(load.exitCode(), 130);
             const QString err = QString::fromUtf8(load.readAllStandardError());
-            QVERIFY2(err.contains("cancelled") && err.contains("Run the same command again"), qPrintable(err));
+            QVERIFY2(err.contains("cancelled") && err.contains("Run the same command again"),
+                     qPrintable(err));
         }
         // Whole units only: the rows in the table are exactly those the ledger accounts for.
-        QCOMPARE(test::scalar(watch, "SELECT count(*) FROM " + table.toStdString()), ledgerRows(watch, table));
+        QCOMPARE(test::scalar(watch, "SELECT count(*) FROM " + table.toStdString()),
+                 ledgerRows(watch, table));
         QVERIFY(test::scalar(watch, "SELECT count(*) FROM " + table.toStdString()).toLongLong() < kRows);
         const CliRun rerun = load_(table, {});
         QVERIFY2(rerun.exitCode == 0, qPrintable(rerun.err));

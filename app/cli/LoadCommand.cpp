@@ -1,5 +1,4 @@
 #include "Commands.h"
-
 #include "db/LocalCluster.h"
 #include "ingest/Loader.h"
 #include "util/Error.h"
@@ -66,28 +65,33 @@ public:
 
     void started(const LoadStart& s) override {
         std::cerr << "loading " << s.files.size() << " file(s), " << s.plannedRows << " rows in " << s.units
-                  << " unit(s), into " << s.table << " on " << s.target << " with " << s.workers << " worker(s)\n";
+                  << " unit(s), into " << s.table << " on " << s.target << " with " << s.workers
+                  << " worker(s)\n";
         if (s.resumedUnits > 0) {
             std::cerr << "resuming: " << s.resumedUnits << " unit(s), " << s.resumedRows
                       << " rows, were committed by an earlier run and are skipped\n";
         }
     }
-    void warning(const std::string& message) override { std::cerr << "isobar-cli: warning: " << message << "\n"; }
+    void warning(const std::string& message) override {
+        std::cerr << "isobar-cli: warning: " << message << "\n";
+    }
     void note(const std::string& message) override { std::cerr << "isobar-cli: note: " << message << "\n"; }
     void rateSampled(const RateSample& s) override {
         last_ = s;
         if (period_ <= 0 || s.elapsed < nextReport_) {
             return;
         }
-        const double periodRate = (s.elapsed - lastReportAt_) > 0
-                                      ? static_cast<double>(s.rows - lastReportRows_) / (s.elapsed - lastReportAt_)
-                                      : 0.0;
+        const double periodRate =
+            (s.elapsed - lastReportAt_) > 0
+                ? static_cast<double>(s.rows - lastReportRows_) / (s.elapsed - lastReportAt_)
+                : 0.0;
         char line[256];
-        std::snprintf(line, sizeof line,
-                      "at %s, row rate %.1f/sec (period), row rate %.1f/sec (overall), %llu rows, %.1f%%, ETA %s",
-                      formatDuration(std::round(s.elapsed)).c_str(), periodRate, s.overallRate,
-                      static_cast<unsigned long long>(s.committedRows), s.percent,
-                      s.etaSeconds < 0 ? "unknown" : formatDuration(std::round(s.etaSeconds)).c_str());
+        std::snprintf(
+            line, sizeof line,
+            "at %s, row rate %.1f/sec (period), row rate %.1f/sec (overall), %llu rows, %.1f%%, ETA %s",
+            formatDuration(std::round(s.elapsed)).c_str(), periodRate, s.overallRate,
+            static_cast<unsigned long long>(s.committedRows), s.percent,
+            s.etaSeconds < 0 ? "unknown" : formatDuration(std::round(s.etaSeconds)).c_str());
         std::cout << line << std::endl;
         lastReportAt_ = s.elapsed;
         lastReportRows_ = s.rows;
@@ -112,17 +116,18 @@ public:
     void failed(const LoadError& e) override {
         std::string message = e.message;
         if (!e.unit.empty()) {
-            message = "unit " + e.unit + (e.worker > 0 ? " (worker " + std::to_string(e.worker) + ")" : "") + ": " +
-                      message;
+            message = "unit " + e.unit + (e.worker > 0 ? " (worker " + std::to_string(e.worker) + ")" : "") +
+                      ": " + message;
         }
         if (!e.file.empty() && message.find(e.file) == std::string::npos) {
             message = e.file + ": " + message;
         }
         const std::uint64_t committed = last_.committedRows;
         printError(message + "\n" +
-                   (committed > 0 ? "the units committed before the failure stay (" + std::to_string(committed) +
-                                        " rows); fix the cause and run the same command again to load the rest"
-                                  : "no unit was committed"));
+                   (committed > 0
+                        ? "the units committed before the failure stay (" + std::to_string(committed) +
+                              " rows); fix the cause and run the same command again to load the rest"
+                        : "no unit was committed"));
     }
 
 private:
@@ -140,6 +145,12 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
         {"dsn", "CONNINFO", "libpq connection string or URI (default: the embedded cluster)"},
         {"table", "NAME", "target table, optionally schema-qualified (default: weather)"},
         {"workers", "N", "parallel COPY connections (default: the number of cores, at most 8)"},
+        {"table-type", "TYPE",
+         "for a new table: regular (default), unlogged, partitioned, hypertable, distributed"},
+        {"set-logged-after", "", "unlogged: make the table LOGGED (crash-safe) once the load is complete"},
+        {"partition-interval", "day|week|month|year", "partitioned: one partition per (default month)"},
+        {"chunk-interval", "INTERVAL", "hypertable: chunk_time_interval (default '1 day')"},
+        {"compress", "", "hypertable: compress the chunks once the load is complete"},
         {"reporting-period", "DURATION", "print a progress line this often (default 10s; 0: never)"},
         {"replace", "", "empty the table and forget its progress first (readers see it refill)"},
         {"restart", "", "forget which units are loaded and load all again (needs --yes)"},
@@ -166,12 +177,32 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
     } catch (const Error& e) {
         throw UsageError{std::string("--table: ") + e.what()};
     }
+    if (const auto type = parsed.value("table-type")) {
+        const auto parsedType = parseTableType(*type);
+        if (!parsedType) {
+            throw UsageError{
+                "--table-type takes regular, unlogged, partitioned, hypertable or distributed, not '" +
+                *type + "'"};
+        }
+        request.tableOptions.type = parsedType;
+    }
+    request.tableOptions.setLoggedAfter = parsed.flag("set-logged-after");
+    if (const auto interval = parsed.value("partition-interval")) {
+        const auto parsedInterval = parsePartitionInterval(*interval);
+        if (!parsedInterval) {
+            throw UsageError{"--partition-interval takes day, week, month or year, not '" + *interval + "'"};
+        }
+        request.tableOptions.partitionInterval = *parsedInterval;
+    }
+    request.tableOptions.chunkInterval = parsed.value("chunk-interval", "1 day");
+    request.tableOptions.compressAfter = parsed.flag("compress");
     request.replace = parsed.flag("replace");
     request.restart = parsed.flag("restart");
     if (request.restart && !parsed.flag("yes")) {
-        throw UsageError{"--restart forgets which units are already loaded, so all of them load again and rows "
-                         "already in the table would be there twice; add --yes if that is what you want (after "
-                         "deleting those rows), or use --replace to empty the table first"};
+        throw UsageError{
+            "--restart forgets which units are already loaded, so all of them load again and rows "
+            "already in the table would be there twice; add --yes if that is what you want (after "
+            "deleting those rows), or use --replace to empty the table first"};
     }
     request.workers = static_cast<int>(parsed.integer("workers", 0, 1, 256));
     request.retries = static_cast<int>(parsed.integer("retries", 8, 0, 100));

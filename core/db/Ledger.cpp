@@ -11,9 +11,17 @@ void ensureLedgerTables(Connection& conn) {
     }
 }
 
+void forgetDroppedTables(Connection& conn) {
+    for (const char* table : {"isobar.ledger", "isobar.ledger_unlogged"}) {
+        conn.exec(std::string("DELETE FROM ") + table +
+                  " l WHERE NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = l.relid)");
+    }
+}
+
 LedgerTarget ledgerFor(Connection& conn, const TableName& table) {
-    const Result r = conn.query("SELECT c.oid, c.relpersistence = 'u' FROM pg_class c WHERE c.oid = $1::regclass",
-                                {table.quoted(conn)});
+    const Result r =
+        conn.query("SELECT c.oid, c.relpersistence = 'u' FROM pg_class c WHERE c.oid = $1::regclass",
+                   {table.quoted(conn)});
     LedgerTarget target;
     target.relid = r.text(0, 0);
     target.unlogged = r.text(0, 1) == "t";
@@ -22,7 +30,8 @@ LedgerTarget ledgerFor(Connection& conn, const TableName& table) {
 }
 
 std::set<std::string> committedUnits(Connection& conn, const LedgerTarget& target) {
-    const Result r = conn.query("SELECT unit_key FROM " + target.table + " WHERE relid = $1::oid", {target.relid});
+    const Result r =
+        conn.query("SELECT unit_key FROM " + target.table + " WHERE relid = $1::oid", {target.relid});
     std::set<std::string> keys;
     for (int i = 0; i < r.rows(); ++i) {
         keys.insert(r.text(i, 0));
@@ -37,10 +46,11 @@ void clearLedger(Connection& conn, const LedgerTarget& target) {
 
 bool claimUnit(Connection& conn, const LedgerTarget& target, const std::string& key, std::uint64_t rows) {
     // A concurrent run claiming the same unit waits here for ours to end, then sees the conflict.
-    const Result r = conn.query("INSERT INTO " + target.table +
-                                    " (relid, unit_key, rows) VALUES ($1::oid, $2, $3) ON CONFLICT DO NOTHING "
-                                    "RETURNING 1",
-                                {target.relid, key, std::to_string(rows)});
+    const Result r =
+        conn.query("INSERT INTO " + target.table +
+                       " (relid, unit_key, rows) VALUES ($1::oid, $2, $3) ON CONFLICT DO NOTHING "
+                       "RETURNING 1",
+                   {target.relid, key, std::to_string(rows)});
     return r.rows() == 1;
 }
 

@@ -13,15 +13,18 @@ namespace isobar {
 // key). An unlogged target gets an unlogged ledger, so a crash that empties the table empties its
 // ledger too and never leaves it claiming rows that are gone.
 struct LedgerTarget {
-    std::string relid;   // the target's OID, as text
+    std::string relid; // the target's OID, as text
     bool unlogged = false;
-    std::string table;   // isobar.ledger or isobar.ledger_unlogged
+    std::string table; // isobar.ledger or isobar.ledger_unlogged
 };
 
 // Creates the ledger tables if missing (autocommitted; see ensureMetadataSchema).
 void ensureLedgerTables(Connection& conn);
 
 LedgerTarget ledgerFor(Connection& conn, const TableName& table);
+
+// Removes the ledger rows of tables that no longer exist.
+void forgetDroppedTables(Connection& conn);
 
 // Keys of the units already committed into the target.
 std::set<std::string> committedUnits(Connection& conn, const LedgerTarget& target);

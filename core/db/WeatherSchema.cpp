@@ -4,15 +4,17 @@
 
 namespace isobar {
 
-std::string createWeatherTableSql(const Connection& conn, const TableName& table) {
-    std::string sql = "CREATE TABLE IF NOT EXISTS " + table.quoted(conn) + " (";
+std::string createWeatherTableSql(const Connection& conn, const TableName& table, bool unlogged,
+                                  bool partitioned) {
+    std::string sql = std::string("CREATE ") + (unlogged ? "UNLOGGED " : "") + "TABLE IF NOT EXISTS " +
+                      table.quoted(conn) + " (";
     bool first = true;
     for (const auto& c : kWeatherColumns) {
         sql += (first ? "" : ", ") + conn.quoteIdentifier(c.name) + " " + std::string(c.type) +
                (c.notNull ? " NOT NULL" : "");
         first = false;
     }
-    return sql + ")";
+    return sql + ")" + (partitioned ? " PARTITION BY RANGE (" + conn.quoteIdentifier("time") + ")" : "");
 }
 
 std::string weatherColumnList(const Connection& conn) {
@@ -25,13 +27,13 @@ std::string weatherColumnList(const Connection& conn) {
     return list + ")";
 }
 
-bool ensureWeatherTable(Connection& conn, const TableName& table) {
+bool ensureWeatherTable(Connection& conn, const TableName& table, const std::string& createSql) {
     const std::string qualified = table.quoted(conn);
     // to_regclass resolves the name with the search path exactly as the COPY will.
     Result exists = conn.query("SELECT to_regclass($1)::oid", {qualified});
     bool created = false;
     if (exists.isNull(0, 0)) {
-        conn.exec(createWeatherTableSql(conn, table));
+        conn.exec(createSql.empty() ? createWeatherTableSql(conn, table) : createSql);
         created = true;
         // Checked like any other: another loader may have created it between our look and CREATE.
         exists = conn.query("SELECT to_regclass($1)::oid", {qualified});

@@ -31,8 +31,9 @@ inline constexpr std::array<ColumnSpec, 10> kWeatherColumns{{
     {"snowfall", "real", false},
 }};
 
-// CREATE TABLE IF NOT EXISTS for the seed schema.
-std::string createWeatherTableSql(const Connection& conn, const TableName& table);
+// CREATE [UNLOGGED] TABLE IF NOT EXISTS for the seed schema [PARTITION BY RANGE (time)].
+std::string createWeatherTableSql(const Connection& conn, const TableName& table, bool unlogged = false,
+                                  bool partitioned = false);
 
 // "(time, location_id, ...)" for COPY.
 std::string weatherColumnList(const Connection& conn);
@@ -41,7 +42,8 @@ std::string weatherColumnList(const Connection& conn);
 // it column by column and throws isobar::Error with a precise diff if rows could not be loaded into
 // it as they are (a missing column, another type). Extra columns are accepted when they are
 // nullable or have a default, since COPY names its columns.
-// Returns true when the table was created.
-bool ensureWeatherTable(Connection& conn, const TableName& table);
+// `createSql` is how to create it (default: createWeatherTableSql). Returns true when the table
+// was created.
+bool ensureWeatherTable(Connection& conn, const TableName& table, const std::string& createSql = {});
 
 } // namespace isobar

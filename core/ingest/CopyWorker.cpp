@@ -58,8 +58,8 @@ std::string EngineShared::filesOf(std::size_t step) const {
 }
 
 bool isTransient(const std::string& sqlState) {
-    return sqlState.rfind("08", 0) == 0 || sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03" ||
-           sqlState == "40001" || sqlState == "40P01";
+    return sqlState.rfind("08", 0) == 0 || sqlState == "57P01" || sqlState == "57P02" ||
+           sqlState == "57P03" || sqlState == "40001" || sqlState == "40P01";
 }
 
 CopyWorker::CopyWorker(int id, EngineShared& shared, WorkerCounters& counters)
@@ -101,13 +101,13 @@ bool CopyWorker::send(const WorkUnit& unit, std::uint64_t rows, const std::stop_
             const std::size_t n = std::min(kChunkBytes, bytes.size() - offset);
             copy.send(bytes.subspan(offset, n));
             counters_.bytes += n;
-            counters_.rowsSent += static_cast<std::uint64_t>(static_cast<double>(rows) * static_cast<double>(n) /
-                                                             static_cast<double>(bytes.size()));
+            counters_.rowsSent += static_cast<std::uint64_t>(
+                static_cast<double>(rows) * static_cast<double>(n) / static_cast<double>(bytes.size()));
         }
         const std::uint64_t copied = copy.finish();
         if (copied != rows) {
-            throw Error("the server reports " + std::to_string(copied) + " rows copied, but " + std::to_string(rows) +
-                        " were sent");
+            throw Error("the server reports " + std::to_string(copied) + " rows copied, but " +
+                        std::to_string(rows) + " were sent");
         }
     }
     conn.exec("COMMIT");
@@ -130,8 +130,8 @@ void CopyWorker::run(std::stop_token stop) {
             buffer_.clear();
             buffer_.writeHeader();
             if (rows > 0) {
-                encodeWeatherBand(shared_.geometries[step.geometry], step.time, unit.row0, unit.rows, decoded_.values,
-                                  buffer_);
+                encodeWeatherBand(shared_.geometries[step.geometry], step.time, unit.row0, unit.rows,
+                                  decoded_.values, buffer_);
             }
             buffer_.writeTrailer();
 
@@ -156,14 +156,19 @@ void CopyWorker::run(std::stop_token stop) {
                         return;
                     }
                     if (!isTransient(e.sqlState()) || attempt > shared_.request.retries) {
-                        shared_.fail(LoadError{shared_.filesOf(unit.step), {}, unit.key, id_, e.sqlState(),
-                                               std::string(e.what()) +
-                                                   (attempt > 1 ? " (after " + std::to_string(attempt) + " attempts)"
-                                                                : "")});
+                        shared_.fail(LoadError{
+                            shared_.filesOf(unit.step),
+                            {},
+                            unit.key,
+                            id_,
+                            e.sqlState(),
+                            std::string(e.what()) +
+                                (attempt > 1 ? " (after " + std::to_string(attempt) + " attempts)" : "")});
                         return;
                     }
                     ++counters_.retries;
-                    const auto backoff = std::chrono::milliseconds(std::min(5000, 200 << std::min(attempt - 1, 5)));
+                    const auto backoff =
+                        std::chrono::milliseconds(std::min(5000, 200 << std::min(attempt - 1, 5)));
                     spdlog::warn("worker {}: unit {} failed ({}); retrying in {} ms", id_, unit.key, e.what(),
                                  backoff.count());
                     sleepFor(backoff, stop);

@@ -27,19 +27,20 @@ struct QueuedUnit {
 
 // Workers only bump these; the sampler reads them.
 struct WorkerCounters {
-    std::atomic<std::uint64_t> rowsSent{0};      // rows handed to libpq (retries count again)
+    std::atomic<std::uint64_t> rowsSent{0}; // rows handed to libpq (retries count again)
     std::atomic<std::uint64_t> rowsCommitted{0};
     std::atomic<std::uint64_t> bytes{0};
     std::atomic<std::uint64_t> units{0};
-    std::atomic<std::uint64_t> skippedRows{0};   // all-missing units skipped
+    std::atomic<std::uint64_t> skippedRows{0};    // all-missing units skipped
     std::atomic<std::uint64_t> concurrentRows{0}; // units another run committed meanwhile
     std::atomic<std::uint64_t> retries{0};
 };
 
 struct EngineShared {
     EngineShared(const LoadRequest& request_, const Dataset& dataset_, const LoadPlan& plan_,
-                 const BandReader& reader_, const std::vector<GridGeometry>& geometries_, std::string copySql_,
-                 LedgerTarget ledger_, BoundedQueue<QueuedUnit>& queue_, std::stop_source& stop_, LoadSink& sink_)
+                 const BandReader& reader_, const std::vector<GridGeometry>& geometries_,
+                 std::string copySql_, LedgerTarget ledger_, BoundedQueue<QueuedUnit>& queue_,
+                 std::stop_source& stop_, LoadSink& sink_)
         : request(request_)
         , dataset(dataset_)
         , plan(plan_)

@@ -25,10 +25,10 @@ struct LoadStart {
     std::vector<std::string> files;
     std::string target; // connection target, without password
     std::string table;
-    std::uint64_t plannedRows = 0;   // rows of the whole dataset
-    std::uint64_t resumedRows = 0;   // of those, already committed by an earlier run (skipped)
-    std::size_t units = 0;           // work units of the whole dataset
-    std::size_t resumedUnits = 0;    // of those, already committed
+    std::uint64_t plannedRows = 0; // rows of the whole dataset
+    std::uint64_t resumedRows = 0; // of those, already committed by an earlier run (skipped)
+    std::size_t units = 0;         // work units of the whole dataset
+    std::size_t resumedUnits = 0;  // of those, already committed
     int workers = 1;
 };
 
@@ -37,23 +37,23 @@ struct UnitEvent {
     std::string key;
     int worker = 0;
     std::uint64_t rows = 0;
-    int attempts = 1;      // > 1 when transient failures were retried
+    int attempts = 1; // > 1 when transient failures were retried
     bool alreadyCommitted = false;
 };
 
 struct LoadSummary {
     LoadStatus status = LoadStatus::Failed;
-    std::uint64_t rows = 0;          // rows committed by this run
-    std::uint64_t resumedRows = 0;   // rows an earlier run had committed (skipped)
-    std::uint64_t skippedRows = 0;   // rows whose every value was missing, skipped by request
-    std::uint64_t bytes = 0;         // COPY bytes sent
+    std::uint64_t rows = 0;        // rows committed by this run
+    std::uint64_t resumedRows = 0; // rows an earlier run had committed (skipped)
+    std::uint64_t skippedRows = 0; // rows whose every value was missing, skipped by request
+    std::uint64_t bytes = 0;       // COPY bytes sent
     std::size_t unitsCommitted = 0;
     std::size_t unitsResumed = 0;
-    std::size_t retries = 0;         // transient failures retried
+    std::size_t retries = 0; // transient failures retried
     double seconds = 0.0;
     int workers = 1;
     bool tableCreated = false;
-    std::optional<LoadError> error;  // set when status == Failed
+    std::optional<LoadError> error; // set when status == Failed
 };
 
 // Where a load's events go. The CLI prints them, the GUI adapter turns them into Qt signals, the

@@ -20,7 +20,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double secondsSince(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 void reportInput(const Dataset& dataset, LoadSink& sink) {
     for (const Era5File& f : dataset.files()) {
@@ -44,6 +46,7 @@ void reportInput(const Dataset& dataset, LoadSink& sink) {
 // Creates or checks the table and the bookkeeping, in one transaction, before any worker starts.
 struct Prepared {
     bool tableCreated = false;
+    TableType type = TableType::Regular;
     LedgerTarget ledger;
     std::set<std::string> committed;
 };
@@ -54,12 +57,21 @@ Prepared prepareTarget(const LoadRequest& request, const Dataset& dataset) {
     ensureMetadataSchema(conn);
     Prepared p;
     conn.exec("BEGIN");
-    p.tableCreated = ensureWeatherTable(conn, request.table);
+    p.type = ensureTargetTable(conn, request.table, request.tableOptions, p.tableCreated);
+    if (p.type == TableType::Partitioned) {
+        std::vector<PgTimestamp> times;
+        for (const DatasetStep& step : dataset.steps()) {
+            times.push_back(step.time);
+        }
+        createPartitions(conn, request.table, request.tableOptions.partitionInterval, times);
+    }
     p.ledger = ledgerFor(conn, request.table);
+    forgetDroppedTables(conn);
     if (request.replace && !p.tableCreated) {
         conn.exec("TRUNCATE " + request.table.quoted(conn));
     }
-    if (request.replace || request.restart) {
+    // A table created just now holds nothing, whatever an old ledger row with a reused OID says.
+    if (request.replace || request.restart || p.tableCreated) {
         clearLedger(conn, p.ledger);
     }
     checkTableGrid(conn, request.table,
@@ -111,8 +123,8 @@ private:
             s.rows += rows;
             s.committedRows += c.rowsCommitted.load() + c.skippedRows.load() + c.concurrentRows.load();
             s.bytes += c.bytes.load();
-            s.workers.push_back(WorkerRate{static_cast<int>(w + 1), dt > 0 ? static_cast<double>(rows - lastRows_[w]) / dt : 0.0,
-                                           rows});
+            s.workers.push_back(WorkerRate{
+                static_cast<int>(w + 1), dt > 0 ? static_cast<double>(rows - lastRows_[w]) / dt : 0.0, rows});
             lastRows_[w] = rows;
         }
         s.intervalRate = dt > 0 ? static_cast<double>(s.rows - lastTotal_) / dt : 0.0;
@@ -120,12 +132,14 @@ private:
         s.queueDepth = shared_.queue.size();
         s.queueCapacity = shared_.queue.capacity();
         s.plannedRows = plannedRows_;
-        s.percent = plannedRows_ > 0 ? 100.0 * static_cast<double>(s.committedRows) / static_cast<double>(plannedRows_)
-                                     : 100.0;
+        s.percent = plannedRows_ > 0
+                        ? 100.0 * static_cast<double>(s.committedRows) / static_cast<double>(plannedRows_)
+                        : 100.0;
         const double committedRate = s.elapsed > 0 ? static_cast<double>(s.committedRows) / s.elapsed : 0.0;
-        s.etaSeconds = committedRate > 0 ? static_cast<double>(plannedRows_ - std::min(plannedRows_, s.committedRows)) /
-                                               committedRate
-                                         : -1.0;
+        s.etaSeconds =
+            committedRate > 0
+                ? static_cast<double>(plannedRows_ - std::min(plannedRows_, s.committedRows)) / committedRate
+                : -1.0;
         lastTotal_ = s.rows;
         lastTime_ = now;
         shared_.emit([&](LoadSink& sink) { sink.rateSampled(s); });
@@ -192,8 +206,8 @@ LoadSummary runLoad(const LoadRequest& request, const std::stop_token& userStop,
 
         std::vector<GridGeometry> geometries;
         for (const DatasetGeometry& g : dataset.geometries()) {
-            geometries.push_back(
-                GridGeometry::forBox(dataset.grid(), g.box.northRow, g.box.westColumn, g.latitudes, g.longitudes));
+            geometries.push_back(GridGeometry::forBox(dataset.grid(), g.box.northRow, g.box.westColumn,
+                                                      g.latitudes, g.longitudes));
         }
         const BandReader reader(dataset);
         // One unit waiting per worker: enough to keep them busy, little enough to bound memory.
@@ -204,7 +218,8 @@ LoadSummary runLoad(const LoadRequest& request, const std::stop_token& userStop,
             copySql = "COPY " + request.table.quoted(quoting) + " " + weatherColumnList(quoting) +
                       " FROM STDIN (FORMAT binary)";
         }
-        EngineShared shared{request, dataset, plan, reader, geometries, copySql, prepared.ledger, queue, stop, sink};
+        EngineShared shared{request, dataset,         plan,  reader, geometries,
+                            copySql, prepared.ledger, queue, stop,   sink};
 
         std::vector<std::unique_ptr<WorkerCounters>> counters;
         std::vector<std::unique_ptr<CopyWorker>> workers;
@@ -235,10 +250,15 @@ LoadSummary runLoad(const LoadRequest& request, const std::stop_token& userStop,
                             }
                         }
                     } catch (const Error& e) {
-                        shared.fail(LoadError{shared.filesOf(plan.units()[current].step), {}, plan.units()[current].key,
-                                              0, {}, e.what()});
+                        shared.fail(LoadError{shared.filesOf(plan.units()[current].step),
+                                              {},
+                                              plan.units()[current].key,
+                                              0,
+                                              {},
+                                              e.what()});
                     } catch (const std::exception& e) {
-                        shared.fail(LoadError{{}, {}, {}, 0, {}, std::string("unexpected failure: ") + e.what()});
+                        shared.fail(
+                            LoadError{{}, {}, {}, 0, {}, std::string("unexpected failure: ") + e.what()});
                     }
                     queue.close();
                 });
@@ -268,10 +288,18 @@ LoadSummary runLoad(const LoadRequest& request, const std::stop_token& userStop,
             sink.finished(summary);
             return summary;
         }
+        {
+            Connection conn = Connection::open(request.conninfo);
+            conn.exec("SET application_name = 'isobar'");
+            finishTable(conn, request.table, prepared.type, request.tableOptions, prepared.ledger,
+                        [&sink](const std::string& n) { sink.note(n); });
+            summary.seconds = secondsSince(t0); // the index, compression, SET LOGGED are part of the load
+        }
         if (summary.skippedRows > 0) {
-            sink.warning(std::to_string(summary.skippedRows) +
-                         " rows had every value missing and were skipped (use --all-missing load to load them as "
-                         "rows of NULLs)");
+            sink.warning(
+                std::to_string(summary.skippedRows) +
+                " rows had every value missing and were skipped (use --all-missing load to load them as "
+                "rows of NULLs)");
         }
         summary.status = LoadStatus::Completed;
         sink.finished(summary);

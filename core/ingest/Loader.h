@@ -1,6 +1,7 @@
 #pragma once
 
 #include "db/Connection.h"
+#include "db/TableType.h"
 #include "era5/Era5File.h"
 #include "ingest/LoadEvents.h"
 
@@ -19,13 +20,14 @@ enum class AllMissingPolicy : std::uint8_t { Skip, Load };
 struct LoadRequest {
     std::string conninfo;
     TableName table{"", "weather"};
+    TableOptions tableOptions;
     std::vector<std::filesystem::path> files;
     OpenOptions open;
     AllMissingPolicy allMissing = AllMissingPolicy::Skip;
-    int workers = 0;                // 0: defaultWorkerCount()
-    std::uint64_t rowsPerUnit = 0;  // 0: a few hundred thousand
-    std::uint32_t bandRows = 0;     // > 0: latitude rows per unit instead (tests)
-    int retries = 8;                // attempts per unit after transient failures (connection lost, restart)
+    int workers = 0;               // 0: defaultWorkerCount()
+    std::uint64_t rowsPerUnit = 0; // 0: a few hundred thousand
+    std::uint32_t bandRows = 0;    // > 0: latitude rows per unit instead (tests)
+    int retries = 8;               // attempts per unit after transient failures (connection lost, restart)
     // Forget the target's ledger first, so every unit is loaded again (rows already in the table
     // stay: together with replace, a reload from scratch).
     bool restart = false;

@@ -14,18 +14,18 @@ struct WorkerRate {
 
 // What the sampler reports 4-10 times a second while a load runs.
 struct RateSample {
-    double elapsed = 0.0;           // seconds since the load started
-    std::uint64_t rows = 0;         // rows sent to the server
+    double elapsed = 0.0;   // seconds since the load started
+    std::uint64_t rows = 0; // rows sent to the server
     std::uint64_t committedRows = 0;
-    std::uint64_t bytes = 0;        // COPY bytes sent
-    double intervalRate = 0.0;      // rows/s since the previous sample
-    double overallRate = 0.0;       // rows/s since the start
+    std::uint64_t bytes = 0;   // COPY bytes sent
+    double intervalRate = 0.0; // rows/s since the previous sample
+    double overallRate = 0.0;  // rows/s since the start
     std::vector<WorkerRate> workers;
-    std::size_t queueDepth = 0;     // decoded units waiting for a worker
+    std::size_t queueDepth = 0; // decoded units waiting for a worker
     std::size_t queueCapacity = 0;
-    std::uint64_t plannedRows = 0;  // rows this run loads (units already committed excluded)
-    double percent = 0.0;           // of plannedRows, committed
-    double etaSeconds = -1.0;       // -1 while unknown
+    std::uint64_t plannedRows = 0; // rows this run loads (units already committed excluded)
+    double percent = 0.0;          // of plannedRows, committed
+    double etaSeconds = -1.0;      // -1 while unknown
 
     // Reader-bound when the workers wait for data (the queue runs empty), server-bound when the
     // reader waits for the workers (the queue is full).

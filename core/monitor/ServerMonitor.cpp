@@ -14,7 +14,8 @@ std::optional<ServerSample> ServerMonitor::sample(double elapsed) {
         if (!conn_ || PQstatus(conn_->raw()) != CONNECTION_OK) {
             conn_ = std::make_unique<Connection>(Connection::open(conninfo_));
             conn_->exec("SET application_name = 'isobar monitor'");
-            checkpointer_ = conn_->query("SELECT to_regclass('pg_catalog.pg_stat_checkpointer') IS NOT NULL").text(0, 0) == "t";
+            checkpointer_ = conn_->query("SELECT to_regclass('pg_catalog.pg_stat_checkpointer') IS NOT NULL")
+                                .text(0, 0) == "t";
         }
         const std::string counters = checkpointer_
                                          ? "SELECT num_timed, num_requested FROM pg_stat_checkpointer"

@@ -47,16 +47,18 @@ LoadPlan LoadPlan::build(const Dataset& dataset, std::uint64_t rowsPerUnit, std:
         const std::uint64_t stepRows = static_cast<std::uint64_t>(box.rows) * box.cols;
         const std::uint64_t bands = std::max<std::uint64_t>(1, (stepRows + rowsPerUnit - 1) / rowsPerUnit);
         const auto bandRows =
-            fixedBandRows > 0 ? fixedBandRows
-                              : static_cast<std::uint32_t>(std::max<std::uint64_t>(1, (box.rows + bands - 1) / bands));
+            fixedBandRows > 0
+                ? fixedBandRows
+                : static_cast<std::uint32_t>(std::max<std::uint64_t>(1, (box.rows + bands - 1) / bands));
         std::string time = formatTimestamp(step.time); // "2024-01-01 06:00:00+00"
         time[10] = 'T';
         time = time.substr(0, time.size() - 3) + "Z";
         char where[160];
-        std::snprintf(where, sizeof where, "%.6g..%.6g x %.6g..%.6g", grid.latitudeOf(box.northRow),
-                      grid.latitudeOf(box.northRow - static_cast<std::int32_t>(box.rows) + 1),
-                      grid.longitudeOf(box.westColumn),
-                      grid.longitudeOf((box.westColumn + static_cast<std::int32_t>(box.cols) - 1) % grid.longitudes()));
+        std::snprintf(
+            where, sizeof where, "%.6g..%.6g x %.6g..%.6g", grid.latitudeOf(box.northRow),
+            grid.latitudeOf(box.northRow - static_cast<std::int32_t>(box.rows) + 1),
+            grid.longitudeOf(box.westColumn),
+            grid.longitudeOf((box.westColumn + static_cast<std::int32_t>(box.cols) - 1) % grid.longitudes()));
         for (std::uint32_t row0 = 0; row0 < box.rows; row0 += bandRows) {
             WorkUnit unit;
             unit.step = s;

@@ -1,0 +1,290 @@
+#include "db/TableType.h"
+
+#include "db/WeatherSchema.h"
+#include "era5/TimeUnits.h"
+#include "util/Error.h"
+
+#include <algorithm>
+#include <set>
+
+namespace isobar {
+
+namespace {
+
+constexpr std::int64_t kMicrosPerDay = 86'400'000'000LL;
+
+struct Civil {
+    std::int64_t year;
+    unsigned month;
+    unsigned day;
+};
+
+Civil civilOf(PgTimestamp t) {
+    // formatTimestamp gives "YYYY-MM-DD ..." for any valid timestamp.
+    const std::string s = formatTimestamp(t);
+    return Civil{std::stoll(s.substr(0, 4)), static_cast<unsigned>(std::stoi(s.substr(5, 2))),
+                 static_cast<unsigned>(std::stoi(s.substr(8, 2)))};
+}
+
+PgTimestamp atMidnight(std::int64_t year, unsigned month, unsigned day) {
+    return pgTimestampFromUnixMicros(daysFromCivil(year, month, day) * kMicrosPerDay);
+}
+
+// [start, end) of the partition `t` falls into.
+std::pair<PgTimestamp, PgTimestamp> partitionOf(PgTimestamp t, PartitionInterval interval) {
+    const Civil c = civilOf(t);
+    switch (interval) {
+    case PartitionInterval::Day: {
+        const PgTimestamp start = atMidnight(c.year, c.month, c.day);
+        return {start, PgTimestamp{start.micros + kMicrosPerDay}};
+    }
+    case PartitionInterval::Week: {
+        // ISO weeks start on Monday; 1970-01-01 was a Thursday.
+        const std::int64_t days = daysFromCivil(c.year, c.month, c.day);
+        const std::int64_t monday = days - ((days + 3) % 7 + 7) % 7;
+        const PgTimestamp start = pgTimestampFromUnixMicros(monday * kMicrosPerDay);
+        return {start, PgTimestamp{start.micros + 7 * kMicrosPerDay}};
+    }
+    case PartitionInterval::Month: {
+        const PgTimestamp start = atMidnight(c.year, c.month, 1);
+        return {start, c.month == 12 ? atMidnight(c.year + 1, 1, 1) : atMidnight(c.year, c.month + 1, 1)};
+    }
+    case PartitionInterval::Year:
+        return {atMidnight(c.year, 1, 1), atMidnight(c.year + 1, 1, 1)};
+    }
+    return {t, t};
+}
+
+ExtensionStatus extensionStatus(Connection& conn, const std::string& name, const std::string& howToGet) {
+    ExtensionStatus s;
+    const Result r = conn.query("SELECT coalesce(default_version, ''), coalesce(installed_version, '') FROM "
+                                "pg_available_extensions WHERE name = $1",
+                                {name});
+    if (r.rows() == 0) {
+        s.reason = "it is not installed on this server (PostgreSQL " +
+                   std::to_string(conn.serverVersion() / 10000) + "): " + howToGet;
+        return s;
+    }
+    s.availableVersion = r.text(0, 0);
+    s.installedVersion = r.text(0, 1);
+    const std::string preload = conn.query("SELECT current_setting('shared_preload_libraries')").text(0, 0);
+    if (preload.find(name) == std::string::npos) {
+        s.reason = "version " + s.availableVersion +
+                   " is installed but not in shared_preload_libraries: add it there (ALTER SYSTEM SET "
+                   "shared_preload_libraries = '" +
+                   name + "') and restart the server";
+        return s;
+    }
+    s.usable = true;
+    return s;
+}
+
+void requireUsable(const ExtensionStatus& s, TableType type, const char* extension) {
+    if (!s.usable) {
+        throw Error("--table-type " + std::string(tableTypeName(type)) + " needs " + extension + ", but " +
+                    s.reason + "; or choose another --table-type");
+    }
+}
+
+} // namespace
+
+std::optional<TableType> parseTableType(std::string_view name) {
+    for (TableType t : {TableType::Regular, TableType::Unlogged, TableType::Partitioned,
+                        TableType::Hypertable, TableType::Distributed}) {
+        if (tableTypeName(t) == name) {
+            return t;
+        }
+    }
+    return std::nullopt;
+}
+
+std::string_view tableTypeName(TableType type) {
+    switch (type) {
+    case TableType::Regular:
+        return "regular";
+    case TableType::Unlogged:
+        return "unlogged";
+    case TableType::Partitioned:
+        return "partitioned";
+    case TableType::Hypertable:
+        return "hypertable";
+    case TableType::Distributed:
+        return "distributed";
+    }
+    return "regular";
+}
+
+std::optional<PartitionInterval> parsePartitionInterval(std::string_view name) {
+    for (PartitionInterval i : {PartitionInterval::Day, PartitionInterval::Week, PartitionInterval::Month,
+                                PartitionInterval::Year}) {
+        if (partitionIntervalName(i) == name) {
+            return i;
+        }
+    }
+    return std::nullopt;
+}
+
+std::string_view partitionIntervalName(PartitionInterval interval) {
+    switch (interval) {
+    case PartitionInterval::Day:
+        return "day";
+    case PartitionInterval::Week:
+        return "week";
+    case PartitionInterval::Month:
+        return "month";
+    case PartitionInterval::Year:
+        return "year";
+    }
+    return "month";
+}
+
+ExtensionStatus timescaledbStatus(Connection& conn) {
+    return extensionStatus(
+        conn, "timescaledb",
+        "install TimescaleDB for this PostgreSQL version (https://docs.timescale.com: it is not "
+        "in Debian's archive), add it to shared_preload_libraries and restart");
+}
+
+ExtensionStatus citusStatus(Connection& conn) {
+    return extensionStatus(
+        conn, "citus",
+        "install Citus for this PostgreSQL version (https://docs.citusdata.com: it is not in "
+        "Debian's archive), add it to shared_preload_libraries, restart, and point --dsn at the "
+        "coordinator");
+}
+
+TableType existingTableType(Connection& conn, const TableName& table) {
+    const std::string qualified = table.quoted(conn);
+    const Result r =
+        conn.query("SELECT relkind, relpersistence FROM pg_class WHERE oid = $1::regclass", {qualified});
+    if (r.text(0, 0) == "p") {
+        return TableType::Partitioned;
+    }
+    if (r.text(0, 1) == "u") {
+        return TableType::Unlogged;
+    }
+    const bool timescale =
+        conn.query("SELECT count(*) FROM pg_extension WHERE extname = 'timescaledb'").text(0, 0) != "0";
+    if (timescale && conn.query("SELECT count(*) FROM _timescaledb_catalog.hypertable h JOIN pg_class c ON "
+                                "c.relname = h.table_name "
+                                "JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = h.schema_name "
+                                "WHERE c.oid = $1::regclass",
+                                {qualified})
+                             .text(0, 0) != "0") {
+        return TableType::Hypertable;
+    }
+    const bool citus =
+        conn.query("SELECT count(*) FROM pg_extension WHERE extname = 'citus'").text(0, 0) != "0";
+    if (citus &&
+        conn.query("SELECT count(*) FROM pg_dist_partition WHERE logicalrelid = $1::regclass", {qualified})
+                .text(0, 0) != "0") {
+        return TableType::Distributed;
+    }
+    return TableType::Regular;
+}
+
+TableType ensureTargetTable(Connection& conn, const TableName& table, const TableOptions& options,
+                            bool& created) {
+    const TableType wanted = options.type.value_or(TableType::Regular);
+    const bool exists = !conn.query("SELECT to_regclass($1)::oid", {table.quoted(conn)}).isNull(0, 0);
+    if (exists) {
+        created = false;
+        ensureWeatherTable(conn, table); // the column check
+        const TableType actual = existingTableType(conn, table);
+        if (options.type && actual != *options.type) {
+            throw Error(
+                "table " + table.display() + " exists as a " + std::string(tableTypeName(actual)) +
+                " table, not a " + std::string(tableTypeName(*options.type)) +
+                " one; choose another table name, or leave --table-type out to load into it as it is");
+        }
+        return actual;
+    }
+    switch (wanted) {
+    case TableType::Hypertable:
+        requireUsable(timescaledbStatus(conn), wanted, "TimescaleDB");
+        conn.exec("CREATE EXTENSION IF NOT EXISTS timescaledb");
+        break;
+    case TableType::Distributed:
+        requireUsable(citusStatus(conn), wanted, "Citus");
+        conn.exec("CREATE EXTENSION IF NOT EXISTS citus");
+        break;
+    default:
+        break;
+    }
+    created = ensureWeatherTable(
+        conn, table,
+        createWeatherTableSql(conn, table, wanted == TableType::Unlogged, wanted == TableType::Partitioned));
+    const std::string qualified = table.quoted(conn);
+    if (wanted == TableType::Hypertable) {
+        // Without its default index on time: it is built once after the load, which is much
+        // faster than keeping it during COPY (PERFORMANCE.md: 8.0 s load + index vs 12.9 s).
+        conn.query("SELECT create_hypertable($1::regclass, 'time', chunk_time_interval => $2::interval, "
+                   "create_default_indexes => false, if_not_exists => true)",
+                   {qualified, options.chunkInterval});
+    } else if (wanted == TableType::Distributed) {
+        conn.query("SELECT create_distributed_table($1::regclass, 'location_id')", {qualified});
+    }
+    return wanted;
+}
+
+void createPartitions(Connection& conn, const TableName& table, PartitionInterval interval,
+                      const std::vector<PgTimestamp>& times) {
+    std::set<std::pair<std::int64_t, std::int64_t>> ranges;
+    for (PgTimestamp t : times) {
+        const auto [start, end] = partitionOf(t, interval);
+        ranges.insert({start.micros, end.micros});
+    }
+    for (const auto& [start, end] : ranges) {
+        std::string suffix = formatTimestamp(PgTimestamp{start}).substr(0, 10); // "2024-01-01"
+        suffix.erase(std::remove(suffix.begin(), suffix.end(), '-'), suffix.end());
+        const TableName partition{table.schema, table.name + "_p" + suffix};
+        conn.exec("SAVEPOINT isobar_partition");
+        try {
+            conn.exec("CREATE TABLE IF NOT EXISTS " + partition.quoted(conn) + " PARTITION OF " +
+                      table.quoted(conn) + " FOR VALUES FROM (" +
+                      conn.quoteLiteral(formatTimestamp(PgTimestamp{start})) + ") TO (" +
+                      conn.quoteLiteral(formatTimestamp(PgTimestamp{end})) + ")");
+            conn.exec("RELEASE SAVEPOINT isobar_partition");
+        } catch (const DbError& e) {
+            conn.exec("ROLLBACK TO SAVEPOINT isobar_partition");
+            // 42P17: an existing partition (made by the user) already covers part of the range; rows
+            // outside every partition are refused by the server, naming the unit.
+            if (e.sqlState() != "42P17") {
+                throw;
+            }
+        }
+    }
+}
+
+void finishTable(Connection& conn, const TableName& table, TableType type, const TableOptions& options,
+                 const LedgerTarget& ledger, const std::function<void(const std::string&)>& note) {
+    const std::string qualified = table.quoted(conn);
+    if (type == TableType::Hypertable) {
+        conn.exec("CREATE INDEX IF NOT EXISTS " + conn.quoteIdentifier(table.name + "_time_idx") + " ON " +
+                  qualified + " (" + conn.quoteIdentifier("time") + " DESC)");
+        note("built the hypertable's index on time after the load");
+        if (options.compressAfter) {
+            conn.exec("ALTER TABLE " + qualified +
+                      " SET (timescaledb.compress, timescaledb.compress_segmentby = 'location_id', "
+                      "timescaledb.compress_orderby = 'time')");
+            const Result r = conn.query("SELECT count(compress_chunk(c, if_not_compressed => true)) FROM "
+                                        "show_chunks($1::regclass) c",
+                                        {qualified});
+            note("compressed " + r.text(0, 0) + " chunk(s)");
+        }
+    }
+    if (type == TableType::Unlogged && options.setLoggedAfter) {
+        // The table becomes crash-safe, and so must the record of what it holds: the ledger rows
+        // move to the logged ledger in the same transaction.
+        conn.exec("BEGIN");
+        conn.exec("ALTER TABLE " + qualified + " SET LOGGED");
+        conn.query("INSERT INTO isobar.ledger SELECT * FROM isobar.ledger_unlogged WHERE relid = $1::oid "
+                   "ON CONFLICT DO NOTHING",
+                   {ledger.relid});
+        conn.query("DELETE FROM isobar.ledger_unlogged WHERE relid = $1::oid", {ledger.relid});
+        conn.exec("COMMIT");
+        note("set " + table.display() + " LOGGED after the load (its ledger moved along)");
+    }
+}
+
+} // namespace isobar

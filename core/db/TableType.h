@@ -1,0 +1,70 @@
+#pragma once
+
+#include "copy/PgTypes.h"
+#include "db/Connection.h"
+#include "db/Ledger.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace isobar {
+
+enum class TableType : std::uint8_t {
+    Regular,
+    Unlogged,    // no WAL: fast, emptied by a crash
+    Partitioned, // native declarative range partitions by time
+    Hypertable,  // TimescaleDB
+    Distributed, // Citus, distributed on location_id
+};
+
+std::optional<TableType> parseTableType(std::string_view name);
+std::string_view tableTypeName(TableType type);
+
+enum class PartitionInterval : std::uint8_t { Day, Week, Month, Year };
+std::optional<PartitionInterval> parsePartitionInterval(std::string_view name);
+std::string_view partitionIntervalName(PartitionInterval interval);
+
+struct TableOptions {
+    // What to create when the table is missing; when it exists, what it must be (nullopt: whatever
+    // it is).
+    std::optional<TableType> type;
+    bool setLoggedAfter = false; // unlogged: ALTER TABLE SET LOGGED at the end
+    PartitionInterval partitionInterval = PartitionInterval::Month;
+    std::string chunkInterval = "1 day"; // hypertable chunk_time_interval
+    bool compressAfter = false;          // hypertable: compress the chunks at the end
+};
+
+// Whether an extension can be used on the server, and if not, why, in words a user can act on.
+struct ExtensionStatus {
+    bool usable = false;
+    std::string installedVersion; // empty: not created in this database
+    std::string availableVersion; // empty: not installed on the server
+    std::string reason;           // when not usable
+};
+ExtensionStatus timescaledbStatus(Connection& conn);
+ExtensionStatus citusStatus(Connection& conn);
+
+// The type an existing table has.
+TableType existingTableType(Connection& conn, const TableName& table);
+
+// Inside the preparing transaction: creates the table as `options` say when missing (creating
+// the extension first for hypertables and distributed tables), or checks that an existing one is
+// of the requested type. Throws isobar::Error naming what is wrong and how to fix it. Returns the
+// table's type.
+TableType ensureTargetTable(Connection& conn, const TableName& table, const TableOptions& options,
+                            bool& created);
+
+// Partitioned tables: creates the partitions that the given times fall into, ahead of the units
+// that need them (existing partitions are kept).
+void createPartitions(Connection& conn, const TableName& table, PartitionInterval interval,
+                      const std::vector<PgTimestamp>& times);
+
+// After a completed load: the hypertable's time index (built once, not maintained during COPY),
+// compression, SET LOGGED with the ledger moved along. Each step says what it did through `note`.
+void finishTable(Connection& conn, const TableName& table, TableType type, const TableOptions& options,
+                 const LedgerTarget& ledger, const std::function<void(const std::string&)>& note);
+
+} // namespace isobar

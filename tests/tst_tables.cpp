@@ -1,0 +1,169 @@
+// Table types: regular, unlogged (and SET LOGGED after), partitioned, hypertable, distributed; an
+// existing table of another type; a dropped and re-created table.
+
+#include "TestCluster.h"
+#include "TestUtil.h"
+#include "db/TableType.h"
+
+#include <QtTest>
+
+using namespace isobar;
+using test::CliRun;
+using test::runCli;
+
+namespace {
+
+QString typeOf(Connection& conn, const std::string& table) {
+    return QString::fromStdString(
+        std::string(tableTypeName(existingTableType(conn, TableName::parse(table)))));
+}
+
+} // namespace
+
+class TestTables : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        cluster_ = std::make_unique<test::TestCluster>();
+        // Two days across a month boundary, so day, week and month partitions all split it.
+        file_ = cluster_->workDir() + "/tables.nc";
+        const CliRun sample = runCli(
+            {"sample", "--out", file_, "--hours", "48", "--region", "10,0,0,10", "--start", "2024-01-31T00"});
+        QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
+    }
+    void cleanupTestCase() { cluster_.reset(); }
+
+    void partitioned_data() {
+        QTest::addColumn<QString>("interval");
+        QTest::addColumn<int>("partitions");
+        QTest::newRow("day") << "day" << 2;
+        QTest::newRow("week") << "week" << 1; // 2024-01-29 .. 2024-02-04
+        QTest::newRow("month") << "month" << 2;
+        QTest::newRow("year") << "year" << 1;
+    }
+    // Partitions are created ahead of the rows, named after their start, and the rows land in them.
+    void partitioned() {
+        QFETCH(QString, interval);
+        QFETCH(int, partitions);
+        const QString table = "part_" + interval;
+        const CliRun run = load(table, {"--table-type", "partitioned", "--partition-interval", interval});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        Connection conn = cluster_->connect();
+        QCOMPARE(test::scalar(conn, "SELECT relkind FROM pg_class WHERE oid = '" + table.toStdString() +
+                                        "'::regclass"),
+                 QString("p"));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM pg_inherits WHERE inhparent = '" +
+                                        table.toStdString() + "'::regclass"),
+                 QString::number(partitions));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM " + table.toStdString()), QString::number(kRows));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM ONLY " + table.toStdString()), QString("0"));
+        if (interval == "day") {
+            QCOMPARE(test::scalar(conn, "SELECT count(*) FROM " + table.toStdString() + "_p20240201"),
+                     QString::number(kRows / 2));
+        }
+        // Rerun: nothing to do, nothing twice.
+        const CliRun again = load(table, {"--table-type", "partitioned", "--partition-interval", interval});
+        QCOMPARE(again.exitCode, 0);
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM " + table.toStdString()), QString::number(kRows));
+    }
+
+    // Unlogged for speed, LOGGED once complete; the ledger moves to the logged one with it.
+    void unloggedThenLogged() {
+        const CliRun run = load("fast_then_safe", {"--table-type", "unlogged", "--set-logged-after"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.err.contains("LOGGED after the load"), qPrintable(run.err));
+        Connection conn = cluster_->connect();
+        QCOMPARE(test::scalar(conn, "SELECT relpersistence FROM pg_class WHERE relname = 'fast_then_safe'"),
+                 QString("p"));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM isobar.ledger_unlogged WHERE relid = "
+                                    "'fast_then_safe'::regclass"),
+                 QString("0"));
+        QCOMPARE(test::scalar(conn,
+                              "SELECT sum(rows) FROM isobar.ledger WHERE relid = 'fast_then_safe'::regclass"),
+                 QString::number(kRows));
+        const CliRun again = load("fast_then_safe", {});
+        QCOMPARE(again.exitCode, 0);
+        QVERIFY2(again.err.contains("already in the table"), qPrintable(again.err));
+    }
+
+    // An existing table is loaded as it is; asking for another type is refused, naming both.
+    void existingTableOfAnotherType() {
+        QCOMPARE(load("plain", {}).exitCode, 0);
+        const CliRun run = load("plain", {"--table-type", "partitioned"});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("exists as a regular table, not a partitioned one"), qPrintable(run.err));
+        Connection conn = cluster_->connect();
+        QCOMPARE(typeOf(conn, "plain"), QString("regular"));
+    }
+
+    // A table dropped and created again under the same name starts from nothing.
+    void recreatedTableStartsAfresh() {
+        QCOMPARE(load("phoenix", {}).exitCode, 0);
+        Connection conn = cluster_->connect();
+        conn.exec("DROP TABLE phoenix");
+        conn.exec("CREATE TABLE phoenix (LIKE plain)");
+        const CliRun run = load("phoenix", {});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM phoenix"), QString::number(kRows));
+    }
+
+    // Hypertables need TimescaleDB: without it, a clear refusal saying how to get it.
+    void hypertable() {
+        Connection conn = cluster_->connect();
+        const ExtensionStatus status = timescaledbStatus(conn);
+        if (!status.usable) {
+            const CliRun run = load("hyper", {"--table-type", "hypertable"});
+            QCOMPARE(run.exitCode, 1);
+            QVERIFY2(run.err.contains("--table-type hypertable needs TimescaleDB"), qPrintable(run.err));
+            QVERIFY2(run.err.contains(QString::fromStdString(status.reason)), qPrintable(run.err));
+            QCOMPARE(test::scalar(conn, "SELECT to_regclass('hyper') IS NULL"), QString("t"));
+            QSKIP(qPrintable("TimescaleDB cannot be used on the test server: " +
+                             QString::fromStdString(status.reason)));
+        }
+        const CliRun run = load("hyper", {"--table-type", "hypertable", "--chunk-interval", "12 hours"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(typeOf(conn, "hyper"), QString("hypertable"));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM hyper"), QString::number(kRows));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM show_chunks('hyper')"), QString("4"));
+        QCOMPARE(test::scalar(conn,
+                              "SELECT count(*) FROM pg_indexes WHERE tablename = 'hyper' AND indexname = "
+                              "'hyper_time_idx'"),
+                 QString("1"));
+    }
+
+    // Distributed tables need Citus: likewise.
+    void distributed() {
+        Connection conn = cluster_->connect();
+        const ExtensionStatus status = citusStatus(conn);
+        if (!status.usable) {
+            const CliRun run = load("spread", {"--table-type", "distributed"});
+            QCOMPARE(run.exitCode, 1);
+            QVERIFY2(run.err.contains("--table-type distributed needs Citus"), qPrintable(run.err));
+            QCOMPARE(test::scalar(conn, "SELECT to_regclass('spread') IS NULL"), QString("t"));
+            QSKIP(qPrintable("Citus cannot be used on the test server: " +
+                             QString::fromStdString(status.reason)));
+        }
+        const CliRun run = load("spread", {"--table-type", "distributed"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(typeOf(conn, "spread"), QString("distributed"));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM spread"), QString::number(kRows));
+    }
+
+private:
+    static constexpr int kRows = 48 * 41 * 41;
+
+    CliRun load(const QString& table, QStringList extra) {
+        QStringList args{"load",    "--dsn", QString::fromStdString(cluster_->conninfo()),
+                         "--table", table,   "--reporting-period",
+                         "0"};
+        args << extra << file_;
+        return runCli(args);
+    }
+
+    std::unique_ptr<test::TestCluster> cluster_;
+    QString file_;
+};
+
+QTEST_GUILESS_MAIN(TestTables)
+#include "tst_tables.moc"
