@@ -18,6 +18,7 @@ int runSampleCommand(const std::vector<std::string>& args, std::stop_token stop)
 int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop);
 int runInspectCommand(const std::vector<std::string>& args);
 int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop);
+int runReportCommand(const std::vector<std::string>& args);
 
 // Options every command that may use the embedded cluster understands.
 std::vector<OptionSpec> embeddedClusterOptionSpecs();

@@ -1,9 +1,11 @@
 #include "Commands.h"
 #include "db/LocalCluster.h"
 #include "ingest/Loader.h"
+#include "report/ReportRecorder.h"
 #include "util/Error.h"
 #include "util/Format.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -158,6 +160,9 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
         {"all-missing", "skip|load", "units whose every value is missing: skip (default) or load NULL rows"},
         {"retries", "N", "attempts per unit after a lost connection or server restart (default 8)"},
         {"rows-per-unit", "N", "rows per work unit (default 250000)"},
+        {"report", "PATH",
+         "also write the run report here: .json, .csv or .html (a JSON one always goes to the "
+         "report directory)"},
     };
     for (const auto& more : {inputOptionSpecs(), embeddedClusterOptionSpecs()}) {
         specs.insert(specs.end(), more.begin(), more.end());
@@ -230,10 +235,30 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
                   << cluster.dataDir().string() << (started ? " (started)" : " (already running)") << "\n";
         request.conninfo = cluster.connectionString();
     }
+    const auto extraReport = parsed.value("report");
     CliLoadSink sink(period);
+    ReportRecorder recorder(sink, request);
     stoppable() = true;
-    const LoadSummary summary = runLoad(request, stop, sink);
+    const LoadSummary summary = runLoad(request, stop, recorder);
     stoppable() = false;
+    // Every run leaves a report, also a failed or cancelled one.
+    const RunReport report = recorder.finish(summary);
+    std::string stamp = report.startedAt;
+    std::replace(stamp.begin(), stamp.end(), ':', '-');
+    const auto standard = defaultReportDirectory() / ("run-" + stamp + "-" + request.table.name + ".json");
+    for (const auto& path :
+         {std::optional<std::filesystem::path>(standard),
+          extraReport ? std::optional<std::filesystem::path>(*extraReport) : std::nullopt}) {
+        if (!path) {
+            continue;
+        }
+        try {
+            writeReport(report, *path);
+            std::cerr << "report: " << path->string() << "\n";
+        } catch (const Error& e) {
+            std::cerr << "isobar-cli: warning: " << e.what() << "\n";
+        }
+    }
     switch (summary.status) {
     case LoadStatus::Completed:
         return kExitOk;

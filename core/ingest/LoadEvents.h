@@ -23,6 +23,11 @@ enum class LoadStatus { Completed, Cancelled, Failed };
 
 struct LoadStart {
     std::vector<std::string> files;
+    std::vector<std::string> fileLayouts; // per file: "CDS legacy (grib_to_netcdf), netCDF3 64-bit offset"
+    std::vector<std::string> variables;   // "t2m -> temperature_2m"
+    std::string product;                  // "ERA5 hourly"
+    std::string grid;                     // "0.25 deg global grid (721 x 1440 points)"
+    std::string tableType;                // "regular", ...
     std::string target; // connection target, without password
     std::string table;
     std::uint64_t plannedRows = 0; // rows of the whole dataset

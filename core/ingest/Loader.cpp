@@ -109,6 +109,9 @@ public:
             cv.wait_for(lock, stop, interval_, [] { return false; });
         }
         sampleOnce(); // the final state
+        if (const auto server = monitor_.sample(secondsSince(t0_))) {
+            shared_.emit([&](LoadSink& sink) { sink.serverSampled(*server); });
+        }
     }
 
 private:
@@ -194,7 +197,14 @@ LoadSummary runLoad(const LoadRequest& request, const std::stop_token& userStop,
         LoadStart start;
         for (const Era5File& f : dataset.files()) {
             start.files.push_back(f.name());
+            start.fileLayouts.push_back(f.layout() + ", " + f.format());
         }
+        for (Variable v : dataset.variables()) {
+            start.variables.push_back(std::string(spec(v).shortName) + " -> " + std::string(spec(v).column));
+        }
+        start.product = dataset.productName();
+        start.grid = dataset.grid().describe();
+        start.tableType = std::string(tableTypeName(prepared.type));
         start.target = redactConnInfo(request.conninfo);
         start.table = request.table.display();
         start.plannedRows = plan.totalRows();

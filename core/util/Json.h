@@ -1,8 +1,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace isobar {
@@ -48,6 +51,43 @@ private:
     };
     std::vector<Level> stack_;
     bool afterKey_ = false;
+};
+
+// A parsed JSON document (for reading back Isobar's own reports): null, bool, number, string,
+// array or object. Accessors return a null value for what is absent, so reading is forgiving.
+class JsonValue {
+public:
+    using Array = std::vector<JsonValue>;
+    using Object = std::map<std::string, JsonValue>;
+
+    JsonValue() = default;
+    explicit JsonValue(bool b)
+        : v_(b) {}
+    explicit JsonValue(double d)
+        : v_(d) {}
+    explicit JsonValue(std::string s)
+        : v_(std::move(s)) {}
+    explicit JsonValue(Array a)
+        : v_(std::make_shared<Array>(std::move(a))) {}
+    explicit JsonValue(Object o)
+        : v_(std::make_shared<Object>(std::move(o))) {}
+
+    // Throws isobar::Error with the position of the first problem.
+    static JsonValue parse(std::string_view text);
+
+    bool isNull() const { return std::holds_alternative<std::monostate>(v_); }
+    bool isObject() const { return std::holds_alternative<std::shared_ptr<Object>>(v_); }
+    bool isArray() const { return std::holds_alternative<std::shared_ptr<Array>>(v_); }
+    double number(double fallback = 0.0) const;
+    std::string string(const std::string& fallback = {}) const;
+    bool boolean(bool fallback = false) const;
+    const JsonValue& operator[](const std::string& key) const;
+    const Array& array() const;
+    const Object& object() const;
+
+private:
+    std::variant<std::monostate, bool, double, std::string, std::shared_ptr<Array>, std::shared_ptr<Object>>
+        v_;
 };
 
 } // namespace isobar

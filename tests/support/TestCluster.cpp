@@ -63,6 +63,8 @@ TestCluster::TestCluster(LocalClusterOptions extra)
         owner.write(QByteArray::number(static_cast<qlonglong>(getpid())));
     }
     QDir(dir_.path()).mkdir("work");
+    // Reports of the loads a test runs stay with the test, not in the user's state directory.
+    qputenv("ISOBAR_REPORT_DIR", QFile::encodeName(workDir() + "/reports"));
     extra.rootDir = dir_.path().toStdString() + "/cluster";
     // Small and fast: tests need correctness, not throughput.
     extra.settings.emplace("fsync", "off");

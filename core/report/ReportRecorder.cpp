@@ -1,0 +1,164 @@
+#include "report/ReportRecorder.h"
+
+#include "Version.h"
+#include "db/ConnInfo.h"
+#include "db/Connection.h"
+#include "db/Ledger.h"
+
+#include <ctime>
+
+namespace isobar {
+
+std::string utcNow() {
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return buf;
+}
+
+ReportRecorder::ReportRecorder(LoadSink& inner, const LoadRequest& request)
+    : inner_(inner)
+    , request_(request) {
+    report_.tool = std::string("isobar ") + kVersion;
+    report_.startedAt = utcNow();
+    report_.target = redactConnInfo(request.conninfo);
+    report_.table = request.table.display();
+    report_.tableType = std::string(tableTypeName(request.tableOptions.type.value_or(TableType::Regular)));
+}
+
+void ReportRecorder::started(const LoadStart& s) {
+    for (std::size_t i = 0; i < s.files.size(); ++i) {
+        report_.files.push_back({s.files[i], i < s.fileLayouts.size() ? s.fileLayouts[i] : "", ""});
+    }
+    report_.variables = s.variables;
+    report_.product = s.product;
+    report_.grid = s.grid;
+    report_.tableType = s.tableType.empty() ? report_.tableType : s.tableType;
+    report_.plannedRows = s.plannedRows;
+    report_.units = s.units;
+    report_.workers = s.workers;
+    inner_.started(s);
+}
+
+void ReportRecorder::warning(const std::string& message) {
+    report_.warnings.push_back(message);
+    inner_.warning(message);
+}
+
+void ReportRecorder::note(const std::string& message) {
+    report_.notes.push_back(message);
+    inner_.note(message);
+}
+
+void ReportRecorder::rateSampled(const RateSample& s) {
+    // A bounded series for runs of any length: past the budget, keep every other sample, carrying
+    // the peak rate of the ones left out so spikes and dips stay visible.
+    pendingPeak_ = std::max(pendingPeak_, s.intervalRate);
+    if (++skipped_ >= stride_) {
+        RunReport::Sample sample{s.elapsed,    s.rows, s.committedRows, pendingPeak_, s.overallRate,
+                                 s.queueDepth, {}};
+        for (const auto& w : s.workers) {
+            sample.workerRows.push_back(w.rows);
+        }
+        report_.samples.push_back(std::move(sample));
+        skipped_ = 0;
+        pendingPeak_ = 0;
+        if (report_.samples.size() >= RunReport::kMaxSamples) {
+            std::vector<RunReport::Sample> thinned;
+            for (std::size_t i = 1; i < report_.samples.size(); i += 2) {
+                RunReport::Sample kept = report_.samples[i];
+                kept.intervalRate = std::max(kept.intervalRate, report_.samples[i - 1].intervalRate);
+                thinned.push_back(std::move(kept));
+            }
+            report_.samples = std::move(thinned);
+            stride_ *= 2;
+        }
+    }
+    report_.workerRows.clear();
+    for (const auto& w : s.workers) {
+        report_.workerRows.push_back(w.rows);
+    }
+    inner_.rateSampled(s);
+}
+
+void ReportRecorder::serverSampled(const ServerSample& s) {
+    report_.server.push_back({s.elapsed, s.checkpointsTimed, s.checkpointsRequested, s.walBytes});
+    report_.checkpoints = s.checkpointsTimed + s.checkpointsRequested;
+    report_.walBytes = s.walBytes;
+    inner_.serverSampled(s);
+}
+
+void ReportRecorder::unitCommitted(const UnitEvent& e) {
+    inner_.unitCommitted(e);
+}
+
+void ReportRecorder::finished(const LoadSummary& s) {
+    inner_.finished(s);
+}
+
+void ReportRecorder::failed(const LoadError& e) {
+    inner_.failed(e);
+}
+
+RunReport ReportRecorder::finish(const LoadSummary& summary) {
+    RunReport r = report_;
+    r.finishedAt = utcNow();
+    r.status = summary.status == LoadStatus::Completed   ? "completed"
+               : summary.status == LoadStatus::Cancelled ? "cancelled"
+                                                         : "failed";
+    r.workers = summary.workers;
+    r.rows = summary.rows;
+    r.resumedRows = summary.resumedRows;
+    r.skippedRows = summary.skippedRows;
+    r.bytes = summary.bytes;
+    r.unitsCommitted = summary.unitsCommitted;
+    r.unitsResumed = summary.unitsResumed;
+    r.retries = summary.retries;
+    r.seconds = summary.seconds;
+    r.meanRate = summary.seconds > 0 ? static_cast<double>(summary.rows) / summary.seconds : 0;
+    r.computeSustainedRates();
+    if (summary.error) {
+        r.error = summary.error->message;
+        r.errorSqlState = summary.error->sqlState;
+        r.errorUnit = summary.error->unit;
+    }
+    try {
+        Connection conn = Connection::open(request_.conninfo);
+        conn.exec("SET application_name = 'isobar report'");
+        const ServerInfo info = probeServer(conn);
+        r.serverVersion = info.version;
+        r.settings = info.settings;
+        r.extensions = info.extensions;
+        if (!conn.query("SELECT to_regclass($1)", {request_.table.quoted(conn)}).isNull(0, 0)) {
+            const LedgerTarget ledger = ledgerFor(conn, request_.table);
+            r.ledgerRows = static_cast<std::uint64_t>(
+                conn.query("SELECT coalesce(sum(rows), 0) FROM " + ledger.table + " WHERE relid = $1::oid",
+                           {ledger.relid})
+                    .integer(0, 0));
+            // Counting a warehouse of billions of rows takes long: a minute at most, then say so.
+            conn.exec("SET statement_timeout = '60s'");
+            try {
+                r.countedRows = static_cast<std::uint64_t>(
+                    conn.query("SELECT count(*) FROM " + request_.table.quoted(conn)).integer(0, 0));
+                r.verification = *r.countedRows == *r.ledgerRows
+                                     ? "count(*) = " + std::to_string(*r.countedRows) + ", as the ledger says"
+                                     : "count(*) = " + std::to_string(*r.countedRows) +
+                                           ", the ledger accounts for " + std::to_string(*r.ledgerRows) +
+                                           " (rows loaded by other means, or skipped all-missing units)";
+            } catch (const DbError& e) {
+                r.verification = e.sqlState() == "57014"
+                                     ? "not counted: the table is too large to count within a minute"
+                                     : std::string("not counted: ") + e.what();
+            }
+        } else {
+            r.verification = "the table does not exist";
+        }
+    } catch (const std::exception& e) {
+        r.verification = std::string("the server could not be asked after the run: ") + e.what();
+    }
+    return r;
+}
+
+} // namespace isobar

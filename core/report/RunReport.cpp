@@ -1,0 +1,299 @@
+#include "report/RunReport.h"
+
+#include "util/Error.h"
+#include "util/Json.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace isobar {
+
+void RunReport::computeSustainedRates() {
+    medianSustainedRate = 0;
+    minSustainedRate = 0;
+    if (samples.size() < 2 || seconds <= 0) {
+        return;
+    }
+    // Windows of at least a second, within the middle 90% of the run (start-up and the last
+    // unit's tail are not what the load sustains).
+    const double from = seconds * 0.05;
+    const double to = seconds * 0.95;
+    std::vector<double> rates;
+    std::size_t start = 0;
+    for (std::size_t i = 1; i < samples.size(); ++i) {
+        const double span = samples[i].elapsed - samples[start].elapsed;
+        if (span >= 1.0) {
+            if (samples[start].elapsed >= from && samples[i].elapsed <= to) {
+                rates.push_back(static_cast<double>(samples[i].rows - samples[start].rows) / span);
+            }
+            start = i;
+        }
+    }
+    if (rates.empty()) {
+        return;
+    }
+    std::sort(rates.begin(), rates.end());
+    medianSustainedRate = rates[rates.size() / 2];
+    minSustainedRate = rates.front();
+}
+
+std::string renderReportJson(const RunReport& r) {
+    JsonWriter j;
+    j.beginObject();
+    j.field("tool", r.tool)
+        .field("startedAt", r.startedAt)
+        .field("finishedAt", r.finishedAt)
+        .field("status", r.status);
+    j.key("files").beginArray();
+    for (const auto& f : r.files) {
+        j.beginObject().field("name", f.name).field("layout", f.layout).field("format", f.format).endObject();
+    }
+    j.endArray();
+    j.key("variables").beginArray();
+    for (const auto& v : r.variables) {
+        j.value(v);
+    }
+    j.endArray();
+    j.field("product", r.product).field("grid", r.grid);
+    j.field("target", r.target)
+        .field("table", r.table)
+        .field("tableType", r.tableType)
+        .field("workers", r.workers);
+    j.key("server").beginObject();
+    j.field("version", r.serverVersion);
+    j.key("settings").beginArray();
+    for (const auto& s : r.settings) {
+        j.beginObject()
+            .field("name", s.name)
+            .field("value", s.value)
+            .field("source", s.source)
+            .field("file", s.file);
+        j.endObject();
+    }
+    j.endArray();
+    j.key("extensions").beginArray();
+    for (const auto& e : r.extensions) {
+        j.value(e);
+    }
+    j.endArray();
+    j.endObject();
+    j.key("result").beginObject();
+    j.field("plannedRows", r.plannedRows).field("rows", r.rows).field("resumedRows", r.resumedRows);
+    j.field("skippedRows", r.skippedRows).field("bytes", r.bytes);
+    j.field("units", static_cast<std::uint64_t>(r.units))
+        .field("unitsCommitted", static_cast<std::uint64_t>(r.unitsCommitted));
+    j.field("unitsResumed", static_cast<std::uint64_t>(r.unitsResumed))
+        .field("retries", static_cast<std::uint64_t>(r.retries));
+    j.field("seconds", r.seconds)
+        .field("meanRate", r.meanRate)
+        .field("medianSustainedRate", r.medianSustainedRate);
+    j.field("minSustainedRate", r.minSustainedRate);
+    j.field("checkpoints", r.checkpoints).field("walBytes", r.walBytes);
+    j.key("workerRows").beginArray();
+    for (auto w : r.workerRows) {
+        j.value(w);
+    }
+    j.endArray();
+    if (r.error) {
+        j.key("error").beginObject().field("message", *r.error).field("sqlState", r.errorSqlState);
+        j.field("unit", r.errorUnit).endObject();
+    }
+    j.key("verification").beginObject();
+    if (r.countedRows) {
+        j.field("countedRows", *r.countedRows);
+    }
+    if (r.ledgerRows) {
+        j.field("ledgerRows", *r.ledgerRows);
+    }
+    j.field("summary", r.verification).endObject();
+    j.endObject();
+    for (const auto& [name, list] : {std::pair{"warnings", &r.warnings}, std::pair{"notes", &r.notes}}) {
+        j.key(name).beginArray();
+        for (const auto& s : *list) {
+            j.value(s);
+        }
+        j.endArray();
+    }
+    j.key("samples").beginArray();
+    for (const auto& s : r.samples) {
+        j.beginObject().field("t", s.elapsed).field("rows", s.rows).field("committed", s.committedRows);
+        j.field("rate", s.intervalRate)
+            .field("overall", s.overallRate)
+            .field("queue", static_cast<std::uint64_t>(s.queueDepth));
+        j.key("workers").beginArray();
+        for (auto w : s.workerRows) {
+            j.value(w);
+        }
+        j.endArray().endObject();
+    }
+    j.endArray();
+    j.key("serverSamples").beginArray();
+    for (const auto& s : r.server) {
+        j.beginObject().field("t", s.elapsed).field("checkpointsTimed", s.checkpointsTimed);
+        j.field("checkpointsRequested", s.checkpointsRequested).field("walBytes", s.walBytes).endObject();
+    }
+    j.endArray();
+    j.endObject();
+    return j.str();
+}
+
+RunReport parseReportJson(const std::string& json) {
+    const JsonValue doc = JsonValue::parse(json);
+    if (!doc.isObject() || doc["tool"].string().rfind("isobar", 0) != 0) {
+        throw Error("not an Isobar run report (no \"tool\": \"isobar ...\")");
+    }
+    const auto u64 = [](const JsonValue& v) {
+        return static_cast<std::uint64_t>(v.number());
+    };
+    RunReport r;
+    r.tool = doc["tool"].string();
+    r.startedAt = doc["startedAt"].string();
+    r.finishedAt = doc["finishedAt"].string();
+    r.status = doc["status"].string();
+    for (const auto& f : doc["files"].array()) {
+        r.files.push_back({f["name"].string(), f["layout"].string(), f["format"].string()});
+    }
+    for (const auto& v : doc["variables"].array()) {
+        r.variables.push_back(v.string());
+    }
+    r.product = doc["product"].string();
+    r.grid = doc["grid"].string();
+    r.target = doc["target"].string();
+    r.table = doc["table"].string();
+    r.tableType = doc["tableType"].string();
+    r.workers = static_cast<int>(doc["workers"].number());
+    const JsonValue& server = doc["server"];
+    r.serverVersion = server["version"].string();
+    for (const auto& s : server["settings"].array()) {
+        r.settings.push_back(
+            {s["name"].string(), s["value"].string(), s["source"].string(), s["file"].string()});
+    }
+    for (const auto& e : server["extensions"].array()) {
+        r.extensions.push_back(e.string());
+    }
+    const JsonValue& res = doc["result"];
+    r.plannedRows = u64(res["plannedRows"]);
+    r.rows = u64(res["rows"]);
+    r.resumedRows = u64(res["resumedRows"]);
+    r.skippedRows = u64(res["skippedRows"]);
+    r.bytes = u64(res["bytes"]);
+    r.units = static_cast<std::size_t>(res["units"].number());
+    r.unitsCommitted = static_cast<std::size_t>(res["unitsCommitted"].number());
+    r.unitsResumed = static_cast<std::size_t>(res["unitsResumed"].number());
+    r.retries = static_cast<std::size_t>(res["retries"].number());
+    r.seconds = res["seconds"].number();
+    r.meanRate = res["meanRate"].number();
+    r.medianSustainedRate = res["medianSustainedRate"].number();
+    r.minSustainedRate = res["minSustainedRate"].number();
+    r.checkpoints = u64(res["checkpoints"]);
+    r.walBytes = u64(res["walBytes"]);
+    for (const auto& w : res["workerRows"].array()) {
+        r.workerRows.push_back(u64(w));
+    }
+    if (!res["error"].isNull()) {
+        r.error = res["error"]["message"].string();
+        r.errorSqlState = res["error"]["sqlState"].string();
+        r.errorUnit = res["error"]["unit"].string();
+    }
+    const JsonValue& ver = res["verification"];
+    if (!ver["countedRows"].isNull()) {
+        r.countedRows = u64(ver["countedRows"]);
+    }
+    if (!ver["ledgerRows"].isNull()) {
+        r.ledgerRows = u64(ver["ledgerRows"]);
+    }
+    r.verification = ver["summary"].string();
+    for (const auto& w : doc["warnings"].array()) {
+        r.warnings.push_back(w.string());
+    }
+    for (const auto& n : doc["notes"].array()) {
+        r.notes.push_back(n.string());
+    }
+    for (const auto& s : doc["samples"].array()) {
+        RunReport::Sample sample{s["t"].number(),
+                                 u64(s["rows"]),
+                                 u64(s["committed"]),
+                                 s["rate"].number(),
+                                 s["overall"].number(),
+                                 static_cast<std::size_t>(s["queue"].number()),
+                                 {}};
+        for (const auto& w : s["workers"].array()) {
+            sample.workerRows.push_back(u64(w));
+        }
+        r.samples.push_back(std::move(sample));
+    }
+    for (const auto& s : doc["serverSamples"].array()) {
+        r.server.push_back({s["t"].number(), u64(s["checkpointsTimed"]), u64(s["checkpointsRequested"]),
+                            u64(s["walBytes"])});
+    }
+    return r;
+}
+
+void writeReport(const RunReport& report, const std::filesystem::path& path) {
+    std::string ext = path.extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+    std::string text;
+    if (ext == ".json") {
+        text = renderReportJson(report);
+    } else if (ext == ".csv") {
+        text = renderReportCsv(report);
+    } else if (ext == ".html" || ext == ".htm") {
+        text = renderReportHtml(report);
+    } else {
+        throw Error(path.string() + ": a report is written as .json, .csv or .html (the extension decides)");
+    }
+    std::error_code ec;
+    if (path.has_parent_path()) {
+        std::filesystem::create_directories(path.parent_path(), ec);
+    }
+    // Written beside and renamed, so a reader never sees half a report.
+    const std::filesystem::path tmp = path.string() + ".part";
+    {
+        std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
+        out << text;
+        out.close();
+        if (!out) {
+            std::filesystem::remove(tmp, ec);
+            throw Error(path.string() +
+                        ": cannot write the report (is the disk full, or the directory read-only?)");
+        }
+    }
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::filesystem::remove(tmp, ec);
+        throw Error(path.string() + ": cannot write the report: " + ec.message());
+    }
+}
+
+RunReport readReport(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw Error(path.string() + ": cannot read the report");
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    try {
+        return parseReportJson(text.str());
+    } catch (const Error& e) {
+        throw Error(path.string() + ": " + e.what());
+    }
+}
+
+std::filesystem::path defaultReportDirectory() {
+    if (const char* dir = std::getenv("ISOBAR_REPORT_DIR"); dir != nullptr && *dir != '\0') {
+        return dir;
+    }
+    if (geteuid() == 0) {
+        return "/var/lib/isobar/reports";
+    }
+    if (const char* state = std::getenv("XDG_STATE_HOME"); state != nullptr && *state == '/') {
+        return std::filesystem::path(state) / "isobar" / "reports";
+    }
+    const char* home = std::getenv("HOME");
+    return std::filesystem::path(home != nullptr ? home : "/tmp") / ".local/state/isobar/reports";
+}
+
+} // namespace isobar

@@ -1,0 +1,103 @@
+#pragma once
+
+#include "db/ServerProbe.h"
+#include "ingest/LoadEvents.h"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace isobar {
+
+// Everything worth keeping about one run of a load, also a failed or cancelled one. Written as
+// JSON (all of it), CSV (the rate series) or HTML (a summary and the rate chart, self-contained);
+// the JSON can be read back to render the others, compare runs, or list the history.
+struct RunReport {
+    struct File {
+        std::string name;
+        std::string layout;
+        std::string format;
+    };
+    struct Sample {
+        double elapsed = 0;
+        std::uint64_t rows = 0;
+        std::uint64_t committedRows = 0;
+        double intervalRate = 0;
+        double overallRate = 0;
+        std::size_t queueDepth = 0;
+        std::vector<std::uint64_t> workerRows;
+    };
+    struct Server {
+        double elapsed = 0;
+        std::uint64_t checkpointsTimed = 0;
+        std::uint64_t checkpointsRequested = 0;
+        std::uint64_t walBytes = 0;
+    };
+
+    std::string tool;      // "isobar 0.1.0"
+    std::string startedAt; // UTC, ISO 8601
+    std::string finishedAt;
+    std::string status; // completed, cancelled, failed
+    std::vector<File> files;
+    std::vector<std::string> variables;
+    std::string product;
+    std::string grid;
+    std::string target; // connection target, never with a password
+    std::string table;
+    std::string tableType;
+    int workers = 0;
+    std::string serverVersion;
+    std::vector<ServerSetting> settings;
+    std::vector<std::string> extensions;
+
+    std::uint64_t plannedRows = 0;
+    std::uint64_t rows = 0;        // committed by this run
+    std::uint64_t resumedRows = 0; // committed before (skipped)
+    std::uint64_t skippedRows = 0; // all-missing units
+    std::uint64_t bytes = 0;
+    std::size_t units = 0;
+    std::size_t unitsCommitted = 0;
+    std::size_t unitsResumed = 0;
+    std::size_t retries = 0;
+    double seconds = 0;
+    double meanRate = 0;            // rows committed / seconds
+    double medianSustainedRate = 0; // over 1-second windows in the middle 90% of the run
+    double minSustainedRate = 0;
+    std::vector<Sample> samples; // at most kMaxSamples, peaks kept when thinned
+    std::vector<Server> server;
+    std::vector<std::uint64_t> workerRows; // per worker, rows sent
+    std::uint64_t checkpoints = 0;         // during the run
+    std::uint64_t walBytes = 0;            // during the run
+
+    std::optional<std::string> error;
+    std::string errorSqlState;
+    std::string errorUnit;
+    std::vector<std::string> warnings;
+    std::vector<std::string> notes;
+
+    // The table counted after the run (or why not), against what the ledger says it holds.
+    std::optional<std::uint64_t> countedRows;
+    std::optional<std::uint64_t> ledgerRows;
+    std::string verification;
+
+    static constexpr std::size_t kMaxSamples = 10'000;
+
+    // Rates over 1-second windows of the sample series (median, minimum), from `samples`.
+    void computeSustainedRates();
+};
+
+std::string renderReportJson(const RunReport& report);
+RunReport parseReportJson(const std::string& json); // throws isobar::Error
+std::string renderReportCsv(const RunReport& report);
+std::string renderReportHtml(const RunReport& report);
+
+// Writes the report in the format its extension names (.json, .csv, .html); throws isobar::Error.
+void writeReport(const RunReport& report, const std::filesystem::path& path);
+RunReport readReport(const std::filesystem::path& path);
+
+// Where every run's JSON report goes: $ISOBAR_REPORT_DIR if set, else
+// $XDG_STATE_HOME/isobar/reports (~/.local/state/...; /var/lib/isobar/reports for root).
+std::filesystem::path defaultReportDirectory();
+
+} // namespace isobar

@@ -1,0 +1,159 @@
+// Run reports: written for completed, failed and cancelled runs, read back, rendered as CSV and
+// HTML, never holding a password.
+
+#include "TestCluster.h"
+#include "TestUtil.h"
+#include "report/ReportRecorder.h"
+#include "report/RunReport.h"
+
+#include <QtTest>
+
+using namespace isobar;
+using test::CliRun;
+using test::runCli;
+
+class TestReport : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        cluster_ = std::make_unique<test::TestCluster>();
+        file_ = cluster_->workDir() + "/report.nc";
+        const CliRun sample = runCli({"sample", "--out", file_, "--hours", "12", "--region", "20,0,0,20"});
+        QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
+        // The test server trusts local connections, so a password in the connection string is
+        // ignored by the server; it must not show up in any report either.
+        dsn_ = QString::fromStdString(cluster_->conninfo()) + " password=hunter2-secret";
+    }
+    void cleanupTestCase() { cluster_.reset(); }
+
+    // A completed load: every format, and the JSON read back equals what was recorded.
+    void completedRun() {
+        const QString json = cluster_->workDir() + "/done.json";
+        const QString html = cluster_->workDir() + "/done.html";
+        CliRun run = runCli({"load", "--dsn", dsn_, "--table", "reported", "--workers", "2",
+                             "--rows-per-unit", "20000", "--report", json, "--reporting-period", "0", file_});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.err.contains("report: " + json), qPrintable(run.err));
+        QVERIFY2(run.err.contains("report: "), qPrintable(run.err)); // the standard one too
+
+        const RunReport r = readReport(json.toStdString());
+        QCOMPARE(QString::fromStdString(r.status), QString("completed"));
+        QCOMPARE(r.rows, std::uint64_t{kRows});
+        QCOMPARE(r.plannedRows, std::uint64_t{kRows});
+        QCOMPARE(r.workers, 2);
+        QCOMPARE(QString::fromStdString(r.table), QString("reported"));
+        QCOMPARE(QString::fromStdString(r.tableType), QString("regular"));
+        QCOMPARE(r.files.size(), size_t{1});
+        QVERIFY(QString::fromStdString(r.files[0].layout).startsWith("CDS legacy"));
+        QCOMPARE(r.variables.size(), size_t{6});
+        QVERIFY(QString::fromStdString(r.serverVersion).startsWith("PostgreSQL"));
+        QVERIFY(std::any_of(r.settings.begin(), r.settings.end(),
+                            [](const ServerSetting& s) { return s.name == "fsync"; }));
+        QVERIFY(r.countedRows.has_value());
+        QCOMPARE(*r.countedRows, std::uint64_t{kRows});
+        QCOMPARE(*r.ledgerRows, std::uint64_t{kRows});
+        QVERIFY(!r.samples.empty());
+        QCOMPARE(r.samples.back().committedRows, std::uint64_t{kRows});
+        QCOMPARE(r.workerRows.size(), size_t{2});
+        QVERIFY(r.meanRate > 0);
+        QVERIFY(!r.error);
+
+        // Re-rendered from the JSON by the CLI.
+        run = runCli({"report", json, "--html", html, "--csv", cluster_->workDir() + "/done.csv"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QFile page(html);
+        QVERIFY(page.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(page.readAll());
+        QVERIFY(text.contains("<svg"));
+        QVERIFY(text.contains("<polyline"));
+        QVERIFY(text.contains("completed"));
+        QVERIFY(text.contains(QString::number(kRows).left(3)));
+        QFile csv(cluster_->workDir() + "/done.csv");
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.front(),
+                 QString("elapsed_s,rows_sent,rows_committed,rate_rows_per_s,overall_rows_per_s,"
+                         "queue_depth,worker1_rows,worker2_rows"));
+        QCOMPARE(lines.size() - 1, static_cast<int>(r.samples.size()));
+
+        for (const QString& path : {json, html}) {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QVERIFY2(!f.readAll().contains("hunter2"), qPrintable(path + " holds the password"));
+        }
+    }
+
+    // A failed load still writes its report, with the error and the unit.
+    void failedRun() {
+        Connection conn = cluster_->connect();
+        conn.exec("CREATE TABLE refusing (LIKE reported)");
+        conn.exec("ALTER TABLE refusing ADD CONSTRAINT only_early CHECK (time < '2024-01-01 06:00:00+00')");
+        const QString json = cluster_->workDir() + "/failed.json";
+        const CliRun run = runCli({"load", "--dsn", dsn_, "--table", "refusing", "--workers", "1", "--report",
+                                   json, "--reporting-period", "0", file_});
+        QCOMPARE(run.exitCode, 1);
+        const RunReport r = readReport(json.toStdString());
+        QCOMPARE(QString::fromStdString(r.status), QString("failed"));
+        QVERIFY(r.error.has_value());
+        QVERIFY2(QString::fromStdString(*r.error).contains("only_early"), r.error->c_str());
+        QCOMPARE(QString::fromStdString(r.errorSqlState), QString("23514"));
+        QVERIFY(QString::fromStdString(r.errorUnit).startsWith("2024-01-01T06:00:00Z"));
+        QCOMPARE(*r.countedRows, *r.ledgerRows);
+    }
+
+    // The report model's own round trip, including the thinned series of a long run.
+    void longRunIsThinned() {
+        struct Quiet final : LoadSink {};
+        Quiet quiet;
+        LoadRequest request;
+        request.conninfo = cluster_->conninfo();
+        ReportRecorder recorder(quiet, request);
+        for (int i = 0; i < 25000; ++i) {
+            RateSample s;
+            s.elapsed = i * 0.2;
+            s.rows = static_cast<std::uint64_t>(i) * 1000;
+            s.intervalRate = i == 12345 ? 9e6 : 5000;
+            recorder.rateSampled(s);
+        }
+        LoadSummary summary;
+        summary.status = LoadStatus::Completed;
+        summary.seconds = 5000;
+        summary.rows = 25'000'000;
+        const RunReport r = recorder.finish(summary);
+        QVERIFY(r.samples.size() <= RunReport::kMaxSamples);
+        QVERIFY(r.samples.size() >= RunReport::kMaxSamples / 4);
+        // The spike survives the thinning.
+        QVERIFY(std::any_of(r.samples.begin(), r.samples.end(),
+                            [](const RunReport::Sample& s) { return s.intervalRate > 1e6; }));
+        QCOMPARE(r.medianSustainedRate, 5000.0);
+        const RunReport back = parseReportJson(renderReportJson(r));
+        QCOMPARE(back.samples.size(), r.samples.size());
+        QCOMPARE(back.rows, r.rows);
+        QCOMPARE(back.medianSustainedRate, r.medianSustainedRate);
+    }
+
+    void badReportFiles() {
+        const QString notJson = cluster_->workDir() + "/not.json";
+        QFile f(notJson);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"tool\": \"something else\"}");
+        f.close();
+        CliRun run = runCli({"report", notJson});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("not an Isobar run report"), qPrintable(run.err));
+        run = runCli({"report", cluster_->workDir() + "/missing.json"});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("missing.json"), qPrintable(run.err));
+        QVERIFY_THROWS_EXCEPTION(Error, parseReportJson("{\"tool\": \"isobar 1\", \"files\": [1, 2"));
+    }
+
+private:
+    static constexpr int kRows = 12 * 81 * 81;
+    std::unique_ptr<test::TestCluster> cluster_;
+    QString file_;
+    QString dsn_;
+};
+
+QTEST_GUILESS_MAIN(TestReport)
+#include "tst_report.moc"
