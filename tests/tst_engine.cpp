@@ -59,9 +59,14 @@ private slots:
         file_ = cluster_->workDir() + "/engine.nc";
         const CliRun sample = runCli({"sample", "--out", file_, "--hours", "24", "--region", "30,0,0,60"});
         QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
-        // The reference: one clean load of the same file.
-        const CliRun load = load_("reference", {});
+        // The reference: one clean load of the same file, with progress lines.
+        const CliRun load = load_("reference", {"--reporting-period", "100ms"});
         QVERIFY2(load.exitCode == 0, qPrintable(load.err));
+        const QRegularExpression progress(
+            R"(^at \d+s, row rate \d+\.\d/sec \(period\), row rate \d+\.\d/sec \(overall\), \d+ rows, \d+\.\d%, ETA (\d+s|unknown)$)",
+            QRegularExpression::MultilineOption);
+        QVERIFY2(progress.match(load.out).hasMatch(), qPrintable(load.out));
+        QVERIFY2(load.out.trimmed().endsWith("/sec)"), qPrintable(load.out));
         Connection conn = cluster_->connect();
         reference_ = digest(conn, "reference");
         QCOMPARE(reference_.split('|').front(), QString::number(kRows));

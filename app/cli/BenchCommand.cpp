@@ -1,28 +1,68 @@
 #include "Commands.h"
+#include "db/LocalCluster.h"
+#include "ingest/IngestBenchmark.h"
+#include "ingest/Loader.h"
 #include "ingest/ReadBenchmark.h"
 #include "util/Error.h"
 
 #include <iostream>
+#include <sstream>
 
 namespace isobar::cli {
 
 namespace {
 
 const char* kBenchHelp = R"(usage: isobar-cli bench read [--passes N] FILE...
+       isobar-cli bench ingest [--dsn CONNINFO] [--workers 1,2] [--table-types regular,unlogged]
+                               [--rounds N] FILE...
 
-Measures the client side of a load on one core, stage by stage: reading with netcdf-c (including
-HDF5 decompression), decoding with unit conversion, and binary COPY encoding with location ids. No
-server is involved. Figures are per million rows and per global hour of the 0.25 degree grid
-(1,038,240 rows); the best of N passes is reported (the first pass also pays for the disk).
+bench read: the client side of a load on one core, stage by stage - reading with netcdf-c
+(including HDF5 decompression), decoding with unit conversion, binary COPY encoding with location
+ids - per million rows and per global hour of the 0.25 degree grid (1,038,240 rows); the best of
+N passes, each on freshly opened files.
+
+bench ingest: the speed target, side by side on the same rows: (a) isobar's load end to end from
+the NetCDF files with N workers, against (b) the server's own limit, N concurrent server-side
+COPY ... FROM 'file' (FORMAT binary) of the identical rows encoded beforehand. Each into a fresh
+table, rounds alternating which goes first, best round of each. The server must run on this
+machine (default: the embedded cluster) and the role may read server files.
 
 options:
 )";
+
+template <typename T, typename F>
+std::vector<T> parseList(const std::string& text, const std::string& option, F parseOne) {
+    std::vector<T> out;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        const auto v = parseOne(item);
+        if (!v) {
+            throw UsageError{"--" + option + ": '" + item + "' is not understood"};
+        }
+        out.push_back(*v);
+    }
+    if (out.empty()) {
+        throw UsageError{"--" + option + " needs at least one value"};
+    }
+    return out;
+}
 
 } // namespace
 
 int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) {
     auto specs = inputOptionSpecs();
-    specs.insert(specs.begin(), {"passes", "N", "passes over the files; the best is reported (default 3)"});
+    const std::vector<OptionSpec> own = {
+        {"passes", "N", "read: passes over the files; the best is reported (default 3)"},
+        {"dsn", "CONNINFO", "ingest: the server (default: the embedded cluster)"},
+        {"workers", "N,M", "ingest: stream counts to measure (default 1 and the number of cores)"},
+        {"table-types", "T,U", "ingest: regular and/or unlogged (default both)"},
+        {"rounds", "N", "ingest: rounds per measurement, best counts (default 2)"},
+    };
+    specs.insert(specs.begin(), own.begin(), own.end());
+    for (const auto& more : embeddedClusterOptionSpecs()) {
+        specs.push_back(more);
+    }
     specs.push_back({"help", "", "show this help"});
     const ParsedArgs parsed("bench", specs, args);
     if (parsed.flag("help") || parsed.positional().empty()) {
@@ -30,18 +70,49 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
         return parsed.flag("help") ? kExitOk : kExitUsage;
     }
     const std::string what = parsed.positional().front();
-    if (what != "read") {
-        throw UsageError{"unknown benchmark '" + what + "' (read)"};
-    }
     std::vector<std::filesystem::path> files(parsed.positional().begin() + 1, parsed.positional().end());
-    if (files.empty()) {
-        throw UsageError{"bench read needs at least one FILE"};
+    if (what != "read" && what != "ingest") {
+        throw UsageError{"unknown benchmark '" + what + "' (read or ingest)"};
     }
-    const int passes = static_cast<int>(parsed.integer("passes", 3, 1, 100));
+    if (files.empty()) {
+        throw UsageError{"bench " + what + " needs at least one FILE"};
+    }
     stoppable() = true;
-    const ReadBenchmarkResult result = benchmarkRead(files, openOptionsFrom(parsed), passes, stop);
-    stoppable() = false;
-    std::cout << formatReadBenchmark(result);
+    if (what == "read") {
+        const int passes = static_cast<int>(parsed.integer("passes", 3, 1, 100));
+        const ReadBenchmarkResult result = benchmarkRead(files, openOptionsFrom(parsed), passes, stop);
+        std::cout << formatReadBenchmark(result);
+        return kExitOk;
+    }
+    IngestBenchmarkOptions options;
+    options.files = files;
+    options.open = openOptionsFrom(parsed);
+    options.rounds = static_cast<int>(parsed.integer("rounds", 2, 1, 20));
+    const int cores = defaultWorkerCount();
+    options.workers = parseList<int>(parsed.value("workers", cores > 1 ? "1," + std::to_string(cores) : "1"),
+                                     "workers", [](const std::string& s) -> std::optional<int> {
+                                         try {
+                                             const int n = std::stoi(s);
+                                             return n >= 1 && n <= 64 ? std::optional<int>(n) : std::nullopt;
+                                         } catch (const std::exception&) {
+                                             return std::nullopt;
+                                         }
+                                     });
+    options.tableTypes = parseList<TableType>(
+        parsed.value("table-types", "regular,unlogged"), "table-types", [](const std::string& s) {
+            const auto t = parseTableType(s);
+            return t && (*t == TableType::Regular || *t == TableType::Unlogged) ? t : std::nullopt;
+        });
+    if (const auto dsn = parsed.value("dsn")) {
+        options.conninfo = *dsn;
+    } else {
+        LocalCluster cluster(clusterOptionsFrom(parsed));
+        cluster.start();
+        options.conninfo = cluster.connectionString();
+    }
+    const auto rows = benchmarkIngest(
+        options, [](const std::string& step) { std::cerr << "  " << step << std::endl; }, stop);
+    std::cout << formatIngestBenchmark(rows);
     return kExitOk;
 }
 

@@ -91,9 +91,9 @@ public:
         std::snprintf(
             line, sizeof line,
             "at %s, row rate %.1f/sec (period), row rate %.1f/sec (overall), %llu rows, %.1f%%, ETA %s",
-            formatDuration(std::round(s.elapsed)).c_str(), periodRate, s.overallRate,
+            formatWholeSeconds(s.elapsed).c_str(), periodRate, s.overallRate,
             static_cast<unsigned long long>(s.committedRows), s.percent,
-            s.etaSeconds < 0 ? "unknown" : formatDuration(std::round(s.etaSeconds)).c_str());
+            s.etaSeconds < 0 ? "unknown" : formatWholeSeconds(s.etaSeconds).c_str());
         std::cout << line << std::endl;
         lastReportAt_ = s.elapsed;
         lastReportRows_ = s.rows;

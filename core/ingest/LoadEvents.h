@@ -28,7 +28,7 @@ struct LoadStart {
     std::string product;                  // "ERA5 hourly"
     std::string grid;                     // "0.25 deg global grid (721 x 1440 points)"
     std::string tableType;                // "regular", ...
-    std::string target; // connection target, without password
+    std::string target;                   // connection target, without password
     std::string table;
     std::uint64_t plannedRows = 0; // rows of the whole dataset
     std::uint64_t resumedRows = 0; // of those, already committed by an earlier run (skipped)

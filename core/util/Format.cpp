@@ -24,6 +24,19 @@ std::string formatDuration(double seconds) {
     return buf;
 }
 
+std::string formatWholeSeconds(double seconds) {
+    const auto total = static_cast<long long>(std::llround(seconds > 0 ? seconds : 0));
+    char buf[48];
+    if (total < 60) {
+        std::snprintf(buf, sizeof buf, "%llds", total);
+    } else if (total < 3600) {
+        std::snprintf(buf, sizeof buf, "%lldm%llds", total / 60, total % 60);
+    } else {
+        std::snprintf(buf, sizeof buf, "%lldh%lldm", total / 3600, total / 60 % 60);
+    }
+    return buf;
+}
+
 std::string formatCopySummary(std::uint64_t rows, double seconds, int workers) {
     const double rate = seconds > 0.0 ? static_cast<double>(rows) / seconds : 0.0;
     char buf[160];

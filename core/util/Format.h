@@ -8,6 +8,9 @@ namespace isobar {
 // "850ms", "5.12s", "1m2.5s", "2h3m4s": short and unambiguous, like Go's durations.
 std::string formatDuration(double seconds);
 
+// Whole seconds, for progress lines: "45s", "1m5s", "2h3m".
+std::string formatWholeSeconds(double seconds);
+
 // "COPY 4152960, took 5.12s with 1 worker(s) (mean rate 811125.0/sec)", the line every load ends with.
 std::string formatCopySummary(std::uint64_t rows, double seconds, int workers);
 

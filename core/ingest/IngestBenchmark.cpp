@@ -1,0 +1,254 @@
+#include "ingest/IngestBenchmark.h"
+
+#include "copy/WeatherRowEncoder.h"
+#include "db/Connection.h"
+#include "db/Ledger.h"
+#include "db/TableMetadata.h"
+#include "db/WeatherSchema.h"
+#include "era5/BandReader.h"
+#include "ingest/Loader.h"
+#include "plan/LoadPlan.h"
+#include "util/Error.h"
+#include "util/Format.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+namespace isobar {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kIsobarTable = "isobar_bench_load";
+constexpr const char* kCeilingTable = "isobar_bench_ceiling";
+
+class TempDir {
+public:
+    TempDir() {
+        const char* base = std::getenv("TMPDIR");
+        std::string pattern =
+            std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/isobar-bench-XXXXXX";
+        if (mkdtemp(pattern.data()) == nullptr) {
+            throw Error("cannot create a directory for the benchmark files: " + systemErrorText(errno));
+        }
+        path_ = pattern;
+        // The server (the postgres account, when we are root) must be able to read the files.
+        chmod(path_.c_str(), 0711);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    ~TempDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path_, ec);
+    }
+    const std::filesystem::path& path() const { return path_; }
+
+private:
+    std::filesystem::path path_;
+};
+
+void checkServerCanReadFiles(Connection& conn) {
+    const Result r =
+        conn.query("SELECT inet_server_addr() IS NULL OR inet_server_addr() <<= '127.0.0.0/8'::inet OR "
+                   "inet_server_addr() = '::1'::inet, "
+                   "(SELECT rolsuper FROM pg_roles WHERE rolname = current_user) OR "
+                   "pg_has_role(current_user, 'pg_read_server_files', 'member')");
+    if (r.text(0, 0) != "t") {
+        throw Error(
+            "the server's own COPY limit is measured from files on the server's machine: run the benchmark "
+            "against a server on this machine (the embedded cluster, or localhost)");
+    }
+    if (r.text(0, 1) != "t") {
+        throw Error(
+            "measuring the server's COPY limit needs a role that may read server files (superuser, or "
+            "GRANT pg_read_server_files)");
+    }
+}
+
+// The rows of the plan encoded exactly as the engine sends them, unit i into file i % n.
+std::vector<std::filesystem::path> writeCopyFiles(const Dataset& dataset, const LoadPlan& plan, int n,
+                                                  const std::filesystem::path& dir,
+                                                  const std::stop_token& stop) {
+    const BandReader reader(dataset);
+    std::vector<GridGeometry> geometries;
+    for (const DatasetGeometry& g : dataset.geometries()) {
+        geometries.push_back(GridGeometry::forBox(dataset.grid(), g.box.northRow, g.box.westColumn,
+                                                  g.latitudes, g.longitudes));
+    }
+    std::vector<std::filesystem::path> paths;
+    std::vector<std::ofstream> outs;
+    for (int i = 0; i < n; ++i) {
+        paths.push_back(dir / ("rows-" + std::to_string(n) + "-" + std::to_string(i) + ".bin"));
+        outs.emplace_back(paths.back(), std::ios::binary | std::ios::trunc);
+    }
+    BinaryCopyBuffer buffer;
+    for (auto& out : outs) {
+        buffer.clear();
+        buffer.writeHeader();
+        out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    }
+    RawUnit raw;
+    DecodedBand decoded;
+    for (std::size_t u = 0; u < plan.units().size(); ++u) {
+        if (stop.stop_requested()) {
+            throw Cancelled();
+        }
+        const WorkUnit& unit = plan.units()[u];
+        const DatasetStep& step = dataset.steps()[unit.step];
+        reader.fetch(unit.step, unit.row0, unit.rows, raw);
+        reader.decode(raw, decoded);
+        buffer.clear();
+        encodeWeatherBand(geometries[step.geometry], step.time, unit.row0, unit.rows, decoded.values, buffer);
+        outs[u % static_cast<std::size_t>(n)].write(buffer.data(),
+                                                    static_cast<std::streamsize>(buffer.size()));
+    }
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+        buffer.clear();
+        buffer.writeTrailer();
+        outs[i].write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+        outs[i].close();
+        if (!outs[i]) {
+            throw Error(paths[i].string() + ": cannot write the benchmark file (is the disk full?)");
+        }
+        chmod(paths[i].c_str(), 0644);
+    }
+    return paths;
+}
+
+void dropTables(Connection& conn) {
+    for (const char* t : {kIsobarTable, kCeilingTable}) {
+        conn.exec(std::string("DROP TABLE IF EXISTS ") + t);
+    }
+    // Their ledger and grid records go with them.
+    forgetDroppedTables(conn);
+    conn.exec(
+        "DELETE FROM isobar.table_grid g WHERE NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = g.relid)");
+}
+
+double timeCeiling(const std::string& conninfo, TableType type,
+                   const std::vector<std::filesystem::path>& files) {
+    Connection admin = Connection::open(conninfo);
+    const TableName table{"", kCeilingTable};
+    admin.exec(createWeatherTableSql(admin, table, type == TableType::Unlogged, false));
+    admin.exec("CHECKPOINT");
+    std::vector<std::unique_ptr<Connection>> conns;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        conns.push_back(std::make_unique<Connection>(Connection::open(conninfo)));
+    }
+    std::vector<std::string> errors(files.size());
+    const auto t0 = Clock::now();
+    {
+        std::vector<std::jthread> threads;
+        for (std::size_t i = 0; i < files.size(); ++i) {
+            threads.emplace_back([&, i] {
+                try {
+                    conns[i]->exec(std::string("COPY ") + kCeilingTable + " " + weatherColumnList(*conns[i]) +
+                                   " FROM " + conns[i]->quoteLiteral(files[i].string()) + " (FORMAT binary)");
+                } catch (const std::exception& e) {
+                    errors[i] = e.what();
+                }
+            });
+        }
+    }
+    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    for (const auto& e : errors) {
+        if (!e.empty()) {
+            throw Error("the server-side COPY failed: " + e);
+        }
+    }
+    return seconds;
+}
+
+double timeIsobar(const IngestBenchmarkOptions& options, TableType type, int workers,
+                  const std::stop_token& stop) {
+    {
+        Connection admin = Connection::open(options.conninfo);
+        admin.exec("CHECKPOINT");
+    }
+    LoadRequest request;
+    request.conninfo = options.conninfo;
+    request.table = TableName{"", kIsobarTable};
+    request.tableOptions.type = type;
+    request.files = options.files;
+    request.open = options.open;
+    request.workers = workers;
+    request.allMissing = AllMissingPolicy::Load; // the same rows as the files, even all-missing ones
+    struct Quiet final : LoadSink {
+        std::string error;
+        void failed(const LoadError& e) override { error = e.message; }
+    } sink;
+    const LoadSummary s = runLoad(request, stop, sink);
+    if (s.status != LoadStatus::Completed) {
+        throw Error(s.status == LoadStatus::Cancelled ? "cancelled"
+                                                      : "the Isobar load failed: " + sink.error);
+    }
+    return s.seconds;
+}
+
+} // namespace
+
+std::vector<IngestBenchmarkRow> benchmarkIngest(const IngestBenchmarkOptions& options,
+                                                const std::function<void(const std::string&)>& progress,
+                                                const std::stop_token& stop) {
+    Connection conn = Connection::open(options.conninfo);
+    checkServerCanReadFiles(conn);
+    ensureMetadataSchema(conn);
+    dropTables(conn);
+    const Dataset dataset = Dataset::open(options.files, options.open);
+    const LoadPlan plan = LoadPlan::build(dataset);
+    TempDir dir;
+    std::vector<IngestBenchmarkRow> results;
+    for (int n : options.workers) {
+        progress("encoding the rows into " + std::to_string(n) + " file(s) for the server-side COPY");
+        const auto files = writeCopyFiles(dataset, plan, n, dir.path(), stop);
+        for (TableType type : options.tableTypes) {
+            IngestBenchmarkRow row;
+            row.tableType = type;
+            row.workers = n;
+            row.rows = plan.totalRows();
+            for (int round = 0; round < options.rounds; ++round) {
+                // Alternate the order, so neither always runs on the warmer server.
+                for (int which = 0; which < 2; ++which) {
+                    const bool isobarTurn = (round + which) % 2 == 0;
+                    if (stop.stop_requested()) {
+                        throw Cancelled();
+                    }
+                    const double s = isobarTurn ? timeIsobar(options, type, n, stop)
+                                                : timeCeiling(options.conninfo, type, files);
+                    double& best = isobarTurn ? row.isobarSeconds : row.ceilingSeconds;
+                    best = best == 0 ? s : std::min(best, s);
+                    progress(std::string(tableTypeName(type)) + ", " + std::to_string(n) +
+                             " stream(s), round " + std::to_string(round + 1) + ": " +
+                             (isobarTurn ? "isobar load " : "server COPY ") + formatDuration(s));
+                    dropTables(conn);
+                }
+            }
+            results.push_back(row);
+        }
+        for (const auto& f : files) {
+            std::error_code ec;
+            std::filesystem::remove(f, ec);
+        }
+    }
+    return results;
+}
+
+std::string formatIngestBenchmark(const std::vector<IngestBenchmarkRow>& rows) {
+    std::string out = "table type   streams       rows   isobar rows/s   server COPY rows/s   ratio\n";
+    for (const auto& r : rows) {
+        char line[160];
+        std::snprintf(line, sizeof line, "%-11s %8d %10llu %15.0f %20.0f %7.2f\n",
+                      std::string(tableTypeName(r.tableType)).c_str(), r.workers,
+                      static_cast<unsigned long long>(r.rows), r.isobarRate(), r.ceilingRate(), r.ratio());
+        out += line;
+    }
+    return out;
+}
+
+} // namespace isobar
