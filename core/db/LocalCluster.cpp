@@ -318,7 +318,8 @@ void LocalCluster::writeSettingsFile() const {
             << "unix_socket_directories = " << confQuote(socketDir_.string()) << "\n"
             << "unix_socket_permissions = 0700\n";
         if (timescaledbInstalled()) {
-            out << "shared_preload_libraries = 'timescaledb'\n";
+            out << "shared_preload_libraries = 'timescaledb'\n"
+                << "timescaledb.telemetry_level = off  # a private cluster phones nowhere\n";
         }
         for (const auto& [name, value] : options_.settings) {
             out << name << " = " << value << "\n";
