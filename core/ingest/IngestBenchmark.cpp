@@ -1,5 +1,6 @@
 #include "ingest/IngestBenchmark.h"
 
+#include "copy/CopyStream.h"
 #include "copy/WeatherRowEncoder.h"
 #include "db/Connection.h"
 #include "db/Ledger.h"
@@ -165,6 +166,49 @@ double timeCeiling(const std::string& conninfo, TableType type,
     return seconds;
 }
 
+// The prepared files sent by a bare client, one connection and thread per file.
+double timeStream(const std::string& conninfo, TableType type,
+                  const std::vector<std::filesystem::path>& files) {
+    Connection admin = Connection::open(conninfo);
+    const TableName table{"", kCeilingTable};
+    admin.exec(createWeatherTableSql(admin, table, type == TableType::Unlogged, false));
+    admin.exec("CHECKPOINT");
+    std::vector<std::unique_ptr<Connection>> conns;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        conns.push_back(std::make_unique<Connection>(Connection::open(conninfo)));
+    }
+    std::vector<std::string> errors(files.size());
+    const auto t0 = Clock::now();
+    {
+        std::vector<std::jthread> threads;
+        for (std::size_t i = 0; i < files.size(); ++i) {
+            threads.emplace_back([&, i] {
+                try {
+                    std::ifstream in(files[i], std::ios::binary);
+                    CopyStream copy(*conns[i], std::string("COPY ") + kCeilingTable + " " +
+                                                   weatherColumnList(*conns[i]) +
+                                                   " FROM STDIN (FORMAT binary)");
+                    std::vector<char> chunk(4u << 20);
+                    while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) ||
+                           in.gcount() > 0) {
+                        copy.send(std::span<const char>(chunk.data(), static_cast<std::size_t>(in.gcount())));
+                    }
+                    copy.finish();
+                } catch (const std::exception& e) {
+                    errors[i] = e.what();
+                }
+            });
+        }
+    }
+    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    for (const auto& e : errors) {
+        if (!e.empty()) {
+            throw Error("streaming the prepared rows failed: " + e);
+        }
+    }
+    return seconds;
+}
+
 double timeIsobar(const IngestBenchmarkOptions& options, TableType type, int workers,
                   const std::stop_token& stop) {
     {
@@ -213,19 +257,25 @@ std::vector<IngestBenchmarkRow> benchmarkIngest(const IngestBenchmarkOptions& op
             row.workers = n;
             row.rows = plan.totalRows();
             for (int round = 0; round < options.rounds; ++round) {
-                // Alternate the order, so neither always runs on the warmer server.
-                for (int which = 0; which < 2; ++which) {
-                    const bool isobarTurn = (round + which) % 2 == 0;
+                // Rotate the order, so none always runs on the warmer server.
+                for (int which = 0; which < 3; ++which) {
+                    const int turn = (round + which) % 3; // 0 isobar, 1 server COPY, 2 bare client
                     if (stop.stop_requested()) {
                         throw Cancelled();
                     }
-                    const double s = isobarTurn ? timeIsobar(options, type, n, stop)
-                                                : timeCeiling(options.conninfo, type, files);
-                    double& best = isobarTurn ? row.isobarSeconds : row.ceilingSeconds;
+                    const double s = turn == 0   ? timeIsobar(options, type, n, stop)
+                                     : turn == 1 ? timeCeiling(options.conninfo, type, files)
+                                                 : timeStream(options.conninfo, type, files);
+                    double& best = turn == 0   ? row.isobarSeconds
+                                   : turn == 1 ? row.ceilingSeconds
+                                               : row.streamSeconds;
                     best = best == 0 ? s : std::min(best, s);
                     progress(std::string(tableTypeName(type)) + ", " + std::to_string(n) +
                              " stream(s), round " + std::to_string(round + 1) + ": " +
-                             (isobarTurn ? "isobar load " : "server COPY ") + formatDuration(s));
+                             (turn == 0   ? "isobar load "
+                              : turn == 1 ? "server COPY "
+                                          : "bare client COPY ") +
+                             formatDuration(s));
                     dropTables(conn);
                 }
             }
@@ -240,14 +290,22 @@ std::vector<IngestBenchmarkRow> benchmarkIngest(const IngestBenchmarkOptions& op
 }
 
 std::string formatIngestBenchmark(const std::vector<IngestBenchmarkRow>& rows) {
-    std::string out = "table type   streams       rows   isobar rows/s   server COPY rows/s   ratio\n";
+    std::string out =
+        "table type   streams       rows   (a) isobar   (b) server COPY   (c) bare client   a/b    c/b    "
+        "a/c\n";
     for (const auto& r : rows) {
-        char line[160];
-        std::snprintf(line, sizeof line, "%-11s %8d %10llu %15.0f %20.0f %7.2f\n",
+        char line[200];
+        std::snprintf(line, sizeof line, "%-11s %8d %10llu %12.0f %17.0f %17.0f %6.2f %6.2f %6.2f\n",
                       std::string(tableTypeName(r.tableType)).c_str(), r.workers,
-                      static_cast<unsigned long long>(r.rows), r.isobarRate(), r.ceilingRate(), r.ratio());
+                      static_cast<unsigned long long>(r.rows), r.isobarRate(), r.ceilingRate(),
+                      r.streamRate(), r.ratio(), r.ceilingRate() > 0 ? r.streamRate() / r.ceilingRate() : 0.0,
+                      r.streamRate() > 0 ? r.isobarRate() / r.streamRate() : 0.0);
         out += line;
     }
+    out += "rows/s, best round of each. (a) isobar load from NetCDF; (b) server-side COPY FROM file of the "
+           "same rows;\n"
+           "(c) the same rows streamed by a bare libpq client: c/b is what the client COPY protocol costs "
+           "here.\n";
     return out;
 }
 

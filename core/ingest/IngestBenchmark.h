@@ -31,8 +31,12 @@ struct IngestBenchmarkRow {
     std::uint64_t rows = 0;
     double isobarSeconds = 0;  // best round
     double ceilingSeconds = 0; // best round
+    // The same prepared files streamed by a bare libpq client (COPY FROM STDIN): what the client
+    // COPY protocol itself costs against the server reading files, without any NetCDF work.
+    double streamSeconds = 0;
     double isobarRate() const { return isobarSeconds > 0 ? static_cast<double>(rows) / isobarSeconds : 0; }
     double ceilingRate() const { return ceilingSeconds > 0 ? static_cast<double>(rows) / ceilingSeconds : 0; }
+    double streamRate() const { return streamSeconds > 0 ? static_cast<double>(rows) / streamSeconds : 0; }
     double ratio() const { return ceilingRate() > 0 ? isobarRate() / ceilingRate() : 0; }
 };
 
