@@ -193,6 +193,15 @@ private slots:
         QCOMPARE(digest(conn, "restarted"), reference_);
     }
 
+    // Units handed to the server as files (a server on this machine) load the same rows.
+    void fileTransport() {
+        const CliRun run = load_("by_file", {"--transport", "file", "--workers", "2"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.err.contains("units go to the server as files"), qPrintable(run.err));
+        Connection conn = cluster_->connect();
+        QCOMPARE(digest(conn, "by_file"), reference_);
+    }
+
     // In-process: the events a UI draws from.
     void eventsDescribeTheRun() {
         LoadRequest request;

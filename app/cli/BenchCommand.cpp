@@ -58,6 +58,7 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
         {"workers", "N,M", "ingest: stream counts to measure (default 1 and the number of cores)"},
         {"table-types", "T,U", "ingest: regular and/or unlogged (default both)"},
         {"rounds", "N", "ingest: rounds per measurement, best counts (default 2)"},
+        {"transport", "stream|file", "ingest: how isobar's load sends rows (default stream)"},
     };
     specs.insert(specs.begin(), own.begin(), own.end());
     for (const auto& more : embeddedClusterOptionSpecs()) {
@@ -88,6 +89,7 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
     options.files = files;
     options.open = openOptionsFrom(parsed);
     options.rounds = static_cast<int>(parsed.integer("rounds", 2, 1, 20));
+    options.transport = transportFrom(parsed);
     const int cores = defaultWorkerCount();
     options.workers = parseList<int>(parsed.value("workers", cores > 1 ? "1," + std::to_string(cores) : "1"),
                                      "workers", [](const std::string& s) -> std::optional<int> {

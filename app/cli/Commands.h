@@ -3,6 +3,7 @@
 #include "CommandLine.h"
 #include "db/LocalCluster.h"
 #include "era5/Era5File.h"
+#include "ingest/Loader.h"
 
 #include <atomic>
 #include <stop_token>
@@ -27,6 +28,8 @@ LocalClusterOptions clusterOptionsFrom(const ParsedArgs& args);
 // Options that say how to read the input files (off-grid points, grid spacing, product).
 std::vector<OptionSpec> inputOptionSpecs();
 OpenOptions openOptionsFrom(const ParsedArgs& args);
+// --transport stream|file
+Transport transportFrom(const ParsedArgs& args);
 
 // The process's stop request (Ctrl-C, SIGTERM), and whether the running command honours it now:
 // when it does not, a signal ends the process at once.

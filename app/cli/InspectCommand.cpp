@@ -58,6 +58,17 @@ OpenOptions openOptionsFrom(const ParsedArgs& args) {
     return options;
 }
 
+Transport transportFrom(const ParsedArgs& args) {
+    const std::string t = args.value("transport", "stream");
+    if (t == "stream") {
+        return Transport::Stream;
+    }
+    if (t == "file") {
+        return Transport::ServerFile;
+    }
+    throw UsageError{"--transport takes stream or file, not '" + t + "'"};
+}
+
 int runInspectCommand(const std::vector<std::string>& args) {
     auto specs = inputOptionSpecs();
     specs.insert(specs.begin(), {{"scan", "", "read every value and count the missing ones"},

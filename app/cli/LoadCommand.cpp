@@ -159,6 +159,9 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
         {"yes", "", "confirm --restart"},
         {"all-missing", "skip|load", "units whose every value is missing: skip (default) or load NULL rows"},
         {"retries", "N", "attempts per unit after a lost connection or server restart (default 8)"},
+        {"transport", "stream|file",
+         "how rows reach the server: stream (COPY FROM STDIN, default) or file "
+         "(COPY FROM 'file', for a server on this machine)"},
         {"rows-per-unit", "N", "rows per work unit (default 250000)"},
         {"report", "PATH",
          "also write the run report here: .json, .csv or .html (a JSON one always goes to the "
@@ -211,6 +214,7 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
     }
     request.workers = static_cast<int>(parsed.integer("workers", 0, 1, 256));
     request.retries = static_cast<int>(parsed.integer("retries", 8, 0, 100));
+    request.transport = transportFrom(parsed);
     request.rowsPerUnit = static_cast<std::uint64_t>(parsed.integer("rows-per-unit", 0, 1000, 100'000'000));
     request.open = openOptionsFrom(parsed);
     const std::string allMissing = parsed.value("all-missing", "skip");

@@ -7,9 +7,11 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <fcntl.h>
 #include <mutex>
 #include <set>
 #include <thread>
+#include <unistd.h>
 
 namespace isobar {
 
@@ -89,7 +91,26 @@ bool CopyWorker::send(const WorkUnit& unit, std::uint64_t rows, const std::stop_
         conn.exec("ROLLBACK");
         return false;
     }
-    if (rows > 0) {
+    if (rows > 0 && !shared_.fileDir.empty()) {
+        // The server reads the unit from a file this worker wrote: no socket in between. The file
+        // is written again on a retry, so it always holds this unit.
+        const std::filesystem::path file = shared_.fileDir / ("unit-" + std::to_string(id_) + ".bin");
+        writeUnitFile(file);
+        const Result r(PQexec(
+            conn.raw(),
+            (shared_.copyFromFileSql + conn.quoteLiteral(file.string()) + " (FORMAT binary)").c_str()));
+        if (r.raw() == nullptr || PQresultStatus(r.raw()) != PGRES_COMMAND_OK) {
+            throwResultError(conn, r.raw(), "COPY from the unit file on " + conn.target() + " failed");
+        }
+        const std::uint64_t copied =
+            std::stoull(PQcmdTuples(r.raw())[0] != '\0' ? PQcmdTuples(r.raw()) : "0");
+        if (copied != rows) {
+            throw Error("the server reports " + std::to_string(copied) + " rows copied, but the unit has " +
+                        std::to_string(rows));
+        }
+        counters_.bytes += buffer_.size();
+        counters_.rowsSent += rows;
+    } else if (rows > 0) {
         CopyStream copy(conn, shared_.copySql);
         const auto bytes = buffer_.bytes();
         for (std::size_t offset = 0; offset < bytes.size(); offset += kChunkBytes) {
@@ -112,6 +133,30 @@ bool CopyWorker::send(const WorkUnit& unit, std::uint64_t rows, const std::stop_
     }
     conn.exec("COMMIT");
     return true;
+}
+
+void CopyWorker::writeUnitFile(const std::filesystem::path& file) {
+    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        throw Error("cannot write the unit file " + file.string() + ": " + systemErrorText(errno));
+    }
+    const char* p = buffer_.data();
+    std::size_t left = buffer_.size();
+    while (left > 0) {
+        const ssize_t n = ::write(fd, p, left);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            const int err = errno;
+            ::close(fd);
+            throw Error("cannot write the unit file " + file.string() +
+                        " (is the disk full?): " + systemErrorText(err));
+        }
+        p += n;
+        left -= static_cast<std::size_t>(n);
+    }
+    ::close(fd);
 }
 
 void CopyWorker::run(std::stop_token stop) {

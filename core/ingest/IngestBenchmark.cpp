@@ -11,6 +11,7 @@
 #include "plan/LoadPlan.h"
 #include "util/Error.h"
 #include "util/Format.h"
+#include "util/TempDir.h"
 
 #include <chrono>
 #include <cstdio>
@@ -28,31 +29,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr const char* kIsobarTable = "isobar_bench_load";
 constexpr const char* kCeilingTable = "isobar_bench_ceiling";
-
-class TempDir {
-public:
-    TempDir() {
-        const char* base = std::getenv("TMPDIR");
-        std::string pattern =
-            std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/isobar-bench-XXXXXX";
-        if (mkdtemp(pattern.data()) == nullptr) {
-            throw Error("cannot create a directory for the benchmark files: " + systemErrorText(errno));
-        }
-        path_ = pattern;
-        // The server (the postgres account, when we are root) must be able to read the files.
-        chmod(path_.c_str(), 0711);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path_, ec);
-    }
-    const std::filesystem::path& path() const { return path_; }
-
-private:
-    std::filesystem::path path_;
-};
 
 void checkServerCanReadFiles(Connection& conn) {
     const Result r =
@@ -222,6 +198,7 @@ double timeIsobar(const IngestBenchmarkOptions& options, TableType type, int wor
     request.files = options.files;
     request.open = options.open;
     request.workers = workers;
+    request.transport = options.transport;
     request.allMissing = AllMissingPolicy::Load; // the same rows as the files, even all-missing ones
     struct Quiet final : LoadSink {
         std::string error;
@@ -246,7 +223,7 @@ std::vector<IngestBenchmarkRow> benchmarkIngest(const IngestBenchmarkOptions& op
     dropTables(conn);
     const Dataset dataset = Dataset::open(options.files, options.open);
     const LoadPlan plan = LoadPlan::build(dataset);
-    TempDir dir;
+    TempDir dir("isobar-bench", 0711); // the server reads the files by name
     std::vector<IngestBenchmarkRow> results;
     for (int n : options.workers) {
         progress("encoding the rows into " + std::to_string(n) + " file(s) for the server-side COPY");

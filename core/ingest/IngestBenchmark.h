@@ -2,6 +2,7 @@
 
 #include "db/TableType.h"
 #include "era5/Era5File.h"
+#include "ingest/Loader.h"
 
 #include <filesystem>
 #include <functional>
@@ -23,6 +24,7 @@ struct IngestBenchmarkOptions {
     std::vector<int> workers{1, 2};
     std::vector<TableType> tableTypes{TableType::Regular, TableType::Unlogged};
     int rounds = 2;
+    Transport transport = Transport::Stream; // for (a)
 };
 
 struct IngestBenchmarkRow {

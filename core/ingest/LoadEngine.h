@@ -11,6 +11,7 @@
 #include "plan/LoadPlan.h"
 
 #include <atomic>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -59,6 +60,10 @@ struct EngineShared {
     const std::vector<GridGeometry>& geometries;
     std::string copySql;
     LedgerTarget ledger;
+    // Server-file transport (a server on this machine): units are written here and the server
+    // reads them with COPY ... FROM 'file'. Empty: rows stream over the connection.
+    std::filesystem::path fileDir;
+    std::string copyFromFileSql; // "COPY t (cols) FROM " - the quoted path and options follow
     BoundedQueue<QueuedUnit>& queue;
     std::stop_source& stop; // stops every thread of the run
     LoadSink& sink;
@@ -113,6 +118,7 @@ public:
 private:
     // Sends one encoded unit in one transaction. Returns false when it was already committed.
     bool send(const WorkUnit& unit, std::uint64_t rows, const std::stop_token& stop);
+    void writeUnitFile(const std::filesystem::path& file);
     Connection& connection();
 
     int id_;

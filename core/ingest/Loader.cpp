@@ -6,12 +6,15 @@
 #include "ingest/LoadEngine.h"
 #include "monitor/ServerMonitor.h"
 #include "util/Error.h"
+#include "util/TempDir.h"
 
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <fstream>
+#include <optional>
 #include <thread>
 
 namespace isobar {
@@ -159,6 +162,40 @@ private:
     Clock::time_point lastTime_ = Clock::now();
 };
 
+// Whether the server can read unit files written into `dir`: on this machine, allowed to read
+// server files, and able to reach the directory (checked by reading a probe file). The reason
+// when not.
+std::optional<std::string> serverFilesUnusable(Connection& conn, const std::filesystem::path& dir) {
+    const Result r =
+        conn.query("SELECT inet_server_addr() IS NULL OR inet_server_addr() <<= '127.0.0.0/8'::inet OR "
+                   "inet_server_addr() = '::1'::inet, "
+                   "(SELECT rolsuper FROM pg_roles WHERE rolname = current_user) OR "
+                   "pg_has_role(current_user, 'pg_read_server_files', 'member')");
+    if (r.text(0, 0) != "t") {
+        return std::string("the server is on another machine");
+    }
+    if (r.text(0, 1) != "t") {
+        return std::string("the role may not read server files (superuser or pg_read_server_files)");
+    }
+    const std::filesystem::path probe = dir / "probe";
+    {
+        std::ofstream out(probe);
+        out << "x";
+    }
+    std::filesystem::permissions(
+        probe, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
+                   std::filesystem::perms::group_read | std::filesystem::perms::others_read);
+    try {
+        conn.exec("SAVEPOINT isobar_probe");
+        conn.query("SELECT pg_read_binary_file($1, 0, 1)", {probe.string()});
+        conn.exec("RELEASE SAVEPOINT isobar_probe");
+    } catch (const DbError& e) {
+        conn.exec("ROLLBACK TO SAVEPOINT isobar_probe");
+        return std::string("the server cannot read ") + dir.string() + ": " + e.what();
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 int defaultWorkerCount() {
@@ -230,6 +267,23 @@ LoadSummary runLoad(const LoadRequest& request, const std::stop_token& userStop,
         }
         EngineShared shared{request, dataset,         plan,  reader, geometries,
                             copySql, prepared.ledger, queue, stop,   sink};
+        std::optional<TempDir> unitFiles;
+        if (request.transport != Transport::Stream) {
+            unitFiles.emplace("isobar-units", 0711); // the server's account reads the files by name
+            Connection probe = Connection::open(request.conninfo);
+            probe.exec("BEGIN");
+            const auto unusable = serverFilesUnusable(probe, unitFiles->path());
+            probe.exec("ROLLBACK");
+            if (!unusable) {
+                shared.fileDir = unitFiles->path();
+                shared.copyFromFileSql =
+                    "COPY " + request.table.quoted(probe) + " " + weatherColumnList(probe) + " FROM ";
+                sink.note(
+                    "units go to the server as files (COPY ... FROM 'file'), not through the connection");
+            } else {
+                throw Error("--transport file is not possible: " + *unusable);
+            }
+        }
 
         std::vector<std::unique_ptr<WorkerCounters>> counters;
         std::vector<std::unique_ptr<CopyWorker>> workers;

@@ -17,6 +17,11 @@ namespace isobar {
 // values, an ERA5T request made before the data existed, ...).
 enum class AllMissingPolicy : std::uint8_t { Skip, Load };
 
+// How rows reach the server: streamed over the connection (COPY ... FROM STDIN), or - for a server
+// on this machine that may read the client's files - written to files the server reads with
+// COPY ... FROM 'file', which skips the socket (bench ingest measures what that is worth).
+enum class Transport : std::uint8_t { Stream, ServerFile };
+
 struct LoadRequest {
     std::string conninfo;
     TableName table{"", "weather"};
@@ -27,7 +32,8 @@ struct LoadRequest {
     int workers = 0;               // 0: defaultWorkerCount()
     std::uint64_t rowsPerUnit = 0; // 0: a few hundred thousand
     std::uint32_t bandRows = 0;    // > 0: latitude rows per unit instead (tests)
-    int retries = 8;               // attempts per unit after transient failures (connection lost, restart)
+    Transport transport = Transport::Stream;
+    int retries = 8; // attempts per unit after transient failures (connection lost, restart)
     // Forget the target's ledger first, so every unit is loaded again (rows already in the table
     // stay: together with replace, a reload from scratch).
     bool restart = false;
