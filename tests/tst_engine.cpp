@@ -243,7 +243,8 @@ private slots:
 private:
     static constexpr int kRows = 24 * 121 * 241;
 
-    CliRun load_(const QString& table, QStringList extra) {
+    // A load of the test file into `table`; later options override earlier ones.
+    QStringList loadArgs(const QString& table, const QStringList& extra) const {
         QStringList args{"load",
                          "--dsn",
                          QString::fromStdString(cluster_->conninfo()),
@@ -254,21 +255,13 @@ private:
                          "--reporting-period",
                          "0"};
         args << extra << file_;
-        return runCli(args);
+        return args;
     }
 
-    void startLoad(QProcess& p, const QString& table, QStringList extra) {
-        QStringList args{"load",
-                         "--dsn",
-                         QString::fromStdString(cluster_->conninfo()),
-                         "--table",
-                         table,
-                         "--rows-per-unit",
-                         "5000",
-                         "--reporting-period",
-                         "0"};
-        args << extra << file_;
-        p.start(QStringLiteral(ISOBAR_CLI_PATH), args);
+    CliRun load_(const QString& table, const QStringList& extra) { return runCli(loadArgs(table, extra)); }
+
+    void startLoad(QProcess& p, const QString& table, const QStringList& extra) {
+        p.start(QStringLiteral(ISOBAR_CLI_PATH), loadArgs(table, extra));
         QVERIFY(p.waitForStarted());
     }
 

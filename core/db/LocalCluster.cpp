@@ -3,6 +3,7 @@
 #include "db/ConnInfo.h"
 #include "db/Connection.h"
 #include "util/Error.h"
+#include "util/Text.h"
 
 #include <libpq-fe.h>
 #include <spdlog/spdlog.h>
@@ -63,17 +64,6 @@ std::string readFirstLine(const fs::path& path) {
     std::string line;
     std::getline(in, line);
     return line;
-}
-
-std::string trim(std::string s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
-        s.pop_back();
-    }
-    size_t start = 0;
-    while (start < s.size() && std::isspace(static_cast<unsigned char>(s[start]))) {
-        ++start;
-    }
-    return s.substr(start);
 }
 
 // Single quotes for a postgresql.conf string value.

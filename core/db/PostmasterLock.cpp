@@ -1,5 +1,7 @@
 #include "db/PostmasterLock.h"
 
+#include "util/Text.h"
+
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
@@ -13,21 +15,6 @@
 namespace fs = std::filesystem;
 
 namespace isobar {
-
-namespace {
-
-std::string trim(std::string s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
-        s.pop_back();
-    }
-    size_t start = 0;
-    while (start < s.size() && std::isspace(static_cast<unsigned char>(s[start]))) {
-        ++start;
-    }
-    return s.substr(start);
-}
-
-} // namespace
 
 bool processExists(pid_t pid) {
     return kill(pid, 0) == 0 || errno == EPERM;

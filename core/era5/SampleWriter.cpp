@@ -5,6 +5,7 @@
 #include "era5/TimeUnits.h"
 #include "era5/ZipArchive.h"
 #include "util/Error.h"
+#include "util/Format.h"
 
 #include <algorithm>
 #include <array>
@@ -91,12 +92,7 @@ std::string syntheticNotice(std::uint64_t seed, const std::string& layout) {
 }
 
 std::string nowStamp() {
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    char stamp[32];
-    std::strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S GMT", &utc);
-    return stamp;
+    return formatUtcNow("%Y-%m-%d %H:%M:%S GMT");
 }
 
 } // namespace sample

@@ -108,8 +108,11 @@ void dropTables(Connection& conn) {
         "DELETE FROM isobar.table_grid g WHERE NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = g.relid)");
 }
 
-double timeCeiling(const std::string& conninfo, TableType type,
-                   const std::vector<std::filesystem::path>& files) {
+// Times `copyOne(connection, file)` run for every file at once, one connection and thread each,
+// into a fresh table of the given type.
+double timeConcurrentCopies(const std::string& conninfo, TableType type,
+                            const std::vector<std::filesystem::path>& files, const std::string& what,
+                            const std::function<void(Connection&, const std::filesystem::path&)>& copyOne) {
     Connection admin = Connection::open(conninfo);
     const TableName table{"", kCeilingTable};
     admin.exec(createWeatherTableSql(admin, table, type == TableType::Unlogged, false));
@@ -125,8 +128,7 @@ double timeCeiling(const std::string& conninfo, TableType type,
         for (std::size_t i = 0; i < files.size(); ++i) {
             threads.emplace_back([&, i] {
                 try {
-                    conns[i]->exec(std::string("COPY ") + kCeilingTable + " " + weatherColumnList(*conns[i]) +
-                                   " FROM " + conns[i]->quoteLiteral(files[i].string()) + " (FORMAT binary)");
+                    copyOne(*conns[i], files[i]);
                 } catch (const std::exception& e) {
                     errors[i] = e.what();
                 }
@@ -136,53 +138,38 @@ double timeCeiling(const std::string& conninfo, TableType type,
     const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     for (const auto& e : errors) {
         if (!e.empty()) {
-            throw Error("the server-side COPY failed: " + e);
+            throw Error(what + " failed: " + e);
         }
     }
     return seconds;
 }
 
-// The prepared files sent by a bare client, one connection and thread per file.
+// (b): the server reads the prepared files itself.
+double timeCeiling(const std::string& conninfo, TableType type,
+                   const std::vector<std::filesystem::path>& files) {
+    return timeConcurrentCopies(conninfo, type, files, "the server-side COPY",
+                                [](Connection& conn, const std::filesystem::path& file) {
+                                    conn.exec(std::string("COPY ") + kCeilingTable + " " +
+                                              weatherColumnList(conn) + " FROM " +
+                                              conn.quoteLiteral(file.string()) + " (FORMAT binary)");
+                                });
+}
+
+// (c): a bare client streams the prepared files.
 double timeStream(const std::string& conninfo, TableType type,
                   const std::vector<std::filesystem::path>& files) {
-    Connection admin = Connection::open(conninfo);
-    const TableName table{"", kCeilingTable};
-    admin.exec(createWeatherTableSql(admin, table, type == TableType::Unlogged, false));
-    admin.exec("CHECKPOINT");
-    std::vector<std::unique_ptr<Connection>> conns;
-    for (std::size_t i = 0; i < files.size(); ++i) {
-        conns.push_back(std::make_unique<Connection>(Connection::open(conninfo)));
-    }
-    std::vector<std::string> errors(files.size());
-    const auto t0 = Clock::now();
-    {
-        std::vector<std::jthread> threads;
-        for (std::size_t i = 0; i < files.size(); ++i) {
-            threads.emplace_back([&, i] {
-                try {
-                    std::ifstream in(files[i], std::ios::binary);
-                    CopyStream copy(*conns[i], std::string("COPY ") + kCeilingTable + " " +
-                                                   weatherColumnList(*conns[i]) +
-                                                   " FROM STDIN (FORMAT binary)");
-                    std::vector<char> chunk(4u << 20);
-                    while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) ||
-                           in.gcount() > 0) {
-                        copy.send(std::span<const char>(chunk.data(), static_cast<std::size_t>(in.gcount())));
-                    }
-                    copy.finish();
-                } catch (const std::exception& e) {
-                    errors[i] = e.what();
-                }
-            });
-        }
-    }
-    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    for (const auto& e : errors) {
-        if (!e.empty()) {
-            throw Error("streaming the prepared rows failed: " + e);
-        }
-    }
-    return seconds;
+    return timeConcurrentCopies(
+        conninfo, type, files, "streaming the prepared rows",
+        [](Connection& conn, const std::filesystem::path& file) {
+            std::ifstream in(file, std::ios::binary);
+            CopyStream copy(conn, std::string("COPY ") + kCeilingTable + " " + weatherColumnList(conn) +
+                                      " FROM STDIN (FORMAT binary)");
+            std::vector<char> chunk(4u << 20);
+            while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+                copy.send(std::span<const char>(chunk.data(), static_cast<std::size_t>(in.gcount())));
+            }
+            copy.finish();
+        });
 }
 
 double timeIsobar(const IngestBenchmarkOptions& options, TableType type, int workers,

@@ -4,18 +4,14 @@
 #include "db/ConnInfo.h"
 #include "db/Connection.h"
 #include "db/Ledger.h"
+#include "util/Format.h"
 
 #include <ctime>
 
 namespace isobar {
 
 std::string utcNow() {
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    return buf;
+    return formatUtcNow("%Y-%m-%dT%H:%M:%SZ");
 }
 
 ReportRecorder::ReportRecorder(LoadSink& inner, const LoadRequest& request)

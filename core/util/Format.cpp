@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 
 namespace isobar {
 
@@ -42,6 +43,15 @@ std::string formatCopySummary(std::uint64_t rows, double seconds, int workers) {
     char buf[160];
     std::snprintf(buf, sizeof buf, "COPY %llu, took %s with %d worker(s) (mean rate %.1f/sec)",
                   static_cast<unsigned long long>(rows), formatDuration(seconds).c_str(), workers, rate);
+    return buf;
+}
+
+std::string formatUtcNow(const char* format) {
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char buf[64];
+    std::strftime(buf, sizeof buf, format, &utc);
     return buf;
 }
 

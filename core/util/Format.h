@@ -14,6 +14,9 @@ std::string formatWholeSeconds(double seconds);
 // "COPY 4152960, took 5.12s with 1 worker(s) (mean rate 811125.0/sec)", the line every load ends with.
 std::string formatCopySummary(std::uint64_t rows, double seconds, int workers);
 
+// The current UTC time in a strftime format ("%Y-%m-%dT%H:%M:%SZ").
+std::string formatUtcNow(const char* format);
+
 // "123.4 MiB"
 std::string formatBytes(std::uint64_t bytes);
 
