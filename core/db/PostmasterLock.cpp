@@ -1,5 +1,6 @@
 #include "db/PostmasterLock.h"
 
+#include "util/Process.h"
 #include "util/Text.h"
 
 #include <cerrno>
@@ -15,10 +16,6 @@
 namespace fs = std::filesystem;
 
 namespace isobar {
-
-bool processExists(pid_t pid) {
-    return kill(pid, 0) == 0 || errno == EPERM;
-}
 
 std::optional<PostmasterLockInfo> readPostmasterLockFile(const fs::path& path) {
     std::ifstream in(path);
@@ -57,68 +54,12 @@ std::optional<PostmasterLockInfo> readPostmasterLockFile(const fs::path& path) {
     return info;
 }
 
-namespace {
-
-// Boot time (seconds since the epoch) from /proc/stat, to turn a process's start tick into a time.
-std::optional<long long> bootTime() {
-    std::ifstream in("/proc/stat");
-    std::string key;
-    while (in >> key) {
-        if (key == "btime") {
-            long long t = 0;
-            in >> t;
-            return t;
-        }
-        in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-    }
-    return std::nullopt;
-}
-
-struct ProcessFacts {
-    std::string name;
-    char state = '?';
-    long long startTime = 0; // seconds since the epoch, 0 when unknown
-};
-
-// /proc/<pid>/stat is readable by everyone: "pid (comm) state ppid ... starttime(22) ...".
-std::optional<ProcessFacts> processFacts(pid_t pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    if (!std::getline(in, line)) {
-        return std::nullopt;
-    }
-    const auto open = line.find('(');
-    const auto close = line.rfind(')');
-    if (open == std::string::npos || close == std::string::npos || close < open) {
-        return std::nullopt;
-    }
-    ProcessFacts facts;
-    facts.name = line.substr(open + 1, close - open - 1);
-    std::istringstream rest(line.substr(close + 1));
-    std::vector<std::string> fields;
-    std::string field;
-    while (rest >> field) {
-        fields.push_back(field);
-    }
-    if (fields.size() < 20) {
-        return std::nullopt;
-    }
-    facts.state = fields[0].empty() ? '?' : fields[0][0];
-    const long ticks = sysconf(_SC_CLK_TCK);
-    if (const auto boot = bootTime(); boot && ticks > 0) {
-        facts.startTime = *boot + std::stoll(fields[19]) / ticks;
-    }
-    return facts;
-}
-
-} // namespace
-
 bool isPostmasterOf(const PostmasterLockInfo& lock) {
     if (lock.pid <= 0 || !processExists(lock.pid)) {
         return false;
     }
-    const auto facts = processFacts(lock.pid);
-    if (!facts || facts->state == 'Z' || facts->state == 'X') {
+    const auto facts = readProcessStamp(lock.pid);
+    if (!facts || !isAlive(*facts)) {
         return false; // gone, or a zombie: dead
     }
     if (facts->name != "postgres" && facts->name != "postmaster") {

@@ -25,7 +25,4 @@ std::optional<PostmasterLockInfo> readPostmasterLockFile(const std::filesystem::
 // another user's /proc/<pid>/exe or cwd).
 bool isPostmasterOf(const PostmasterLockInfo& lock);
 
-// True when a process with this PID exists (it may belong to another user).
-bool processExists(pid_t pid);
-
 } // namespace isobar

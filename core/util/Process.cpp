@@ -6,10 +6,13 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <fstream>
 #include <grp.h>
+#include <limits>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -83,6 +86,64 @@ std::optional<RunAs> RunAs::lookup(const std::string& name) {
         return std::nullopt;
     }
     return RunAs{name, pwd.pw_uid, pwd.pw_gid, pwd.pw_dir != nullptr ? pwd.pw_dir : "/"};
+}
+
+bool processExists(pid_t pid) {
+    return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+namespace {
+
+// Boot time (seconds since the epoch) from /proc/stat, to turn a process's start tick into a time.
+std::optional<long long> bootTime() {
+    std::ifstream in("/proc/stat");
+    std::string key;
+    while (in >> key) {
+        if (key == "btime") {
+            long long t = 0;
+            in >> t;
+            return t;
+        }
+        in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+std::optional<ProcessStamp> readProcessStamp(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(in, line)) {
+        return std::nullopt;
+    }
+    const auto open = line.find('(');
+    const auto close = line.rfind(')');
+    if (open == std::string::npos || close == std::string::npos || close < open) {
+        return std::nullopt;
+    }
+    ProcessStamp stamp;
+    stamp.name = line.substr(open + 1, close - open - 1);
+    std::istringstream rest(line.substr(close + 1));
+    std::vector<std::string> fields;
+    std::string field;
+    while (rest >> field) {
+        fields.push_back(field);
+    }
+    if (fields.size() < 20) {
+        return std::nullopt;
+    }
+    stamp.state = fields[0].empty() ? '?' : fields[0][0];
+    stamp.startTicks = std::stoull(fields[19]);
+    const long ticks = sysconf(_SC_CLK_TCK);
+    if (const auto boot = bootTime(); boot && ticks > 0) {
+        stamp.startTime = *boot + static_cast<long long>(stamp.startTicks) / ticks;
+    }
+    return stamp;
+}
+
+bool isAlive(const ProcessStamp& stamp) {
+    return stamp.state != 'Z' && stamp.state != 'X';
 }
 
 std::string currentUserName() {

@@ -47,6 +47,21 @@ struct ProcessResult {
 ProcessResult runProcess(const std::filesystem::path& program, const std::vector<std::string>& args,
                          const ProcessOptions& options = {});
 
+// True when a process with this PID exists (it may belong to another user).
+bool processExists(pid_t pid);
+
+// What /proc/<pid>/stat shows every user about a process: enough to tell a PID that was reused
+// by another process after the first one died (same PID, other start).
+struct ProcessStamp {
+    std::string name;                  // the command name (at most 15 characters)
+    char state = '?';                  // R, S, D, Z (zombie), X (dead), ...
+    unsigned long long startTicks = 0; // start time in clock ticks since boot: unique with the PID
+    long long startTime = 0;           // start time, seconds since the epoch (0 when unknown)
+};
+std::optional<ProcessStamp> readProcessStamp(pid_t pid);
+// Not a zombie or dead.
+bool isAlive(const ProcessStamp& stamp);
+
 // The user name of the effective user of this process.
 std::string currentUserName();
 
