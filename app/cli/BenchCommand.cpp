@@ -105,13 +105,8 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
             const auto t = parseTableType(s);
             return t && (*t == TableType::Regular || *t == TableType::Unlogged) ? t : std::nullopt;
         });
-    if (const auto dsn = parsed.value("dsn")) {
-        options.conninfo = *dsn;
-    } else {
-        LocalCluster cluster(clusterOptionsFrom(parsed));
-        cluster.start();
-        options.conninfo = cluster.connectionString();
-    }
+    options.conninfo = targetFrom(parsed);
+    restoreAbandonedOn(options.conninfo);
     const auto rows = benchmarkIngest(
         options, [](const std::string& step) { std::cerr << "  " << step << std::endl; }, stop);
     std::cout << formatIngestBenchmark(rows);

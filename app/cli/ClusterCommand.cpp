@@ -32,6 +32,20 @@ std::vector<OptionSpec> embeddedClusterOptionSpecs() {
     };
 }
 
+std::string targetFrom(const ParsedArgs& args) {
+    if (const auto dsn = args.value("dsn")) {
+        if (args.value("data-dir") || args.value("port")) {
+            throw UsageError{"--data-dir and --port choose the embedded cluster; they do not go with --dsn"};
+        }
+        return *dsn;
+    }
+    LocalCluster cluster(clusterOptionsFrom(args));
+    const bool started = cluster.start();
+    std::cerr << "using the embedded PostgreSQL " << cluster.majorVersion() << " cluster in "
+              << cluster.dataDir().string() << (started ? " (started)" : " (already running)") << "\n";
+    return cluster.connectionString();
+}
+
 LocalClusterOptions clusterOptionsFrom(const ParsedArgs& args) {
     std::optional<std::filesystem::path> dir;
     if (auto d = args.value("data-dir")) {

@@ -1,7 +1,9 @@
 #pragma once
 
 #include "CommandLine.h"
+#include "db/Durability.h"
 #include "db/LocalCluster.h"
+#include "db/SettingsAdvice.h"
 #include "era5/Era5File.h"
 #include "ingest/Loader.h"
 
@@ -20,10 +22,25 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop);
 int runInspectCommand(const std::vector<std::string>& args);
 int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop);
 int runReportCommand(const std::vector<std::string>& args);
+int runSettingsCommand(const std::vector<std::string>& args);
 
 // Options every command that may use the embedded cluster understands.
 std::vector<OptionSpec> embeddedClusterOptionSpecs();
 LocalClusterOptions clusterOptionsFrom(const ParsedArgs& args);
+// The server a command talks to: --dsn, else the embedded cluster (started if needed, saying so).
+std::string targetFrom(const ParsedArgs& args);
+
+// --durability fast|safe|unchanged and the fine-grained --fsync, --full-page-writes,
+// --synchronous-commit; consent comes from --yes.
+std::vector<OptionSpec> durabilityOptionSpecs();
+DurabilityRequest durabilityFrom(const ParsedArgs& args);
+// Restores what a run that died left changed on this server, printing what it does; a problem
+// (the owner is still running, the server is unreachable) is printed as a warning.
+void restoreAbandonedOn(const std::string& conninfo);
+// "[danger] fsync=off: ..." (and "    fix: SQL" on a second line when asked for).
+std::string formatWarning(const SettingWarning& warning, bool withFix);
+// One warning line per journal whose owner is gone: settings still changed on some server.
+void warnAbandonedJournals();
 
 // Options that say how to read the input files (off-grid points, grid spacing, product).
 std::vector<OptionSpec> inputOptionSpecs();

@@ -74,6 +74,20 @@ public:
                       << " rows, were committed by an earlier run and are skipped\n";
         }
     }
+    void settingsChecked(const ServerInfo&, const std::vector<SettingWarning>& warnings) override {
+        std::size_t info = 0;
+        for (const SettingWarning& w : warnings) {
+            if (w.severity == Severity::Info) {
+                ++info;
+            } else if (w.severity != Severity::Error) { // errors come back as the failure
+                std::cerr << "isobar-cli: warning: " << formatWarning(w, false) << "\n";
+            }
+        }
+        if (info > 0) {
+            std::cerr << "isobar-cli: note: " << info
+                      << " more finding(s) about the server in `isobar-cli settings` and the run report\n";
+        }
+    }
     void warning(const std::string& message) override {
         std::cerr << "isobar-cli: warning: " << message << "\n";
     }
@@ -156,7 +170,7 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
         {"reporting-period", "DURATION", "print a progress line this often (default 10s; 0: never)"},
         {"replace", "", "empty the table and forget its progress first (readers see it refill)"},
         {"restart", "", "forget which units are loaded and load all again (needs --yes)"},
-        {"yes", "", "confirm --restart"},
+        {"yes", "", "confirm --restart, or a durability trade (--durability fast, --fsync off, ...)"},
         {"all-missing", "skip|load", "units whose every value is missing: skip (default) or load NULL rows"},
         {"retries", "N", "attempts per unit after a lost connection or server restart (default 8)"},
         {"transport", "stream|file",
@@ -167,7 +181,7 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
          "also write the run report here: .json, .csv or .html (a JSON one always goes to the "
          "report directory)"},
     };
-    for (const auto& more : {inputOptionSpecs(), embeddedClusterOptionSpecs()}) {
+    for (const auto& more : {durabilityOptionSpecs(), inputOptionSpecs(), embeddedClusterOptionSpecs()}) {
         specs.insert(specs.end(), more.begin(), more.end());
     }
     specs.push_back({"help", "", "show this help"});
@@ -215,6 +229,7 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
     request.workers = static_cast<int>(parsed.integer("workers", 0, 1, 256));
     request.retries = static_cast<int>(parsed.integer("retries", 8, 0, 100));
     request.transport = transportFrom(parsed);
+    request.durability = durabilityFrom(parsed);
     request.rowsPerUnit = static_cast<std::uint64_t>(parsed.integer("rows-per-unit", 0, 1000, 100'000'000));
     request.open = openOptionsFrom(parsed);
     const std::string allMissing = parsed.value("all-missing", "skip");
@@ -227,18 +242,9 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
     for (const auto& f : parsed.positional()) {
         request.files.emplace_back(f);
     }
-    if (const auto dsn = parsed.value("dsn")) {
-        if (parsed.value("data-dir") || parsed.value("port")) {
-            throw UsageError{"--data-dir and --port choose the embedded cluster; they do not go with --dsn"};
-        }
-        request.conninfo = *dsn;
-    } else {
-        LocalCluster cluster(clusterOptionsFrom(parsed));
-        const bool started = cluster.start();
-        std::cerr << "using the embedded PostgreSQL " << cluster.majorVersion() << " cluster in "
-                  << cluster.dataDir().string() << (started ? " (started)" : " (already running)") << "\n";
-        request.conninfo = cluster.connectionString();
-    }
+    request.conninfo = targetFrom(parsed);
+    // Settings an earlier run left changed when it died go back before this run looks at them.
+    restoreAbandonedOn(request.conninfo);
     const auto extraReport = parsed.value("report");
     CliLoadSink sink(period);
     ReportRecorder recorder(sink, request);

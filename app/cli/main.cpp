@@ -25,6 +25,8 @@ commands:
   load      load NetCDF files into a table (default: the embedded cluster)
   inspect   describe NetCDF files as Isobar reads them, and the rows a load would write
   sample    write a SYNTHETIC ERA5-like NetCDF file to try Isobar with
+  settings  what on a server endangers or slows a load, with the SQL to fix it (--restore: undo a
+            killed load's durability changes)
   report    render a saved run report as HTML, CSV or JSON
   bench     measure the client side of a load (bench read FILE...)
   cluster   start, stop, inspect the embedded PostgreSQL cluster (start|stop|status|url)
@@ -111,6 +113,12 @@ int main(int argc, char** argv) {
     try {
         if (command == "load") {
             return runLoadCommand(args, stopSource().get_token());
+        }
+        if (command != "settings") {
+            warnAbandonedJournals();
+        }
+        if (command == "settings") {
+            return runSettingsCommand(args);
         }
         if (command == "report") {
             return runReportCommand(args);

@@ -77,6 +77,10 @@ Connection& CopyWorker::connection() {
         conn_.reset();
         auto conn = std::make_unique<Connection>(Connection::open(shared_.request.conninfo));
         conn->exec("SET application_name = 'isobar worker " + std::to_string(id_) + "'");
+        // A durability choice for this run's own connections (validated by DurabilitySession).
+        if (const std::string& sync = shared_.request.durability.synchronousCommit; !sync.empty()) {
+            conn->exec("SET synchronous_commit = " + conn->quoteLiteral(sync));
+        }
         conn_ = std::move(conn);
     }
     return *conn_;

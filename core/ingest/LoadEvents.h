@@ -1,5 +1,8 @@
 #pragma once
 
+#include "db/Durability.h"
+#include "db/ServerProbe.h"
+#include "db/SettingsAdvice.h"
 #include "monitor/RateSample.h"
 
 #include <cstdint>
@@ -59,6 +62,9 @@ struct LoadSummary {
     int workers = 1;
     bool tableCreated = false;
     std::optional<LoadError> error; // set when status == Failed
+    // What the run changed for speed and how restoring it went (a problem there fails the run
+    // even when every row was loaded: the server is not as it was).
+    DurabilityOutcome durability;
 };
 
 // Where a load's events go. The CLI prints them, the GUI adapter turns them into Qt signals, the
@@ -67,6 +73,8 @@ struct LoadSummary {
 class LoadSink {
 public:
     virtual ~LoadSink() = default;
+    // The server as the load found it, before anything changed, and what is risky or slow about it.
+    virtual void settingsChecked(const ServerInfo&, const std::vector<SettingWarning>&) {}
     virtual void started(const LoadStart&) {}
     virtual void warning(const std::string&) {}
     // Facts about the input worth knowing (layout, merged expver, gaps, ...), not problems.

@@ -1,6 +1,8 @@
 #include "ingest/Loader.h"
 
 #include "db/ConnInfo.h"
+#include "db/ServerProbe.h"
+#include "db/SettingsAdvice.h"
 #include "db/TableMetadata.h"
 #include "db/WeatherSchema.h"
 #include "ingest/LoadEngine.h"
@@ -203,7 +205,36 @@ int defaultWorkerCount() {
     return static_cast<int>(std::clamp(cores == 0 ? 2U : cores, 1U, 8U));
 }
 
-LoadSummary runLoad(const LoadRequest& request, const std::stop_token& userStop, LoadSink& sink) {
+namespace {
+
+// The server as the load finds it: its settings and the target table turned into warnings for
+// the sink; what would make the load fail (too few connections, a hypertable without its
+// preloaded library) stops it here, before anything is created or changed.
+void checkServer(const LoadRequest& request, int workers, LoadSink& sink) {
+    Connection conn = Connection::open(request.conninfo);
+    conn.exec("SET application_name = 'isobar'");
+    const ServerInfo info = probeServer(conn, &request.table);
+    LoadIntent intent;
+    intent.workers = workers;
+    if (!info.table) {
+        intent.newTableType = request.tableOptions.type.value_or(TableType::Regular);
+    }
+    const std::vector<SettingWarning> warnings = adviseSettings(info, intent);
+    sink.settingsChecked(info, warnings);
+    std::string errors;
+    for (const SettingWarning& w : warnings) {
+        if (w.severity == Severity::Error) {
+            errors += (errors.empty() ? "" : "; ") + w.message;
+        }
+    }
+    if (!errors.empty()) {
+        throw Error(errors);
+    }
+}
+
+// The load itself; runLoad() adds restoring durability changes and the final event.
+LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userStop, LoadSink& sink,
+                        std::optional<DurabilitySession>& durability) {
     const auto t0 = Clock::now();
     LoadSummary summary;
     summary.workers = request.workers > 0 ? request.workers : defaultWorkerCount();
@@ -217,8 +248,17 @@ LoadSummary runLoad(const LoadRequest& request, const std::stop_token& userStop,
         if (stop.stop_requested()) {
             throw Cancelled();
         }
+        if (request.durability.needsConsent() && !request.durability.consent) {
+            throw Error("loading with " + request.durability.describe() +
+                        " needs the user's consent, because " + request.durability.risks());
+        }
+        checkServer(request, summary.workers, sink);
         const Prepared prepared = prepareTarget(request, dataset);
         summary.tableCreated = prepared.tableCreated;
+        if (request.durability.any()) {
+            durability.emplace(request.conninfo, request.durability,
+                               [&sink](const std::string& n) { sink.note(n); });
+        }
 
         std::vector<std::size_t> todo;
         std::uint64_t plannedRows = 0;
@@ -344,12 +384,10 @@ LoadSummary runLoad(const LoadRequest& request, const std::stop_token& userStop,
         if (const auto error = shared.error()) {
             summary.status = LoadStatus::Failed;
             summary.error = error;
-            sink.failed(*error);
             return summary;
         }
         if (userStop.stop_requested()) {
             summary.status = LoadStatus::Cancelled;
-            sink.finished(summary);
             return summary;
         }
         {
@@ -366,12 +404,10 @@ LoadSummary runLoad(const LoadRequest& request, const std::stop_token& userStop,
                 "rows of NULLs)");
         }
         summary.status = LoadStatus::Completed;
-        sink.finished(summary);
         return summary;
     } catch (const Cancelled&) {
         summary.status = LoadStatus::Cancelled;
         summary.seconds = secondsSince(t0);
-        sink.finished(summary);
         return summary;
     } catch (const DbError& e) {
         summary.error = LoadError{{}, {}, {}, 0, e.sqlState(), e.what()};
@@ -382,7 +418,38 @@ LoadSummary runLoad(const LoadRequest& request, const std::stop_token& userStop,
     }
     summary.status = LoadStatus::Failed;
     summary.seconds = secondsSince(t0);
-    sink.failed(*summary.error);
+    return summary;
+}
+
+} // namespace
+
+LoadSummary runLoad(const LoadRequest& request, const std::stop_token& userStop, LoadSink& sink) {
+    std::optional<DurabilitySession> durability;
+    LoadSummary summary = loadDataset(request, userStop, sink, durability);
+    if (durability) {
+        // Whatever happened to the load - completed, failed, cancelled - the settings go back now.
+        summary.durability = durability->restore();
+        const DurabilityOutcome& d = summary.durability;
+        if (!d.changes.empty() && !d.restored) {
+            if (summary.status != LoadStatus::Failed) {
+                const std::string how =
+                    summary.status == LoadStatus::Cancelled ? "was cancelled" : "finished";
+                summary.status = LoadStatus::Failed;
+                summary.error = LoadError{
+                    {}, {}, {},
+                    0,  {}, "the load " + how + ", but the server's settings are not restored: " + d.problem};
+            } else {
+                sink.warning(d.problem);
+            }
+        } else if (!d.problem.empty()) {
+            sink.warning(d.problem);
+        }
+    }
+    if (summary.status == LoadStatus::Failed) {
+        sink.failed(*summary.error);
+    } else {
+        sink.finished(summary);
+    }
     return summary;
 }
 

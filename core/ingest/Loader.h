@@ -1,6 +1,7 @@
 #pragma once
 
 #include "db/Connection.h"
+#include "db/Durability.h"
 #include "db/TableType.h"
 #include "era5/Era5File.h"
 #include "ingest/LoadEvents.h"
@@ -33,6 +34,10 @@ struct LoadRequest {
     std::uint64_t rowsPerUnit = 0; // 0: a few hundred thousand
     std::uint32_t bandRows = 0;    // > 0: latitude rows per unit instead (tests)
     Transport transport = Transport::Stream;
+    // Durability traded for speed for this run only (default: nothing changed). Server-wide
+    // changes are journaled, applied and verified before the first row, and restored after the run
+    // however it ends.
+    DurabilityRequest durability;
     int retries = 8; // attempts per unit after transient failures (connection lost, restart)
     // Forget the target's ledger first, so every unit is loaded again (rows already in the table
     // stay: together with replace, a reload from scratch).

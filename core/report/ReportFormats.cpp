@@ -233,6 +233,33 @@ std::string renderReportHtml(const RunReport& r) {
         row("extension", e);
     }
     out << "</table>\n";
+    if (!r.settingWarnings.empty()) {
+        out << "<h2>Settings warnings (as the load found the server)</h2>\n<table>\n";
+        for (const auto& w : r.settingWarnings) {
+            out << "<tr><th>" << html(std::string(severityName(w.severity))) << "</th><td>" << html(w.message)
+                << (w.fix.empty() ? "" : "<br><code>" + html(w.fix) + "</code>") << "</td></tr>\n";
+        }
+        out << "</table>\n";
+    }
+    if (!r.durabilityRequested.empty()) {
+        out << "<h2>Durability for this run</h2>\n<table>\n";
+        row("requested", r.durabilityRequested);
+        if (!r.durability.sessionSettings.empty()) {
+            row("load connections", r.durability.sessionSettings);
+        }
+        for (const auto& c : r.durability.changes) {
+            row(c.name, c.applied + " during the run, was " + c.original + " (" + c.originalSource + ")");
+        }
+        if (!r.durability.changes.empty()) {
+            row("restored", r.durability.restored ? std::string("yes, verified") : std::string("NO"));
+            row("made durable", std::string(r.durability.synced ? "sync on the server, " : "") +
+                                    (r.durability.checkpointed ? "CHECKPOINT" : "no CHECKPOINT"));
+        }
+        if (!r.durability.problem.empty()) {
+            row("problem", r.durability.problem);
+        }
+        out << "</table>\n";
+    }
     if (!r.warnings.empty() || !r.notes.empty()) {
         out << "<h2>Warnings and notes</h2>\n<ul>\n";
         for (const auto& w : r.warnings) {

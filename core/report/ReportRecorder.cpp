@@ -22,6 +22,18 @@ ReportRecorder::ReportRecorder(LoadSink& inner, const LoadRequest& request)
     report_.target = redactConnInfo(request.conninfo);
     report_.table = request.table.display();
     report_.tableType = std::string(tableTypeName(request.tableOptions.type.value_or(TableType::Regular)));
+    if (request.durability.any()) {
+        report_.durabilityRequested = request.durability.describe();
+    }
+}
+
+void ReportRecorder::settingsChecked(const ServerInfo& server, const std::vector<SettingWarning>& warnings) {
+    // The settings as the load found them, before any durability change for the run.
+    report_.serverVersion = server.version;
+    report_.settings = server.settings;
+    report_.extensions = server.extensionLines();
+    report_.settingWarnings = warnings;
+    inner_.settingsChecked(server, warnings);
 }
 
 void ReportRecorder::started(const LoadStart& s) {
@@ -115,6 +127,7 @@ RunReport ReportRecorder::finish(const LoadSummary& summary) {
     r.seconds = summary.seconds;
     r.meanRate = summary.seconds > 0 ? static_cast<double>(summary.rows) / summary.seconds : 0;
     r.computeSustainedRates();
+    r.durability = summary.durability;
     if (summary.error) {
         r.error = summary.error->message;
         r.errorSqlState = summary.error->sqlState;
@@ -123,10 +136,12 @@ RunReport ReportRecorder::finish(const LoadSummary& summary) {
     try {
         Connection conn = Connection::open(request_.conninfo);
         conn.exec("SET application_name = 'isobar report'");
-        const ServerInfo info = probeServer(conn);
-        r.serverVersion = info.version;
-        r.settings = info.settings;
-        r.extensions = info.extensions;
+        if (r.settings.empty()) { // the run ended before it looked at the server
+            const ServerInfo info = probeServer(conn);
+            r.serverVersion = info.version;
+            r.settings = info.settings;
+            r.extensions = info.extensionLines();
+        }
         if (!conn.query("SELECT to_regclass($1)", {request_.table.quoted(conn)}).isNull(0, 0)) {
             const LedgerTarget ledger = ledgerFor(conn, request_.table);
             r.ledgerRows = static_cast<std::uint64_t>(

@@ -15,6 +15,7 @@ class ReportRecorder final : public LoadSink {
 public:
     ReportRecorder(LoadSink& inner, const LoadRequest& request);
 
+    void settingsChecked(const ServerInfo& server, const std::vector<SettingWarning>& warnings) override;
     void started(const LoadStart& s) override;
     void warning(const std::string& message) override;
     void note(const std::string& message) override;

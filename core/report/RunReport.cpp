@@ -1,6 +1,7 @@
 #include "report/RunReport.h"
 
 #include "util/Error.h"
+#include "util/Files.h"
 #include "util/Json.h"
 
 #include <algorithm>
@@ -79,6 +80,33 @@ std::string renderReportJson(const RunReport& r) {
         j.value(e);
     }
     j.endArray();
+    j.key("warnings").beginArray();
+    for (const auto& w : r.settingWarnings) {
+        j.beginObject()
+            .field("severity", severityName(w.severity))
+            .field("subject", w.subject)
+            .field("message", w.message)
+            .field("fix", w.fix)
+            .endObject();
+    }
+    j.endArray();
+    j.endObject();
+    j.key("durability").beginObject();
+    j.field("requested", r.durabilityRequested).field("session", r.durability.sessionSettings);
+    j.key("changes").beginArray();
+    for (const auto& c : r.durability.changes) {
+        j.beginObject()
+            .field("name", c.name)
+            .field("original", c.original)
+            .field("originalSource", c.originalSource)
+            .field("applied", c.applied)
+            .endObject();
+    }
+    j.endArray();
+    j.field("restored", r.durability.restored)
+        .field("checkpointed", r.durability.checkpointed)
+        .field("synced", r.durability.synced)
+        .field("problem", r.durability.problem);
     j.endObject();
     j.key("result").beginObject();
     j.field("plannedRows", r.plannedRows).field("rows", r.rows).field("resumedRows", r.resumedRows);
@@ -174,6 +202,26 @@ RunReport parseReportJson(const std::string& json) {
     for (const auto& e : server["extensions"].array()) {
         r.extensions.push_back(e.string());
     }
+    for (const auto& w : server["warnings"].array()) {
+        r.settingWarnings.push_back(
+            SettingWarning{parseSeverity(w["severity"].string()).value_or(Severity::Info),
+                           w["subject"].string(), w["message"].string(), w["fix"].string()});
+    }
+    const JsonValue& durability = doc["durability"];
+    r.durabilityRequested = durability["requested"].string();
+    r.durability.sessionSettings = durability["session"].string();
+    for (const auto& c : durability["changes"].array()) {
+        r.durability.changes.push_back(SettingChange{c["name"].string(),
+                                                     c["original"].string(),
+                                                     c["originalSource"].string(),
+                                                     {},
+                                                     std::nullopt,
+                                                     c["applied"].string()});
+    }
+    r.durability.restored = durability["restored"].boolean();
+    r.durability.checkpointed = durability["checkpointed"].boolean();
+    r.durability.synced = durability["synced"].boolean();
+    r.durability.problem = durability["problem"].string();
     const JsonValue& res = doc["result"];
     r.plannedRows = u64(res["plannedRows"]);
     r.rows = u64(res["rows"]);
@@ -245,26 +293,12 @@ void writeReport(const RunReport& report, const std::filesystem::path& path) {
     } else {
         throw Error(path.string() + ": a report is written as .json, .csv or .html (the extension decides)");
     }
-    std::error_code ec;
-    if (path.has_parent_path()) {
-        std::filesystem::create_directories(path.parent_path(), ec);
-    }
-    // Written beside and renamed, so a reader never sees half a report.
-    const std::filesystem::path tmp = path.string() + ".part";
-    {
-        std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
-        out << text;
-        out.close();
-        if (!out) {
-            std::filesystem::remove(tmp, ec);
-            throw Error(path.string() +
-                        ": cannot write the report (is the disk full, or the directory read-only?)");
-        }
-    }
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::filesystem::remove(tmp, ec);
-        throw Error(path.string() + ": cannot write the report: " + ec.message());
+    try {
+        writeFileAtomically(path, text,
+                            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
+                                std::filesystem::perms::group_read | std::filesystem::perms::others_read);
+    } catch (const Error& e) {
+        throw Error(std::string("cannot write the report: ") + e.what());
     }
 }
 
@@ -286,14 +320,7 @@ std::filesystem::path defaultReportDirectory() {
     if (const char* dir = std::getenv("ISOBAR_REPORT_DIR"); dir != nullptr && *dir != '\0') {
         return dir;
     }
-    if (geteuid() == 0) {
-        return "/var/lib/isobar/reports";
-    }
-    if (const char* state = std::getenv("XDG_STATE_HOME"); state != nullptr && *state == '/') {
-        return std::filesystem::path(state) / "isobar" / "reports";
-    }
-    const char* home = std::getenv("HOME");
-    return std::filesystem::path(home != nullptr ? home : "/tmp") / ".local/state/isobar/reports";
+    return stateDirectory() / "reports";
 }
 
 } // namespace isobar

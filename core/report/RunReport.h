@@ -1,6 +1,8 @@
 #pragma once
 
+#include "db/Durability.h"
 #include "db/ServerProbe.h"
+#include "db/SettingsAdvice.h"
 #include "ingest/LoadEvents.h"
 
 #include <filesystem>
@@ -50,6 +52,11 @@ struct RunReport {
     std::string serverVersion;
     std::vector<ServerSetting> settings;
     std::vector<std::string> extensions;
+    // The server as the load found it: what is risky or slow (see adviseSettings()).
+    std::vector<SettingWarning> settingWarnings;
+    // Durability traded for speed: what was asked, what changed, how restoring it went.
+    std::string durabilityRequested; // "fsync=off, full_page_writes=off, synchronous_commit=off"
+    DurabilityOutcome durability;
 
     std::uint64_t plannedRows = 0;
     std::uint64_t rows = 0;        // committed by this run
@@ -97,7 +104,7 @@ void writeReport(const RunReport& report, const std::filesystem::path& path);
 RunReport readReport(const std::filesystem::path& path);
 
 // Where every run's JSON report goes: $ISOBAR_REPORT_DIR if set, else
-// $XDG_STATE_HOME/isobar/reports (~/.local/state/...; /var/lib/isobar/reports for root).
+// stateDirectory()/reports.
 std::filesystem::path defaultReportDirectory();
 
 } // namespace isobar

@@ -1,0 +1,100 @@
+#include "util/Files.h"
+
+#include "util/Error.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace isobar {
+
+namespace {
+
+// Flushes a directory's entries (a rename or unlink in it) to disk. Best effort: some file
+// systems refuse fsync on directories, and the data itself is already safe by then.
+void syncDirectory(const fs::path& dir) {
+    const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
+    }
+}
+
+} // namespace
+
+fs::path stateDirectory() {
+    if (const char* dir = std::getenv("ISOBAR_STATE_DIR"); dir != nullptr && *dir != '\0') {
+        return dir;
+    }
+    if (geteuid() == 0) {
+        return "/var/lib/isobar";
+    }
+    if (const char* state = std::getenv("XDG_STATE_HOME"); state != nullptr && *state == '/') {
+        return fs::path(state) / "isobar";
+    }
+    const char* home = std::getenv("HOME");
+    return fs::path(home != nullptr ? home : "/tmp") / ".local/state/isobar";
+}
+
+void writeFileAtomically(const fs::path& path, const std::string& content, fs::perms permissions) {
+    std::error_code ec;
+    if (path.has_parent_path()) {
+        fs::create_directories(path.parent_path(), ec);
+        if (ec) {
+            throw Error("cannot create " + path.parent_path().string() + ": " + ec.message());
+        }
+    }
+    const fs::path tmp = path.string() + ".part";
+    const int fd =
+        ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, static_cast<mode_t>(permissions));
+    if (fd < 0) {
+        throw Error("cannot write " + tmp.string() + ": " + systemErrorText(errno));
+    }
+    std::size_t written = 0;
+    int error = 0;
+    while (written < content.size()) {
+        const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            error = errno;
+            break;
+        }
+        written += static_cast<std::size_t>(n);
+    }
+    if (error == 0 && ::fsync(fd) != 0) {
+        error = errno;
+    }
+    if (::close(fd) != 0 && error == 0) {
+        error = errno;
+    }
+    if (error != 0) {
+        fs::remove(tmp, ec);
+        throw Error("cannot write " + path.string() + ": " + systemErrorText(error) +
+                    (error == ENOSPC ? " (the disk is full)" : ""));
+    }
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        throw Error("cannot write " + path.string() + ": " + ec.message());
+    }
+    syncDirectory(path.parent_path());
+}
+
+bool removeFileDurably(const fs::path& path) {
+    std::error_code ec;
+    const bool removed = fs::remove(path, ec);
+    if (ec) {
+        throw Error("cannot remove " + path.string() + ": " + ec.message());
+    }
+    if (removed) {
+        syncDirectory(path.parent_path());
+    }
+    return removed;
+}
+
+} // namespace isobar
