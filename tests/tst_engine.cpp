@@ -16,20 +16,9 @@
 using namespace isobar;
 using test::CliRun;
 using test::runCli;
+using test::waitFor;
 
 namespace {
-
-// Polls `ready` every 10 ms until it holds or `timeout` passes.
-bool waitFor(const std::function<bool()>& ready, std::chrono::milliseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (ready()) {
-            return true;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return ready();
-}
 
 class RecordingSink final : public LoadSink {
 public:

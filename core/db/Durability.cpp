@@ -128,6 +128,17 @@ waitUntilSeen(const std::string& conninfo,
     }
 }
 
+std::vector<std::pair<std::string, std::string>> serverWideChanges(const DurabilityRequest& request) {
+    std::vector<std::pair<std::string, std::string>> wanted;
+    if (request.fsync) {
+        wanted.emplace_back("fsync", *request.fsync ? "on" : "off");
+    }
+    if (request.fullPageWrites) {
+        wanted.emplace_back("full_page_writes", *request.fullPageWrites ? "on" : "off");
+    }
+    return wanted;
+}
+
 void checkRights(const ServerInfo& info, const std::vector<std::string>& names) {
     const RoleInfo& role = info.role;
     std::vector<std::string> missing;
@@ -252,7 +263,9 @@ DurabilityOutcome restoreJournal(const DurabilityJournal& journal, const std::st
                      "on the server's machine, or restart the server cleanly, before relying on it");
             }
         }
-        if (!ours.empty() && fsyncOn) {
+        // Full-page images protect pages again only from the next checkpoint on, and with fsync
+        // back on a checkpoint makes everything written so far durable.
+        if (!ours.empty()) {
             conn.exec("CHECKPOINT");
             outcome.checkpointed = true;
             note(std::string(outcome.synced ? "flushed the server's OS caches (sync) and ran a CHECKPOINT"
@@ -474,6 +487,16 @@ std::vector<DurabilityJournal> abandonedJournals() {
     return out;
 }
 
+void checkDurabilityRights(const ServerInfo& server, const DurabilityRequest& request) {
+    std::vector<std::string> names;
+    for (const auto& w : serverWideChanges(request)) {
+        names.push_back(w.first);
+    }
+    if (!names.empty()) {
+        checkRights(server, names);
+    }
+}
+
 std::vector<DurabilityOutcome> restoreAbandoned(const std::string& conninfo, const DurabilityNote& note) {
     Connection conn = Connection::open(conninfo);
     if (conn.query("SELECT has_function_privilege('pg_catalog.pg_control_system()', 'EXECUTE')").text(0, 0) !=
@@ -546,13 +569,7 @@ DurabilitySession::DurabilitySession(const std::string& conninfo, const Durabili
     if (!request.changesServer()) {
         return;
     }
-    std::vector<std::pair<std::string, std::string>> wanted;
-    if (request.fsync) {
-        wanted.emplace_back("fsync", *request.fsync ? "on" : "off");
-    }
-    if (request.fullPageWrites) {
-        wanted.emplace_back("full_page_writes", *request.fullPageWrites ? "on" : "off");
-    }
+    const auto wanted = serverWideChanges(request);
     auto control = std::make_unique<Connection>(Connection::open(conninfo));
     // Announce first, then look for others: of two runs starting together, at least one sees the
     // other and refuses.

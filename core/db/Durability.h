@@ -1,6 +1,7 @@
 #pragma once
 
 #include "db/Connection.h"
+#include "db/ServerProbe.h"
 
 #include <filesystem>
 #include <functional>
@@ -117,6 +118,10 @@ private:
     std::unique_ptr<State> state_;
     std::string synchronousCommit_;
 };
+
+// Throws isobar::Error naming what the role lacks (and how to grant it) when it may not make the
+// server-wide changes `request` asks for; a load calls it before it creates or changes anything.
+void checkDurabilityRights(const ServerInfo& server, const DurabilityRequest& request);
 
 // Restores what runs that died left changed on the server `conninfo` reaches (its journals on
 // this machine whose owner is gone), saying what through `note`. Returns one outcome per journal

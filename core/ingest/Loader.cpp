@@ -221,6 +221,7 @@ void checkServer(const LoadRequest& request, int workers, LoadSink& sink) {
     }
     const std::vector<SettingWarning> warnings = adviseSettings(info, intent);
     sink.settingsChecked(info, warnings);
+    checkDurabilityRights(info, request.durability);
     std::string errors;
     for (const SettingWarning& w : warnings) {
         if (w.severity == Severity::Error) {

@@ -65,6 +65,8 @@ TestCluster::TestCluster(LocalClusterOptions extra)
     QDir(dir_.path()).mkdir("work");
     // Reports of the loads a test runs stay with the test, not in the user's state directory.
     qputenv("ISOBAR_REPORT_DIR", QFile::encodeName(workDir() + "/reports"));
+    // So are durability journals (and the CLI processes the tests start inherit both).
+    qputenv("ISOBAR_STATE_DIR", QFile::encodeName(workDir() + "/state"));
     extra.rootDir = dir_.path().toStdString() + "/cluster";
     // Small and fast: tests need correctness, not throughput.
     extra.settings.emplace("fsync", "off");

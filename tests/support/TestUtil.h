@@ -9,6 +9,10 @@
 #include <QStringList>
 #include <QtTest>
 
+#include <chrono>
+#include <functional>
+#include <thread>
+
 namespace isobar::test {
 
 // The message of the isobar::Error that `f` throws; empty when it throws none.
@@ -38,6 +42,18 @@ inline CliRun runCli(const QStringList& args, int timeoutMs = 300000) {
     }
     return CliRun{p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
                   QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+
+// Polls `ready` every 10 ms until it holds or `timeout` passes.
+inline bool waitFor(const std::function<bool()>& ready, std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (ready()) {
+            return true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return ready();
 }
 
 } // namespace isobar::test
