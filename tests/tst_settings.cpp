@@ -554,6 +554,46 @@ private slots:
                  qPrintable(nothing.out));
     }
 
+    // Ctrl-C during a fast load: the units in flight roll back and the settings go back at once.
+    void cancelledLoadRestores() {
+        const QString fpwBefore = seen(conninfo_, "full_page_writes");
+        QProcess load;
+        load.start(QStringLiteral(ISOBAR_CLI_PATH),
+                   loadArgs("cancelled", {"--full-page-writes", "off", "--yes"}));
+        QVERIFY(load.waitForStarted());
+        Connection watch = cluster_->connect();
+        QVERIFY2(waitFor(
+                     [&] {
+                         return valueSeen(conninfo_, "full_page_writes") == "off" &&
+                                test::scalar(watch, "SELECT count(*) FROM isobar.ledger WHERE relid = "
+                                                    "to_regclass('cancelled')")
+                                        .toInt() >= 2;
+                     },
+                     std::chrono::seconds(60)),
+                 "the load did not start in time");
+        kill(static_cast<pid_t>(load.processId()), SIGINT);
+        QVERIFY(load.waitForFinished(60000));
+        const QString err = QString::fromUtf8(load.readAllStandardError());
+        QCOMPARE(load.exitCode(), 130);
+        VERIFY_MESSAGE(err, "cancelled", "restored full_page_writes=on", "CHECKPOINT");
+        QCOMPARE(seen(conninfo_, "full_page_writes"), fpwBefore);
+        QVERIFY(QDir(journalDir()).entryList(QDir::Files).isEmpty());
+    }
+
+    // A journal that cannot be written (a full disk, a read-only directory) stops the run before
+    // anything changes: without it, a crash would leave settings nobody knows to restore.
+    void unwritableJournalChangesNothing() {
+        const QByteArray saved = qgetenv("ISOBAR_STATE_DIR");
+        qputenv("ISOBAR_STATE_DIR", "/proc/isobar-cannot-be-here");
+        DurabilityRequest request;
+        request.fullPageWrites = false;
+        request.consent = true;
+        const QString error = errorOf([&] { DurabilitySession s(conninfo_, request, {}); });
+        qputenv("ISOBAR_STATE_DIR", saved);
+        VERIFY_MESSAGE(error, "/proc/isobar-cannot-be-here");
+        QCOMPARE(valueSeen(conninfo_, "full_page_writes"), QString("on"));
+    }
+
     // While one run owns durability changes on a server, another neither changes nor restores them.
     void concurrentRunsKeepToTheirOwn() {
         DurabilityRequest request;

@@ -15,6 +15,8 @@ namespace {
 const char* kBenchHelp = R"(usage: isobar-cli bench read [--passes N] FILE...
        isobar-cli bench ingest [--dsn CONNINFO] [--workers 1,2] [--table-types regular,unlogged]
                                [--rounds N] FILE...
+       isobar-cli bench durability --yes [--dsn CONNINFO] [--workers 1,2] [--table-types regular,unlogged]
+                               [--rounds N] FILE...
 
 bench read: the client side of a load on one core, stage by stage - reading with netcdf-c
 (including HDF5 decompression), decoding with unit conversion, binary COPY encoding with location
@@ -26,6 +28,11 @@ the NetCDF files with N workers, against (b) the server's own limit, N concurren
 COPY ... FROM 'file' (FORMAT binary) of the identical rows encoded beforehand. Each into a fresh
 table, rounds alternating which goes first, best round of each. The server must run on this
 machine (default: the embedded cluster) and the role may read server files.
+
+bench durability: what trading durability for speed is worth on this server: isobar's load with
+--durability safe against --durability fast, side by side, rounds alternating which goes first.
+The fast runs turn fsync and full_page_writes off server-wide for their duration (restored after
+each, as a load does), hence --yes.
 
 options:
 )";
@@ -54,10 +61,12 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
     auto specs = inputOptionSpecs();
     const std::vector<OptionSpec> own = {
         {"passes", "N", "read: passes over the files; the best is reported (default 3)"},
-        {"dsn", "CONNINFO", "ingest: the server (default: the embedded cluster)"},
-        {"workers", "N,M", "ingest: stream counts to measure (default 1 and the number of cores)"},
-        {"table-types", "T,U", "ingest: regular and/or unlogged (default both)"},
-        {"rounds", "N", "ingest: rounds per measurement, best counts (default 2)"},
+        {"dsn", "CONNINFO", "ingest, durability: the server (default: the embedded cluster)"},
+        {"workers", "N,M",
+         "ingest, durability: stream counts to measure (default 1 and the number of cores)"},
+        {"table-types", "T,U", "ingest, durability: regular and/or unlogged (default both)"},
+        {"rounds", "N", "ingest, durability: rounds per measurement, best counts (default 2)"},
+        {"yes", "", "durability: agree to fsync and full_page_writes off server-wide during the fast runs"},
         {"transport", "stream|file", "ingest: how isobar's load sends rows (default stream)"},
     };
     specs.insert(specs.begin(), own.begin(), own.end());
@@ -72,8 +81,13 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
     }
     const std::string what = parsed.positional().front();
     std::vector<std::filesystem::path> files(parsed.positional().begin() + 1, parsed.positional().end());
-    if (what != "read" && what != "ingest") {
-        throw UsageError{"unknown benchmark '" + what + "' (read or ingest)"};
+    if (what != "read" && what != "ingest" && what != "durability") {
+        throw UsageError{"unknown benchmark '" + what + "' (read, ingest or durability)"};
+    }
+    if (what == "durability" && !parsed.flag("yes")) {
+        throw UsageError{
+            "bench durability turns fsync and full_page_writes off server-wide during its fast runs "
+            "(an OS crash meanwhile can corrupt the whole cluster); add --yes to accept this"};
     }
     if (files.empty()) {
         throw UsageError{"bench " + what + " needs at least one FILE"};
@@ -107,9 +121,14 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
         });
     options.conninfo = targetFrom(parsed);
     restoreAbandonedOn(options.conninfo);
-    const auto rows = benchmarkIngest(
-        options, [](const std::string& step) { std::cerr << "  " << step << std::endl; }, stop);
-    std::cout << formatIngestBenchmark(rows);
+    const auto progress = [](const std::string& step) {
+        std::cerr << "  " << step << std::endl;
+    };
+    if (what == "durability") {
+        std::cout << formatDurabilityBenchmark(benchmarkDurability(options, progress, stop));
+        return kExitOk;
+    }
+    std::cout << formatIngestBenchmark(benchmarkIngest(options, progress, stop));
     return kExitOk;
 }
 

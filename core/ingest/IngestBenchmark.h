@@ -42,6 +42,25 @@ struct IngestBenchmarkRow {
     double ratio() const { return ceilingRate() > 0 ? isobarRate() / ceilingRate() : 0; }
 };
 
+// What trading durability for speed is worth: isobar's load with --durability safe against
+// --durability fast (fsync, full_page_writes, synchronous_commit off for the run), side by side,
+// rounds alternating which goes first. Changes the server's settings for the fast runs (and puts
+// them back after each), so the caller must have the user's consent.
+struct DurabilityBenchmarkRow {
+    TableType tableType = TableType::Regular;
+    int workers = 1;
+    std::uint64_t rows = 0;
+    double safeSeconds = 0; // the load (best round)
+    double fastSeconds = 0;
+    double safeWallSeconds = 0; // until durable: also checking the server, applying, restoring, CHECKPOINT
+    double fastWallSeconds = 0;
+};
+std::vector<DurabilityBenchmarkRow>
+benchmarkDurability(const IngestBenchmarkOptions& options,
+                    const std::function<void(const std::string&)>& progress,
+                    const std::stop_token& stop = {});
+std::string formatDurabilityBenchmark(const std::vector<DurabilityBenchmarkRow>& rows);
+
 // Throws isobar::Error when the server cannot read files written here (it must run on this
 // machine, and the role needs superuser or pg_read_server_files). `progress` hears each step.
 std::vector<IngestBenchmarkRow> benchmarkIngest(const IngestBenchmarkOptions& options,
