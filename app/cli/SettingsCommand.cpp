@@ -152,6 +152,17 @@ int restore(const ParsedArgs& parsed) {
         targets.push_back(targetFrom(parsed));
     } else {
         for (const auto& j : DurabilityJournal::list()) {
+            // The embedded cluster may be stopped: its settings can only be restored while it runs.
+            try {
+                LocalCluster embedded(clusterOptionsFrom(parsed));
+                std::error_code ec;
+                if (!j.dataDirectory.empty() &&
+                    std::filesystem::equivalent(j.dataDirectory, embedded.dataDir(), ec)) {
+                    embedded.start();
+                }
+            } catch (const Error& e) {
+                std::cerr << "isobar-cli: warning: " << e.what() << "\n";
+            }
             targets.push_back(journalConnInfo(j));
         }
         if (targets.empty()) {
