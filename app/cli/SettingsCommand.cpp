@@ -5,6 +5,7 @@
 #include "db/SettingsAdvice.h"
 #include "util/Error.h"
 #include "util/Json.h"
+#include "util/Text.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -36,14 +37,6 @@ std::string pad(const std::string& text, std::size_t width) {
     return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
 }
 
-std::string joinList(const std::vector<std::string>& items, const std::string& none) {
-    std::string out;
-    for (const auto& i : items) {
-        out += (out.empty() ? "" : ", ") + i;
-    }
-    return out.empty() ? none : out;
-}
-
 void printJournal(const DurabilityJournal& j) {
     std::cout << "  " << j.describeChanges() << "\n    on " << j.target << " (server " << j.systemIdentifier
               << "), since " << j.startedAt << ", by process " << j.pid << " on " << j.host << ": "
@@ -61,7 +54,7 @@ void printServer(const ServerInfo& info, const std::vector<SettingWarning>& warn
     const RoleInfo& role = info.role;
     std::string rights;
     if (!role.alterSystem.empty() && role.reloadConf && role.readFileSettings && role.checkpoint) {
-        rights = "may change " + joinList(role.alterSystem, "") + " for a run";
+        rights = "may change " + join(role.alterSystem, ", ") + " for a run";
     } else {
         rights =
             "may not change server settings for a run (needs superuser, or ALTER SYSTEM on the parameters, "
@@ -69,7 +62,7 @@ void printServer(const ServerInfo& info, const std::vector<SettingWarning>& warn
     }
     std::cout << "role         " << role.name << (role.superuser ? " (superuser)" : "") << ": " << rights
               << "\n";
-    std::cout << "extensions   " << joinList(info.extensionLines(), "none that Isobar uses") << "\n";
+    std::cout << "extensions   " << join(info.extensionLines(), ", ", "none that Isobar uses") << "\n";
     std::cout << "connections  " << info.connectionsInUse
               << " in use of max_connections=" << info.value("max_connections") << "; a load with " << workers
               << " worker(s) opens " << workers + 2 << "\n\n";

@@ -7,6 +7,7 @@
 #include "util/Format.h"
 #include "util/Json.h"
 #include "util/Process.h"
+#include "util/Text.h"
 
 #include <spdlog/spdlog.h>
 
@@ -164,20 +165,21 @@ void checkRights(const ServerInfo& info, const std::vector<std::string>& names) 
     if (missing.empty()) {
         return;
     }
-    std::string list;
-    for (const auto& m : missing) {
-        list += (list.empty() ? "" : "; ") + m;
-    }
-    throw Error("role " + role.name + " may not change server settings for the run: it needs " + list +
-                " - or connect as a superuser. Nothing was changed.");
+    throw Error("role " + role.name + " may not change server settings for the run: it needs " +
+                join(missing, "; ") + " - or connect as a superuser. Nothing was changed.");
 }
 
 fs::path journalPathFor(const std::string& systemIdentifier) {
     return DurabilityJournal::directory() / ("server-" + systemIdentifier + ".json");
 }
 
-std::string describeChange(const SettingChange& c) {
-    return c.name + "=" + c.applied + " (was " + c.original + ")";
+// "fsync=off (was on), full_page_writes=off (was on)"
+std::string describeChangeList(const std::vector<SettingChange>& changes) {
+    std::vector<std::string> parts;
+    for (const auto& c : changes) {
+        parts.push_back(c.name + "=" + c.applied + " (was " + c.original + ")");
+    }
+    return join(parts, ", ");
 }
 
 // Puts a journal's changes back on the server, verifies them from a fresh connection, makes
@@ -232,12 +234,12 @@ DurabilityOutcome restoreJournal(const DurabilityJournal& journal, const std::st
         if (mismatch) {
             throw Error("after restoring and reloading, " + *mismatch);
         }
-        std::string restoredList;
+        std::vector<std::string> restored;
         for (const SettingChange* c : ours) {
-            restoredList += (restoredList.empty() ? "" : ", ") + c->name + "=" + c->original;
+            restored.push_back(c->name + "=" + c->original);
         }
-        if (!restoredList.empty()) {
-            note("restored " + restoredList + " (verified from a fresh connection)");
+        if (!restored.empty()) {
+            note("restored " + join(restored, ", ") + " (verified from a fresh connection)");
         }
         const bool fsyncOn = liveSetting(conn, "fsync").value == "on";
         const bool fsyncWasOff = std::any_of(ours.begin(), ours.end(), [](const SettingChange* c) {
@@ -340,8 +342,7 @@ std::string DurabilityRequest::risks() const {
     }
     if (fullPageWrites && !*fullPageWrites) {
         add("full_page_writes=off is server-wide: a crash meanwhile can leave torn pages that recovery "
-            "cannot "
-            "repair");
+            "cannot repair");
     }
     if (synchronousCommit == "off") {
         add("synchronous_commit=off (the load's own connections only): a crash may lose the last commits, "
@@ -349,8 +350,7 @@ std::string DurabilityRequest::risks() const {
     }
     if ((fsync && *fsync) || (fullPageWrites && *fullPageWrites)) {
         add("turning fsync or full_page_writes on changes them for every database on the server until the "
-            "run "
-            "ends");
+            "run ends");
     }
     return out;
 }
@@ -466,11 +466,7 @@ bool DurabilityJournal::ownerAlive() const {
 }
 
 std::string DurabilityJournal::describeChanges() const {
-    std::string out;
-    for (const auto& c : changes) {
-        out += (out.empty() ? "" : ", ") + describeChange(c);
-    }
-    return out;
+    return describeChangeList(changes);
 }
 
 std::string journalConnInfo(const DurabilityJournal& journal) {
@@ -661,12 +657,8 @@ DurabilitySession::DurabilitySession(const std::string& conninfo, const Durabili
         throw Error(std::string(e.what()) +
                     (undone.restored ? "; the settings were put back" : "; " + undone.problem));
     }
-    std::string list;
-    for (const auto& c : state_->changes) {
-        list += (list.empty() ? "" : ", ") + describeChange(c);
-    }
-    state_->note("server-wide for this run: " + list + " (verified from a fresh connection; journal " +
-                 path.string() + ")");
+    state_->note("server-wide for this run: " + describeChangeList(state_->changes) +
+                 " (verified from a fresh connection; journal " + path.string() + ")");
 }
 
 DurabilitySession::~DurabilitySession() {

@@ -66,18 +66,6 @@ std::string readFirstLine(const fs::path& path) {
     return line;
 }
 
-// Single quotes for a postgresql.conf string value.
-std::string confQuote(const std::string& value) {
-    std::string out = "'";
-    for (char c : value) {
-        out += c;
-        if (c == '\'') {
-            out += '\'';
-        }
-    }
-    return out + "'";
-}
-
 // An exclusive advisory lock on a file, held for the lifetime of the object. It serializes
 // create/start/stop of one cluster between Isobar processes (the GUI and a CLI, say).
 class FileLock {
@@ -305,7 +293,7 @@ void LocalCluster::writeSettingsFile() const {
             << "# use ALTER SYSTEM (postgresql.auto.conf) or postgresql.conf for your own settings.\n"
             << "listen_addresses = ''\n"
             << "port = " << port_ << "\n"
-            << "unix_socket_directories = " << confQuote(socketDir_.string()) << "\n"
+            << "unix_socket_directories = " << singleQuoted(socketDir_.string()) << "\n"
             << "unix_socket_permissions = 0700\n";
         if (timescaledbInstalled()) {
             out << "shared_preload_libraries = 'timescaledb'\n"

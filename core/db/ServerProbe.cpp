@@ -1,6 +1,7 @@
 #include "db/ServerProbe.h"
 
 #include "db/TableType.h"
+#include "util/Text.h"
 
 #include <cctype>
 #include <cmath>
@@ -189,7 +190,11 @@ ServerInfo probeServer(Connection& conn, const TableName* table) {
     return info;
 }
 
-std::optional<double> settingBytes(const std::string& value, double unitBytes) {
+namespace {
+
+// "4GB" -> 4 x the factor of "GB" in `units`; nullopt for a unit not there or no number.
+std::optional<double> scaledSetting(const std::string& value,
+                                    std::initializer_list<std::pair<const char*, double>> units) {
     std::size_t used = 0;
     double number = 0;
     try {
@@ -197,43 +202,31 @@ std::optional<double> settingBytes(const std::string& value, double unitBytes) {
     } catch (const std::exception&) {
         return std::nullopt;
     }
-    std::string unit = value.substr(used);
-    while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front())) != 0) {
-        unit.erase(0, 1);
-    }
-    if (unit.empty()) {
-        return number * unitBytes;
-    }
-    static const std::pair<const char*, double> kUnits[] = {{"B", 1.0},
-                                                            {"kB", 1024.0},
-                                                            {"MB", 1024.0 * 1024},
-                                                            {"GB", 1024.0 * 1024 * 1024},
-                                                            {"TB", 1024.0 * 1024 * 1024 * 1024}};
-    for (const auto& [name, bytes] : kUnits) {
+    const std::string unit = trim(value.substr(used));
+    for (const auto& [name, factor] : units) {
         if (unit == name) {
-            return number * bytes;
+            return number * factor;
         }
     }
     return std::nullopt;
 }
 
+} // namespace
+
+std::optional<double> settingBytes(const std::string& value, double unitBytes) {
+    constexpr double kKiB = 1024.0;
+    return scaledSetting(value, {{"", unitBytes},
+                                 {"B", 1.0},
+                                 {"kB", kKiB},
+                                 {"MB", kKiB * kKiB},
+                                 {"GB", kKiB * kKiB * kKiB},
+                                 {"TB", kKiB * kKiB * kKiB * kKiB}});
+}
+
 std::optional<double> settingSeconds(const std::string& value) {
-    std::size_t used = 0;
-    double number = 0;
-    try {
-        number = std::stod(value, &used);
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
-    const std::string unit = value.substr(used);
-    static const std::pair<const char*, double> kUnits[] = {
-        {"", 1.0}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}, {"min", 60.0}, {"h", 3600.0}, {"d", 86400.0}};
-    for (const auto& [name, seconds] : kUnits) {
-        if (unit == name) {
-            return number * seconds;
-        }
-    }
-    return std::nullopt;
+    return scaledSetting(
+        value,
+        {{"", 1.0}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}, {"min", 60.0}, {"h", 3600.0}, {"d", 86400.0}});
 }
 
 } // namespace isobar

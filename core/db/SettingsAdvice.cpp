@@ -1,5 +1,7 @@
 #include "db/SettingsAdvice.h"
 
+#include "util/Text.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -9,25 +11,6 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 constexpr double kMiB = 1024.0 * 1024;
-
-std::string join(const std::vector<std::string>& parts, const std::string& separator) {
-    std::string out;
-    for (const auto& p : parts) {
-        out += (out.empty() ? "" : separator) + p;
-    }
-    return out;
-}
-
-std::string sqlLiteral(const std::string& value) {
-    std::string out = "'";
-    for (char c : value) {
-        out += c;
-        if (c == '\'') {
-            out += '\'';
-        }
-    }
-    return out + "'";
-}
 
 // Where a setting comes from decides how it is fixed: ALTER SYSTEM overrides postgresql.conf and
 // the defaults, but not the server's command line, nor per-database or per-role settings.
@@ -73,7 +56,7 @@ private:
                      (source == "database" ? std::string("DATABASE") : std::string("ROLE")) + " ... RESET " +
                      name + " as well)";
         }
-        return "ALTER SYSTEM SET " + name + " = " + sqlLiteral(value) + "; " +
+        return "ALTER SYSTEM SET " + name + " = " + singleQuoted(value) + "; " +
                (reload ? "SELECT pg_reload_conf();" : "-- then restart the server");
     }
 
