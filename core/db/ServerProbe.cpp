@@ -213,6 +213,15 @@ std::optional<double> scaledSetting(const std::string& value,
 
 } // namespace
 
+ServerFileAccess probeServerFileAccess(Connection& conn) {
+    const Result r =
+        conn.query("SELECT inet_server_addr() IS NULL OR inet_server_addr() <<= '127.0.0.0/8'::inet OR "
+                   "inet_server_addr() = '::1'::inet, "
+                   "(SELECT rolsuper FROM pg_roles WHERE rolname = current_user) OR "
+                   "pg_has_role(current_user, 'pg_read_server_files', 'member')");
+    return ServerFileAccess{r.text(0, 0) == "t", r.text(0, 1) == "t"};
+}
+
 std::optional<double> settingBytes(const std::string& value, double unitBytes) {
     constexpr double kKiB = 1024.0;
     return scaledSetting(value, {{"", unitBytes},

@@ -85,6 +85,14 @@ struct ServerInfo {
 // Isobar can use, and - given a table - what on it slows a load down.
 ServerInfo probeServer(Connection& conn, const TableName* table = nullptr);
 
+// Whether the server may read files this process writes: it runs on this machine (a unix socket
+// or a loopback address), and the role may read server files (superuser, pg_read_server_files).
+struct ServerFileAccess {
+    bool onThisMachine = false;
+    bool mayReadFiles = false;
+};
+ServerFileAccess probeServerFileAccess(Connection& conn);
+
 // A setting's size in bytes ("4GB", "128MB", "8kB"; a bare number of `unitBytes`), or nullopt.
 std::optional<double> settingBytes(const std::string& value, double unitBytes = 1.0);
 // A setting's duration in seconds ("5min", "30s", "1h"), or nullopt.

@@ -4,6 +4,7 @@
 #include "copy/WeatherRowEncoder.h"
 #include "db/Connection.h"
 #include "db/Ledger.h"
+#include "db/ServerProbe.h"
 #include "db/TableMetadata.h"
 #include "db/WeatherSchema.h"
 #include "era5/BandReader.h"
@@ -31,17 +32,13 @@ constexpr const char* kIsobarTable = "isobar_bench_load";
 constexpr const char* kCeilingTable = "isobar_bench_ceiling";
 
 void checkServerCanReadFiles(Connection& conn) {
-    const Result r =
-        conn.query("SELECT inet_server_addr() IS NULL OR inet_server_addr() <<= '127.0.0.0/8'::inet OR "
-                   "inet_server_addr() = '::1'::inet, "
-                   "(SELECT rolsuper FROM pg_roles WHERE rolname = current_user) OR "
-                   "pg_has_role(current_user, 'pg_read_server_files', 'member')");
-    if (r.text(0, 0) != "t") {
+    const ServerFileAccess access = probeServerFileAccess(conn);
+    if (!access.onThisMachine) {
         throw Error(
             "the server's own COPY limit is measured from files on the server's machine: run the benchmark "
             "against a server on this machine (the embedded cluster, or localhost)");
     }
-    if (r.text(0, 1) != "t") {
+    if (!access.mayReadFiles) {
         throw Error(
             "measuring the server's COPY limit needs a role that may read server files (superuser, or "
             "GRANT pg_read_server_files)");

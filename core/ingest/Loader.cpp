@@ -168,15 +168,11 @@ private:
 // server files, and able to reach the directory (checked by reading a probe file). The reason
 // when not.
 std::optional<std::string> serverFilesUnusable(Connection& conn, const std::filesystem::path& dir) {
-    const Result r =
-        conn.query("SELECT inet_server_addr() IS NULL OR inet_server_addr() <<= '127.0.0.0/8'::inet OR "
-                   "inet_server_addr() = '::1'::inet, "
-                   "(SELECT rolsuper FROM pg_roles WHERE rolname = current_user) OR "
-                   "pg_has_role(current_user, 'pg_read_server_files', 'member')");
-    if (r.text(0, 0) != "t") {
+    const ServerFileAccess access = probeServerFileAccess(conn);
+    if (!access.onThisMachine) {
         return std::string("the server is on another machine");
     }
-    if (r.text(0, 1) != "t") {
+    if (!access.mayReadFiles) {
         return std::string("the role may not read server files (superuser or pg_read_server_files)");
     }
     const std::filesystem::path probe = dir / "probe";
