@@ -388,6 +388,51 @@ private slots:
         QCOMPARE(test::scalar(conn, "SELECT count(*) FROM era5.\"Weather 2023\""), QString("4"));
     }
 
+    // Only the chosen variables: their columns as in a full load, the others NULL; the table
+    // remembers the choice, so a load with other variables cannot add a second row per key.
+    void onlyChosenVariables() {
+        Connection conn = cluster_->connect();
+        const QString file = cluster_->workDir() + "/some.nc";
+        test::writeFixture(
+            file, test::classicFixture(test::range(10.0, 9.0, 0.25), test::range(20.0, 21.0, 0.25), 2, 0));
+        const QString dsn = QString::fromStdString(cluster_->conninfo());
+        CliRun run = runCli({"load", "--dsn", dsn, "--table", "full_vars", file});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        run = runCli(
+            {"load", "--dsn", dsn, "--table", "some_vars", "--variables", "t2m,total_precipitation", file});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM some_vars"), QString("50"));
+        // Chosen columns equal the full load's; the others are NULL everywhere.
+        QCOMPARE(test::scalar(conn,
+                              "SELECT count(*) FROM some_vars s JOIN full_vars f USING (time, location_id) "
+                              "WHERE s.temperature_2m IS NOT DISTINCT FROM f.temperature_2m AND "
+                              "s.total_precipitation IS NOT DISTINCT FROM f.total_precipitation"),
+                 QString("50"));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM full_vars WHERE zonal_wind_10m IS NOT NULL"),
+                 QString("50"));
+        QCOMPARE(test::scalar(conn,
+                              "SELECT count(*) FROM some_vars WHERE zonal_wind_10m IS NOT NULL OR "
+                              "meridional_wind_10m IS NOT NULL OR total_cloud_cover IS NOT NULL OR snowfall "
+                              "IS NOT NULL"),
+                 QString("0"));
+        // Every variable into the same table: refused, naming both choices.
+        run = runCli({"load", "--dsn", dsn, "--table", "some_vars", file});
+        QCOMPARE(run.exitCode, 1);
+        VERIFY_MESSAGE(run.err, "loaded with only t2m,tp", "every variable of its files", "--replace");
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM some_vars"), QString("50"));
+        // The same choice again: nothing to do. --replace: a fresh start with every variable.
+        run = runCli({"load", "--dsn", dsn, "--table", "some_vars", "--variables", "tp,t2m", file});
+        QVERIFY2(run.exitCode == 0 && run.err.contains("already in the table"), qPrintable(run.err));
+        run = runCli({"load", "--dsn", dsn, "--table", "some_vars", "--replace", file});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM some_vars WHERE zonal_wind_10m IS NOT NULL"),
+                 QString("50"));
+        // Names that are not variables, and variables the files lack.
+        run = runCli({"load", "--dsn", dsn, "--table", "x", "--variables", "t2m,sst", file});
+        QCOMPARE(run.exitCode, 2);
+        VERIFY_MESSAGE(run.err, "'sst' is none of");
+    }
+
 private:
     std::unique_ptr<test::TestCluster> cluster_;
 };

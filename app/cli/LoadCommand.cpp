@@ -1,5 +1,6 @@
 #include "Commands.h"
 #include "db/LocalCluster.h"
+#include "era5/FileConventions.h"
 #include "ingest/Loader.h"
 #include "report/ReportRecorder.h"
 #include "util/Error.h"
@@ -9,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 
 namespace isobar::cli {
 
@@ -161,6 +163,8 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
         {"dsn", "CONNINFO", "libpq connection string or URI (default: the embedded cluster)"},
         {"table", "NAME", "target table, optionally schema-qualified (default: weather)"},
         {"workers", "N", "parallel COPY connections (default: the number of cores, at most 8)"},
+        {"variables", "V,W",
+         "load only these (t2m,u10,v10,tcc,tp,sf or their columns); the others stay NULL"},
         {"table-type", "TYPE",
          "for a new table: regular (default), unlogged, partitioned, hypertable, distributed"},
         {"set-logged-after", "", "unlogged: make the table LOGGED (crash-safe) once the load is complete"},
@@ -230,6 +234,20 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
     request.retries = static_cast<int>(parsed.integer("retries", 8, 0, 100));
     request.transport = transportFrom(parsed);
     request.durability = durabilityFrom(parsed);
+    if (const auto list = parsed.value("variables")) {
+        std::stringstream in(*list);
+        std::string item;
+        while (std::getline(in, item, ',')) {
+            auto v = conventions::matchVariable(item, "");
+            for (const auto& s : kVariables) {
+                v = v ? v : (item == s.column ? std::optional<Variable>(s.variable) : std::nullopt);
+            }
+            if (!v) {
+                throw UsageError{"--variables: '" + item + "' is none of t2m, u10, v10, tcc, tp, sf"};
+            }
+            request.variables.push_back(*v);
+        }
+    }
     request.rowsPerUnit = static_cast<std::uint64_t>(parsed.integer("rows-per-unit", 0, 1000, 100'000'000));
     request.open = openOptionsFrom(parsed);
     const std::string allMissing = parsed.value("all-missing", "skip");
@@ -253,9 +271,7 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
     stoppable() = false;
     // Every run leaves a report, also a failed or cancelled one.
     const RunReport report = recorder.finish(summary);
-    std::string stamp = report.startedAt;
-    std::replace(stamp.begin(), stamp.end(), ':', '-');
-    const auto standard = defaultReportDirectory() / ("run-" + stamp + "-" + request.table.name + ".json");
+    const auto standard = defaultReportPath(report);
     for (const auto& path :
          {std::optional<std::filesystem::path>(standard),
           extraReport ? std::optional<std::filesystem::path>(*extraReport) : std::nullopt}) {

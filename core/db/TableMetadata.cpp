@@ -16,6 +16,15 @@ void ensureMetadataSchema(Connection& conn) {
                 "CREATE TABLE IF NOT EXISTS isobar.table_grid ("
                 "relid oid PRIMARY KEY, table_name text NOT NULL, grid_step float8 NOT NULL, "
                 "grid text NOT NULL, product text NOT NULL, recorded_at timestamptz NOT NULL DEFAULT now())");
+            // Added after the first release of the table: loads of only some variables. Checked
+            // first, since ALTER TABLE locks the table even when the column is there.
+            if (conn.query("SELECT count(*) FROM pg_attribute WHERE attrelid = 'isobar.table_grid'::regclass "
+                           "AND "
+                           "attname = 'variables' AND NOT attisdropped")
+                    .integer(0, 0) == 0) {
+                conn.exec("ALTER TABLE isobar.table_grid ADD COLUMN IF NOT EXISTS variables text NOT NULL "
+                          "DEFAULT ''");
+            }
             ensureLedgerTables(conn);
             return;
         } catch (const DbError& e) {
@@ -38,20 +47,31 @@ void ensureMetadataSchema(Connection& conn) {
 
 void checkTableGrid(Connection& conn, const TableName& table, const TableGrid& wanted) {
     const std::string qualified = table.quoted(conn);
-    Result recorded = conn.query("SELECT grid_step, grid, product, table_name FROM isobar.table_grid "
-                                 "WHERE relid = $1::regclass FOR UPDATE",
-                                 {qualified});
+    Result recorded =
+        conn.query("SELECT grid_step, grid, product, table_name, variables FROM isobar.table_grid "
+                   "WHERE relid = $1::regclass FOR UPDATE",
+                   {qualified});
     const std::string step = std::to_string(wanted.step);
     if (recorded.rows() == 1) {
         const double oldStep = std::stod(recorded.text(0, 0));
         const bool sameName = recorded.text(0, 3) == table.display();
         const bool differs = std::fabs(oldStep - wanted.step) > 1e-9 || recorded.text(0, 2) != wanted.product;
-        if (!differs && sameName) {
+        const bool otherVariables = recorded.text(0, 4) != wanted.variables;
+        if (!differs && !otherVariables && sameName) {
             return;
         }
         // A record is binding only while the table holds rows: an emptied table, or a new table that
         // got the OID of a dropped one, takes the new grid.
         const bool hasRows = conn.query("SELECT EXISTS (SELECT 1 FROM " + qualified + ")").text(0, 0) == "t";
+        if (otherVariables && !differs && hasRows) {
+            const auto describe = [](const std::string& v) {
+                return v.empty() ? std::string("every variable of its files") : "only " + v;
+            };
+            throw Error("table " + table.display() + " was loaded with " + describe(recorded.text(0, 4)) +
+                        ", and this load has " + describe(wanted.variables) +
+                        ": the same (time, location) would get a second row; load these into another table, "
+                        "or replace the table's contents (--replace)");
+        }
         if (differs && hasRows) {
             throw Error(
                 "table " + table.display() + " holds " + recorded.text(0, 2) + " rows on the " +
@@ -59,13 +79,13 @@ void checkTableGrid(Connection& conn, const TableName& table, const TableGrid& w
                 "; location_ids of different grids cannot share a table: load them into another table");
         }
         conn.query("UPDATE isobar.table_grid SET table_name = $2, grid_step = $3, grid = $4, product = $5, "
-                   "recorded_at = now() WHERE relid = $1::regclass",
-                   {qualified, table.display(), step, wanted.grid, wanted.product});
+                   "variables = $6, recorded_at = now() WHERE relid = $1::regclass",
+                   {qualified, table.display(), step, wanted.grid, wanted.product, wanted.variables});
         return;
     }
-    conn.query("INSERT INTO isobar.table_grid (relid, table_name, grid_step, grid, product) "
-               "VALUES ($1::regclass, $2, $3, $4, $5)",
-               {qualified, table.display(), step, wanted.grid, wanted.product});
+    conn.query("INSERT INTO isobar.table_grid (relid, table_name, grid_step, grid, product, variables) "
+               "VALUES ($1::regclass, $2, $3, $4, $5, $6)",
+               {qualified, table.display(), step, wanted.grid, wanted.product, wanted.variables});
 }
 
 } // namespace isobar

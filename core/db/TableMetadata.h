@@ -11,17 +11,19 @@ namespace isobar {
 // only means something on one grid) and the product (hourly ERA5 and monthly means do not mix).
 struct TableGrid {
     double step = 0.25;
-    std::string grid;    // "0.25 deg global grid (721 x 1440 points)"
-    std::string product; // "ERA5 hourly", "ERA5-Land hourly", ...
+    std::string grid;      // "0.25 deg global grid (721 x 1440 points)"
+    std::string product;   // "ERA5 hourly", "ERA5-Land hourly", ...
+    std::string variables; // "t2m,tp" when only some variables load; empty: all the files have
 };
 
 // Creates the isobar schema and its metadata table if missing. Autocommitted, outside the load's
 // transaction, tolerant of another loader doing the same at the same moment.
 void ensureMetadataSchema(Connection& conn);
 
-// Inside the load's transaction: records the grid and product of `table` on first load, and throws
-// isobar::Error naming both when the table holds rows of a different grid or product. An empty
-// table takes the new grid.
+// Inside the load's transaction: records the grid, product and variable choice of `table` on first
+// load, and throws isobar::Error naming both when the table holds rows of a different grid or
+// product, or loaded with other variables (rows of both would share (time, location_id)). An
+// empty table takes the new record.
 void checkTableGrid(Connection& conn, const TableName& table, const TableGrid& wanted);
 
 } // namespace isobar

@@ -103,6 +103,7 @@ Dataset& Dataset::operator=(Dataset&& other) noexcept {
         monthly_ = other.monthly_;
         rows_ = other.rows_;
         variables_ = std::move(other.variables_);
+        selection_ = std::move(other.selection_);
         notes_ = std::move(other.notes_);
         extractedDir_ = std::exchange(other.extractedDir_, {});
     }
@@ -398,6 +399,38 @@ private:
     std::map<std::string, std::size_t> replacedEra5t_;
     std::size_t identicalDuplicates_ = 0;
 };
+
+void Dataset::keepOnly(const std::vector<Variable>& wanted) {
+    std::vector<Variable> kept;
+    for (Variable v : variables_) {
+        if (std::find(wanted.begin(), wanted.end(), v) != wanted.end()) {
+            kept.push_back(v);
+        }
+    }
+    if (kept.empty()) {
+        std::string have;
+        for (Variable v : variables_) {
+            have += (have.empty() ? "" : ", ") + std::string(spec(v).shortName);
+        }
+        throw Error("none of the chosen variables is in these files (they have " + have + ")");
+    }
+    if (kept.size() == variables_.size()) {
+        return;
+    }
+    for (DatasetStep& step : steps_) {
+        for (std::size_t v = 0; v < kVariableCount; ++v) {
+            if (std::find(kept.begin(), kept.end(), static_cast<Variable>(v)) == kept.end()) {
+                step.sources[v].reset();
+                step.previous[v].reset();
+            }
+        }
+    }
+    selection_.clear();
+    for (Variable v : kept) {
+        selection_ += (selection_.empty() ? "" : ",") + std::string(spec(v).shortName);
+    }
+    variables_ = std::move(kept);
+}
 
 Dataset Dataset::open(const std::vector<std::filesystem::path>& paths, const OpenOptions& options) {
     Dataset d;

@@ -71,8 +71,14 @@ public:
         const GridBox& b = geometries_[step.geometry].box;
         return static_cast<std::uint64_t>(b.rows) * b.cols;
     }
-    // The variables at least one file provides.
+    // The variables at least one file provides (after keepOnly(), those kept).
     const std::vector<Variable>& variables() const noexcept { return variables_; }
+    // Loads only `wanted` of the variables: the others are left out as if the files lacked them
+    // (their columns stay NULL). Throws isobar::Error when the files have none of `wanted`.
+    void keepOnly(const std::vector<Variable>& wanted);
+    // "t2m,tp" after keepOnly() left something out; empty when every variable of the files loads.
+    // Part of each unit's identity: a unit loaded with some variables is not the unit with all.
+    const std::string& selection() const noexcept { return selection_; }
     // Dataset-level facts: gaps, replaced ERA5T steps, identical duplicates, skipped copies, ...
     const std::vector<std::string>& notes() const noexcept { return notes_; }
 
@@ -93,6 +99,7 @@ private:
     bool monthly_ = false;
     std::uint64_t rows_ = 0;
     std::vector<Variable> variables_;
+    std::string selection_;
     std::vector<std::string> notes_;
     std::filesystem::path extractedDir_; // ZIP members live here while the dataset is open
 };

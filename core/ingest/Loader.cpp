@@ -80,7 +80,8 @@ Prepared prepareTarget(const LoadRequest& request, const Dataset& dataset) {
         clearLedger(conn, p.ledger);
     }
     checkTableGrid(conn, request.table,
-                   TableGrid{dataset.grid().step(), dataset.grid().describe(), dataset.productName()});
+                   TableGrid{dataset.grid().step(), dataset.grid().describe(), dataset.productName(),
+                             dataset.selection()});
     p.committed = committedUnits(conn, p.ledger);
     conn.exec("COMMIT");
     return p;
@@ -239,7 +240,10 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
     // The user's stop request (Ctrl-C, Cancel) stops every thread of the run.
     const std::stop_callback forward(userStop, [&stop] { stop.request_stop(); });
     try {
-        const Dataset dataset = Dataset::open(request.files, request.open);
+        Dataset dataset = Dataset::open(request.files, request.open);
+        if (!request.variables.empty()) {
+            dataset.keepOnly(request.variables);
+        }
         reportInput(dataset, sink);
         const LoadPlan plan = LoadPlan::build(dataset, request.rowsPerUnit, request.bandRows);
         if (stop.stop_requested()) {

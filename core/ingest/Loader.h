@@ -29,6 +29,8 @@ struct LoadRequest {
     TableOptions tableOptions;
     std::vector<std::filesystem::path> files;
     OpenOptions open;
+    // Only these variables (the other columns stay NULL); empty: every variable the files have.
+    std::vector<Variable> variables;
     AllMissingPolicy allMissing = AllMissingPolicy::Skip;
     int workers = 0;               // 0: defaultWorkerCount()
     std::uint64_t rowsPerUnit = 0; // 0: a few hundred thousand

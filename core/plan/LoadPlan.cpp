@@ -42,6 +42,9 @@ LoadPlan LoadPlan::build(const Dataset& dataset, std::uint64_t rowsPerUnit, std:
         for (const auto& id : identities) {
             sources += id + "\n";
         }
+        if (!dataset.selection().empty()) {
+            sources += "variables " + dataset.selection() + "\n";
+        }
         const std::uint64_t sourcesPrint = fingerprint(sources);
         // Even bands: as many as needed to stay under rowsPerUnit.
         const std::uint64_t stepRows = static_cast<std::uint64_t>(box.rows) * box.cols;

@@ -323,4 +323,11 @@ std::filesystem::path defaultReportDirectory() {
     return stateDirectory() / "reports";
 }
 
+std::filesystem::path defaultReportPath(const RunReport& report) {
+    std::string stamp = report.startedAt;
+    std::replace(stamp.begin(), stamp.end(), ':', '-');
+    const std::string table = report.table.substr(report.table.rfind('.') + 1);
+    return defaultReportDirectory() / ("run-" + stamp + "-" + table + ".json");
+}
+
 } // namespace isobar

@@ -106,5 +106,7 @@ RunReport readReport(const std::filesystem::path& path);
 // Where every run's JSON report goes: $ISOBAR_REPORT_DIR if set, else
 // stateDirectory()/reports.
 std::filesystem::path defaultReportDirectory();
+// Where a run's own JSON report goes: defaultReportDirectory()/run-<start>-<table>.json.
+std::filesystem::path defaultReportPath(const RunReport& report);
 
 } // namespace isobar
