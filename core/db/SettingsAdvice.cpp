@@ -177,19 +177,14 @@ private:
         if (intent_.workers <= 0) {
             return;
         }
-        const int maxConnections = std::atoi(s_.value("max_connections").c_str());
-        if (maxConnections <= 0) {
+        const auto slots = connectionSlots(s_);
+        if (!slots) {
             return;
         }
-        // Superusers may use the reserved slots; everyone else may not.
-        int reserved = 0;
-        if (!s_.role.superuser) {
-            reserved = std::atoi(s_.value("superuser_reserved_connections").c_str()) +
-                       std::atoi(s_.value("reserved_connections").c_str());
-        }
-        // The probe's own connection is counted in use; the load does not keep it.
-        const int inUse = std::max(0, s_.connectionsInUse - 1);
-        const int available = maxConnections - reserved - inUse;
+        const int maxConnections = slots->max;
+        const int reserved = slots->reserved;
+        const int inUse = slots->inUse;
+        const int available = slots->available();
         const int needed = intent_.workers + intent_.extraConnections;
         if (needed > available) {
             const int workersPossible = std::max(0, available - intent_.extraConnections);
@@ -348,6 +343,22 @@ std::optional<Severity> parseSeverity(std::string_view name) {
         }
     }
     return std::nullopt;
+}
+
+std::optional<ConnectionSlots> connectionSlots(const ServerInfo& server) {
+    ConnectionSlots slots;
+    slots.max = std::atoi(server.value("max_connections").c_str());
+    if (slots.max <= 0) {
+        return std::nullopt;
+    }
+    // Superusers may use the reserved slots; everyone else may not.
+    if (!server.role.superuser) {
+        slots.reserved = std::atoi(server.value("superuser_reserved_connections").c_str()) +
+                         std::atoi(server.value("reserved_connections").c_str());
+    }
+    // The probe's own connection is counted in use; a load does not keep it.
+    slots.inUse = std::max(0, server.connectionsInUse - 1);
+    return slots;
 }
 
 std::vector<SettingWarning> adviseSettings(const ServerInfo& server, const LoadIntent& intent) {

@@ -39,6 +39,16 @@ struct LoadIntent {
     int extraConnections = 2;
 };
 
+// The server's connections as a load sees them.
+struct ConnectionSlots {
+    int max = 0;      // max_connections
+    int reserved = 0; // of those, reserved for superusers (0 for a superuser)
+    int inUse = 0;    // by other sessions
+    int available() const { return max - reserved - inUse; }
+};
+// nullopt when the server does not show max_connections.
+std::optional<ConnectionSlots> connectionSlots(const ServerInfo& server);
+
 // The server's settings and the target table turned into warnings, the worst first.
 std::vector<SettingWarning> adviseSettings(const ServerInfo& server, const LoadIntent& intent);
 

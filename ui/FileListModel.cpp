@@ -1,0 +1,258 @@
+#include "FileListModel.h"
+
+#include "era5/Dataset.h"
+#include "util/Error.h"
+
+#include <QColor>
+#include <QLocale>
+#include <QPointer>
+#include <QThreadPool>
+
+namespace isobar::ui {
+
+namespace {
+
+QString q(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+QString variablesOf(const FileInspection& f) {
+    QStringList names;
+    for (const auto& v : f.variables) {
+        names << q(std::string(spec(v.variable).shortName));
+    }
+    return names.join(QStringLiteral(", "));
+}
+
+} // namespace
+
+FileListModel::FileListModel(QObject* parent)
+    : QAbstractTableModel(parent) {}
+
+int FileListModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(entries_.size());
+}
+
+int FileListModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant FileListModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
+        return {};
+    }
+    switch (section) {
+    case File:
+        return tr("File");
+    case Layout:
+        return tr("Layout");
+    case Variables:
+        return tr("Variables");
+    case Times:
+        return tr("Time range");
+    case Grid:
+        return tr("Grid");
+    case Rows:
+        return tr("Rows");
+    case Status:
+        return tr("Status");
+    default:
+        return {};
+    }
+}
+
+QVariant FileListModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) {
+        return {};
+    }
+    const Entry& e = entries_[static_cast<std::size_t>(index.row())];
+    const bool done = e.result.has_value();
+    const bool bad = done && e.result->error.has_value();
+    if (role == Qt::ToolTipRole) {
+        if (!done) {
+            return tr("Inspecting %1...").arg(q(e.path.string()));
+        }
+        if (bad) {
+            return q(*e.result->error);
+        }
+        QStringList lines{q(e.path.string()), q(e.result->format), q(e.result->box)};
+        for (const auto& n : e.result->notes) {
+            lines << q(n);
+        }
+        return lines.join('\n');
+    }
+    if (role == Qt::ForegroundRole && bad && index.column() == Status) {
+        return QColor(Qt::darkRed);
+    }
+    if (role == Qt::TextAlignmentRole && index.column() == Rows) {
+        return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    if (role != Qt::DisplayRole) {
+        return {};
+    }
+    if (index.column() == File) {
+        return q(e.path.filename().string());
+    }
+    if (index.column() == Status) {
+        return !done ? tr("inspecting...") : bad ? q(*e.result->error) : tr("ready");
+    }
+    if (!done || bad) {
+        return {};
+    }
+    const FileInspection& f = *e.result;
+    switch (index.column()) {
+    case Layout:
+        return q(f.layout);
+    case Variables:
+        return variablesOf(f);
+    case Times:
+        return f.firstTime == f.lastTime ? q(f.firstTime)
+                                         : q(f.firstTime) + QStringLiteral(" .. ") + q(f.lastTime);
+    case Grid:
+        return q(f.grid);
+    case Rows:
+        return QLocale().toString(static_cast<qulonglong>(f.rows));
+    default:
+        return {};
+    }
+}
+
+bool FileListModel::removeRows(int row, int count, const QModelIndex& parent) {
+    if (parent.isValid() || row < 0 || count <= 0 || row + count > rowCount()) {
+        return false;
+    }
+    beginRemoveRows(parent, row, row + count - 1);
+    entries_.erase(entries_.begin() + row, entries_.begin() + row + count);
+    endRemoveRows();
+    emit filesChanged();
+    return true;
+}
+
+void FileListModel::clear() {
+    beginResetModel();
+    entries_.clear();
+    endResetModel();
+    emit filesChanged();
+}
+
+QStringList FileListModel::addPaths(const QStringList& paths) {
+    QStringList problems;
+    std::vector<std::filesystem::path> files;
+    for (const QString& p : paths) {
+        try {
+            const auto expanded = expandInputs({std::filesystem::path(p.toStdString())});
+            files.insert(files.end(), expanded.begin(), expanded.end());
+        } catch (const Error& e) {
+            problems << q(e.what());
+        }
+    }
+    for (const auto& file : files) {
+        const bool known =
+            std::any_of(entries_.begin(), entries_.end(), [&file](const Entry& e) { return e.path == file; });
+        if (known) {
+            continue;
+        }
+        const int row = rowCount();
+        beginInsertRows({}, row, row);
+        entries_.push_back(Entry{file, 0, std::nullopt});
+        endInsertRows();
+        inspectInBackground(entries_.back());
+    }
+    emit filesChanged();
+    return problems;
+}
+
+void FileListModel::inspectInBackground(Entry& entry) {
+    entry.job = nextJob_++;
+    const quint64 job = entry.job;
+    const std::filesystem::path path = entry.path;
+    QPointer<FileListModel> self(this);
+    // Thread boundary: the inspection (netcdf-c, HDF5 decompression of coordinates) runs on the
+    // pool; only its result, a plain struct, comes back to the GUI thread.
+    QThreadPool::globalInstance()->start([self, job, path] {
+        FileInspection result;
+        try {
+            const Inspection inspection = inspect({path}, OpenOptions{}, false);
+            if (!inspection.files.empty()) {
+                result = inspection.files.front();
+            } else {
+                result.name = path.filename().string();
+                result.error = "nothing to inspect";
+            }
+        } catch (const std::exception& e) {
+            result.name = path.filename().string();
+            result.error = e.what();
+        }
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, job, result] {
+                if (self) {
+                    self->takeResult(job, result);
+                }
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void FileListModel::takeResult(quint64 job, const FileInspection& result) {
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+        if (entries_[i].job == job) {
+            entries_[i].result = result;
+            const int row = static_cast<int>(i);
+            emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+            emit filesChanged();
+            return;
+        }
+    }
+    // A file removed while it was inspected: nothing to show.
+}
+
+std::vector<std::filesystem::path> FileListModel::loadableFiles() const {
+    std::vector<std::filesystem::path> out;
+    for (const Entry& e : entries_) {
+        if (e.result && !e.result->error) {
+            out.push_back(e.path);
+        }
+    }
+    return out;
+}
+
+std::set<Variable> FileListModel::presentVariables() const {
+    std::set<Variable> out;
+    for (const Entry& e : entries_) {
+        if (e.result && !e.result->error) {
+            for (const auto& v : e.result->variables) {
+                out.insert(v.variable);
+            }
+        }
+    }
+    return out;
+}
+
+std::uint64_t FileListModel::totalRows() const {
+    std::uint64_t rows = 0;
+    for (const Entry& e : entries_) {
+        if (e.result && !e.result->error) {
+            rows += e.result->rows;
+        }
+    }
+    return rows;
+}
+
+bool FileListModel::inspecting() const {
+    return std::any_of(entries_.begin(), entries_.end(), [](const Entry& e) { return !e.result; });
+}
+
+int FileListModel::problemCount() const {
+    return static_cast<int>(std::count_if(entries_.begin(), entries_.end(),
+                                          [](const Entry& e) { return e.result && e.result->error; }));
+}
+
+const FileInspection* FileListModel::inspection(int row) const {
+    if (row < 0 || row >= rowCount() || !entries_[static_cast<std::size_t>(row)].result) {
+        return nullptr;
+    }
+    return &*entries_[static_cast<std::size_t>(row)].result;
+}
+
+} // namespace isobar::ui

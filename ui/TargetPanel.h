@@ -1,0 +1,79 @@
+#pragma once
+
+#include "ServerCheck.h"
+
+#include <QWidget>
+
+class QButtonGroup;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QRadioButton;
+class QSettings;
+class QSpinBox;
+
+namespace isobar::ui {
+
+// Where a load goes: the connection (the embedded cluster, a server by its fields, or a pasted
+// connection string), the table, its type for a new table (choices the server cannot do are
+// disabled with the reason), the chunk interval of a hypertable, the workers (bounded by what
+// max_connections leaves), and resume or replace.
+class TargetPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit TargetPanel(QWidget* parent = nullptr);
+
+    ConnectionChoice connection() const;
+    std::string tableName() const;
+    TableType tableType() const;
+    std::string chunkInterval() const;
+    int workers() const;
+    bool replace() const;
+
+    // Shows what a server check found: version and extensions, the table types it can do.
+    void applyCheck(const ServerCheck& check);
+    void showChecking();
+
+    // Remembers the choices, never the password.
+    void save(QSettings& settings) const;
+    void restore(QSettings& settings);
+
+    // For tests and the main window.
+    void useConnectionString(const QString& conninfo);
+    QComboBox* tableTypeBox() const { return type_; }
+    QSpinBox* workersBox() const { return workers_; }
+    QLineEdit* tableEdit() const { return table_; }
+    QPushButton* testButton() const { return test_; }
+    QLabel* statusLabel() const { return status_; }
+
+signals:
+    void testRequested();
+    // The target changed: an earlier check no longer says anything about it.
+    void targetChanged();
+
+private:
+    void updateModes();
+
+    QRadioButton* embedded_;
+    QRadioButton* fields_;
+    QRadioButton* string_;
+    QLineEdit* host_;
+    QSpinBox* port_;
+    QLineEdit* database_;
+    QLineEdit* user_;
+    QLineEdit* password_;
+    QComboBox* sslmode_;
+    QLineEdit* conninfo_;
+    QPushButton* test_;
+    QLabel* status_;
+    QLineEdit* table_;
+    QComboBox* type_;
+    QLineEdit* chunk_;
+    QSpinBox* workers_;
+    QRadioButton* resume_;
+    QRadioButton* replace_;
+};
+
+} // namespace isobar::ui
