@@ -1,20 +1,17 @@
 #include "FileListModel.h"
 
+#include "Format.h"
+
 #include "era5/Dataset.h"
 #include "util/Error.h"
 
 #include <QColor>
-#include <QLocale>
 #include <QPointer>
 #include <QThreadPool>
 
 namespace isobar::ui {
 
 namespace {
-
-QString q(const std::string& s) {
-    return QString::fromStdString(s);
-}
 
 QString variablesOf(const FileInspection& f) {
     QStringList names;
@@ -111,7 +108,7 @@ QVariant FileListModel::data(const QModelIndex& index, int role) const {
     case Grid:
         return q(f.grid);
     case Rows:
-        return QLocale().toString(static_cast<qulonglong>(f.rows));
+        return formatCount(f.rows);
     default:
         return {};
     }

@@ -1,5 +1,7 @@
 #include "SettingsPanel.h"
 
+#include "Format.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
@@ -15,10 +17,6 @@
 namespace isobar::ui {
 
 namespace {
-
-QString q(const std::string& s) {
-    return QString::fromStdString(s);
-}
 
 QIcon iconFor(Severity severity) {
     QStyle* style = QApplication::style();

@@ -1,5 +1,7 @@
 #include "TargetPanel.h"
 
+#include "Format.h"
+
 #include "db/ConnInfo.h"
 #include "ingest/Loader.h"
 
@@ -19,10 +21,6 @@
 namespace isobar::ui {
 
 namespace {
-
-QString q(const std::string& s) {
-    return QString::fromStdString(s);
-}
 
 constexpr TableType kTypes[] = {TableType::Regular, TableType::Unlogged, TableType::Partitioned,
                                 TableType::Hypertable, TableType::Distributed};

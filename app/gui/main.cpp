@@ -29,5 +29,6 @@ int main(int argc, char** argv) {
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/isobar/icons/isobar.svg")));
     isobar::ui::MainWindow window;
     window.show();
+    window.startupChecks();
     return QApplication::exec();
 }

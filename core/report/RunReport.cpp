@@ -327,7 +327,15 @@ std::filesystem::path defaultReportPath(const RunReport& report) {
     std::string stamp = report.startedAt;
     std::replace(stamp.begin(), stamp.end(), ':', '-');
     const std::string table = report.table.substr(report.table.rfind('.') + 1);
-    return defaultReportDirectory() / ("run-" + stamp + "-" + table + ".json");
+    const std::string base = "run-" + stamp + "-" + table;
+    // Runs of one table can start within the same second (a rerun that finds everything loaded):
+    // each keeps its own report.
+    std::filesystem::path path = defaultReportDirectory() / (base + ".json");
+    std::error_code ec;
+    for (int n = 2; std::filesystem::exists(path, ec) && n < 1000; ++n) {
+        path = defaultReportDirectory() / (base + "-" + std::to_string(n) + ".json");
+    }
+    return path;
 }
 
 } // namespace isobar

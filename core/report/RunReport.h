@@ -106,7 +106,8 @@ RunReport readReport(const std::filesystem::path& path);
 // Where every run's JSON report goes: $ISOBAR_REPORT_DIR if set, else
 // stateDirectory()/reports.
 std::filesystem::path defaultReportDirectory();
-// Where a run's own JSON report goes: defaultReportDirectory()/run-<start>-<table>.json.
+// Where a run's own JSON report goes: defaultReportDirectory()/run-<start>-<table>.json (-2, -3...
+// when a run of the same table started in the same second).
 std::filesystem::path defaultReportPath(const RunReport& report);
 
 } // namespace isobar

@@ -1,0 +1,65 @@
+#pragma once
+
+#include "era5/Variable.h"
+
+#include <QWidget>
+
+#include <array>
+#include <vector>
+
+class QCheckBox;
+class QLabel;
+class QPushButton;
+class QTableView;
+class QTextBrowser;
+
+namespace isobar::ui {
+
+class FileListModel;
+
+// The first step of a load: the files (added by dialog or dropped; folders stand for the NetCDF
+// files in them), what each one is, and which of the six variables to load. A variable no file
+// has cannot be ticked.
+class FilesPage : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit FilesPage(QWidget* parent = nullptr);
+
+    FileListModel* model() const { return model_; }
+    // Returns what could not be added, also shown on the page.
+    QStringList addPaths(const QStringList& paths);
+    void addFilesWithDialog();
+    void addFolderWithDialog();
+    void removeSelected();
+
+    // The ticked variables that some file has; empty when none is ticked.
+    std::vector<Variable> chosenVariables() const;
+    // True when every present variable is ticked (the load then takes every variable).
+    bool allPresentChosen() const;
+    QCheckBox* variableBox(Variable v) const { return boxes_[static_cast<std::size_t>(v)]; }
+    QTableView* view() const { return view_; }
+    QLabel* summaryLabel() const { return summary_; }
+
+signals:
+    // Files or the variable choice changed.
+    void selectionChanged();
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void updateSummary();
+    void showDetails();
+
+    FileListModel* model_;
+    QTableView* view_;
+    QTextBrowser* details_;
+    QLabel* summary_;
+    QPushButton* remove_;
+    std::array<QCheckBox*, kVariableCount> boxes_{};
+    QStringList problems_;
+};
+
+} // namespace isobar::ui

@@ -1,0 +1,216 @@
+#include "HistoryPanel.h"
+
+#include "Format.h"
+#include "RateChart.h"
+#include "ReportExport.h"
+
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QPointer>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QThreadPool>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace isobar::ui {
+
+namespace {
+
+enum Column { Started, Status, Table, Type, Workers, Rows, Rate, Duration, ColumnCount };
+
+QTableWidgetItem* cell(const QString& text, bool number = false) {
+    auto* item = new QTableWidgetItem(text);
+    if (number) {
+        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    return item;
+}
+
+} // namespace
+
+HistoryPanel::HistoryPanel(QWidget* parent)
+    : QWidget(parent)
+    , directory_(q(defaultReportDirectory().string()))
+    , table_(new QTableWidget(0, ColumnCount))
+    , chart_(new RateChart)
+    , summary_(new QLabel)
+    , open_(new QPushButton(tr("&Open")))
+    , compare_(new QPushButton(tr("Com&pare two")))
+    , export_(new QPushButton(tr("E&xport...")))
+    {
+    auto* refresh = new QPushButton(tr("Re&fresh"));
+    auto* folder = new QPushButton(tr("Reports f&older..."));
+    table_->setHorizontalHeaderLabels(
+        {tr("Started (UTC)"), tr("Status"), tr("Table"), tr("Type"), tr("Workers"), tr("Rows"), tr("rows/s"), tr("Time")});
+    table_->verticalHeader()->hide();
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->setSortingEnabled(false);
+    summary_->setWordWrap(true);
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    compare_->setToolTip(tr("Select two runs: both rate curves on one chart"));
+
+    auto* buttons = new QHBoxLayout;
+    for (QPushButton* b : {open_, compare_, export_, refresh, folder}) {
+        buttons->addWidget(b);
+    }
+    buttons->addStretch();
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(table_);
+    split->addWidget(chart_);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(buttons);
+    layout->addWidget(split, 1);
+    layout->addWidget(summary_);
+
+    connect(refresh, &QPushButton::clicked, this, &HistoryPanel::refresh);
+    connect(folder, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder of run reports"), directory_);
+        if (!dir.isEmpty()) {
+            setDirectory(dir);
+        }
+    });
+    connect(open_, &QPushButton::clicked, this, &HistoryPanel::openSelected);
+    connect(compare_, &QPushButton::clicked, this, &HistoryPanel::compareSelected);
+    connect(table_, &QTableWidget::itemActivated, this, &HistoryPanel::openSelected);
+    connect(export_, &QPushButton::clicked, this, [this] {
+        const auto rows = selectedRows();
+        if (!rows.empty()) {
+            exportWithDialog(this, reports_[static_cast<std::size_t>(rows.front())].report);
+        }
+    });
+    connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        const auto n = selectedRows().size();
+        open_->setEnabled(n == 1);
+        export_->setEnabled(n == 1);
+        compare_->setEnabled(n == 2);
+    });
+    open_->setEnabled(false);
+    export_->setEnabled(false);
+    compare_->setEnabled(false);
+}
+
+void HistoryPanel::setDirectory(const QString& directory) {
+    directory_ = directory;
+    refresh();
+}
+
+void HistoryPanel::refresh() {
+    const quint64 job = ++job_;
+    summary_->setText(tr("Reading the reports in %1...").arg(directory_));
+    QPointer<HistoryPanel> self(this);
+    const QString dir = directory_;
+    // Thread boundary: reading and parsing reports (each up to 10,000 samples) happens on the
+    // pool; the parsed reports come back to the GUI thread, unless a newer refresh superseded it.
+    QThreadPool::globalInstance()->start([self, job, dir] {
+        std::vector<Entry> entries;
+        QStringList problems;
+        const QFileInfoList files =
+            QDir(dir).entryInfoList({QStringLiteral("*.json")}, QDir::Files | QDir::Readable, QDir::Name);
+        for (const QFileInfo& f : files) {
+            try {
+                entries.push_back(Entry{f.absoluteFilePath(), readReport(f.absoluteFilePath().toStdString())});
+            } catch (const std::exception& e) {
+                problems << QStringLiteral("%1: %2").arg(f.fileName(), q(e.what()));
+            }
+        }
+        std::sort(entries.begin(), entries.end(),
+                  [](const Entry& a, const Entry& b) { return a.report.startedAt > b.report.startedAt; });
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, job, entries = std::move(entries), problems]() mutable {
+                if (self && self->job_ == job) {
+                    self->show(std::move(entries), problems);
+                }
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void HistoryPanel::show(std::vector<Entry> entries, QStringList problems) {
+    reports_ = std::move(entries);
+    table_->clearSelection();
+    table_->setRowCount(static_cast<int>(reports_.size()));
+    for (int row = 0; row < table_->rowCount(); ++row) {
+        const RunReport& r = reports_[static_cast<std::size_t>(row)].report;
+        table_->setItem(row, Started, cell(q(r.startedAt).left(19).replace(QLatin1Char('T'), QLatin1Char(' '))));
+        table_->setItem(row, Status, cell(q(r.status)));
+        table_->setItem(row, Table, cell(q(r.table)));
+        table_->setItem(row, Type, cell(q(r.tableType)));
+        table_->setItem(row, Workers, cell(QString::number(r.workers), true));
+        table_->setItem(row, Rows, cell(formatCount(r.rows), true));
+        table_->setItem(row, Rate, cell(formatRate(r.meanRate), true));
+        table_->setItem(row, Duration, cell(formatDuration(r.seconds), true));
+        table_->item(row, Started)->setToolTip(reports_[static_cast<std::size_t>(row)].path);
+    }
+    table_->resizeColumnsToContents();
+    QString text = reports_.empty() ? tr("No run reports in %1 yet: every load writes one there.").arg(directory_)
+                                    : tr("%n run(s) in %1. Open one, or select two and compare.", nullptr,
+                                         static_cast<int>(reports_.size()))
+                                          .arg(directory_);
+    for (const QString& p : problems) {
+        text += tr("<br>Not a readable report: %1").arg(p.toHtmlEscaped());
+    }
+    summary_->setText(text);
+    emit refreshed();
+}
+
+std::vector<int> HistoryPanel::selectedRows() const {
+    std::vector<int> rows;
+    for (const QModelIndex& i : table_->selectionModel()->selectedRows()) {
+        rows.push_back(i.row());
+    }
+    std::sort(rows.begin(), rows.end());
+    return rows;
+}
+
+void HistoryPanel::select(const std::vector<int>& rows) {
+    table_->clearSelection();
+    for (int row : rows) {
+        table_->selectionModel()->select(table_->model()->index(row, 0),
+                                         QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    }
+}
+
+void HistoryPanel::openSelected() {
+    const auto rows = selectedRows();
+    if (rows.empty()) {
+        return;
+    }
+    const Entry& e = reports_[static_cast<std::size_t>(rows.front())];
+    chart_->showReport(e.report, q(e.report.startedAt).left(19));
+    summary_->setText(reportSummaryHtml(e.report) + tr("<br>Report: %1").arg(e.path.toHtmlEscaped()));
+}
+
+void HistoryPanel::compareSelected() {
+    const auto rows = selectedRows();
+    if (rows.size() != 2) {
+        return;
+    }
+    const RunReport& a = reports_[static_cast<std::size_t>(rows[0])].report;
+    const RunReport& b = reports_[static_cast<std::size_t>(rows[1])].report;
+    chart_->showReport(a, q(a.startedAt).left(19));
+    chart_->compareWith(b, q(b.startedAt).left(19));
+    summary_->setText(tr("<table><tr><th></th><th>%1</th><th>%2</th></tr>"
+                         "<tr><td>rows</td><td>%3</td><td>%4</td></tr>"
+                         "<tr><td>mean rows/s</td><td>%5</td><td>%6</td></tr>"
+                         "<tr><td>median sustained</td><td>%7</td><td>%8</td></tr>"
+                         "<tr><td>workers, type</td><td>%9</td><td>%10</td></tr></table>")
+                          .arg(q(a.startedAt).left(19), q(b.startedAt).left(19), formatCount(a.rows),
+                               formatCount(b.rows), formatRate(a.meanRate), formatRate(b.meanRate),
+                               formatRate(a.medianSustainedRate), formatRate(b.medianSustainedRate),
+                               QStringLiteral("%1, %2").arg(a.workers).arg(q(a.tableType)))
+                          .arg(QStringLiteral("%1, %2").arg(b.workers).arg(q(b.tableType))));
+}
+
+} // namespace isobar::ui

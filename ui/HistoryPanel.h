@@ -1,0 +1,64 @@
+#pragma once
+
+#ifndef Q_MOC_RUN // moc 6.4 cannot parse some C++20 standard headers the core pulls in
+#include "report/RunReport.h"
+#endif
+
+#include <QWidget>
+
+#include <vector>
+
+class QLabel;
+class QPushButton;
+class QTableWidget;
+
+namespace isobar::ui {
+
+class RateChart;
+
+// Past runs, read from their JSON reports (where every run writes one, or a folder the user
+// picks): reopen one to see its chart and summary, compare two on one chart, export one again.
+// Reports are read in the background; a refresh supersedes one still reading.
+class HistoryPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit HistoryPanel(QWidget* parent = nullptr);
+
+    // Reads the reports in `directory` (default: where runs write them).
+    void refresh();
+    void setDirectory(const QString& directory);
+    QString directory() const { return directory_; }
+
+    int runCount() const { return static_cast<int>(reports_.size()); }
+    void select(const std::vector<int>& rows);
+    void openSelected();
+    void compareSelected();
+
+    QTableWidget* table() const { return table_; }
+    RateChart* chart() const { return chart_; }
+    QLabel* summaryLabel() const { return summary_; }
+
+signals:
+    void refreshed();
+
+private:
+    struct Entry {
+        QString path;
+        RunReport report;
+    };
+    void show(std::vector<Entry> entries, QStringList problems);
+    std::vector<int> selectedRows() const;
+
+    QString directory_;
+    QTableWidget* table_;
+    RateChart* chart_;
+    QLabel* summary_;
+    QPushButton* open_;
+    QPushButton* compare_;
+    QPushButton* export_;
+    std::vector<Entry> reports_;
+    quint64 job_ = 0;
+};
+
+} // namespace isobar::ui

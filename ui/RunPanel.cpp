@@ -1,0 +1,276 @@
+#include "RunPanel.h"
+
+#include "Format.h"
+#include "RateChart.h"
+#include "ReportExport.h"
+
+#include <QDateTime>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace isobar::ui {
+
+namespace {
+
+// The server stopped answering (shut down, restarted, network gone): resuming later loads only
+// what is missing, so the run view offers it.
+bool serverWentAway(const LoadError& e) {
+    return e.sqlState.rfind("08", 0) == 0 || e.sqlState.rfind("57P0", 0) == 0;
+}
+
+QString bottleneckText(const RateSample& s) {
+    const std::string b = s.bottleneck();
+    if (b == "reader") {
+        return RunPanel::tr("Reader-bound: the workers wait for decoded data (queue empty)");
+    }
+    if (b == "server") {
+        return RunPanel::tr("Server-bound: the reader waits for the workers (queue full)");
+    }
+    if (b == "balanced") {
+        return RunPanel::tr("Balanced: queue %1 of %2").arg(s.queueDepth).arg(s.queueCapacity);
+    }
+    return RunPanel::tr("Bottleneck: not known yet");
+}
+
+} // namespace
+
+RunPanel::RunPanel(LoadController* controller, QWidget* parent)
+    : QWidget(parent)
+    , controller_(controller)
+    , chart_(new RateChart)
+    , start_(new QPushButton(tr("&Start load")))
+    , cancel_(new QPushButton(tr("Ca&ncel")))
+    , resume_(new QPushButton(tr("&Resume")))
+    , export_(new QPushButton(tr("E&xport report...")))
+    , status_(new QLabel(tr("Add files, choose the target, then start.")))
+    , progress_(new QProgressBar)
+    , rows_(new QLabel)
+    , speed_(new QLabel)
+    , bottleneck_(new QLabel)
+    , server_(new QLabel)
+    , workers_(new QTableWidget(0, 4))
+    , log_(new QPlainTextEdit) {
+    start_->setDefault(true);
+    start_->setToolTip(tr("Load the files of the Files tab into the target (F5)"));
+    cancel_->setToolTip(tr("Stop: units in flight roll back, settings are restored (Esc)"));
+    resume_->setToolTip(tr("Start again: only what is not in the table yet is loaded"));
+    resume_->hide();
+    export_->setEnabled(false);
+    status_->setWordWrap(true);
+    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    progress_->setRange(0, 1000);
+    progress_->setValue(0);
+    progress_->setFormat(QString());
+    workers_->setHorizontalHeaderLabels({tr("Worker"), tr("rows/s"), tr("Rows sent"), tr("Server waits on")});
+    workers_->verticalHeader()->hide();
+    workers_->horizontalHeader()->setStretchLastSection(true);
+    workers_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    workers_->setMinimumWidth(360);
+    log_->setReadOnly(true);
+    log_->setMaximumBlockCount(5000);
+    log_->setPlaceholderText(tr("What the load says: layouts, notes, warnings, errors."));
+
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(start_);
+    buttons->addWidget(cancel_);
+    buttons->addWidget(resume_);
+    buttons->addStretch();
+    buttons->addWidget(export_);
+
+    auto* facts = new QGridLayout;
+    facts->addWidget(progress_, 0, 0, 1, 2);
+    facts->addWidget(rows_, 1, 0);
+    facts->addWidget(speed_, 1, 1);
+    facts->addWidget(bottleneck_, 2, 0);
+    facts->addWidget(server_, 2, 1);
+
+    auto* bottom = new QSplitter(Qt::Horizontal);
+    bottom->addWidget(workers_);
+    bottom->addWidget(log_);
+    bottom->setStretchFactor(1, 2);
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(chart_);
+    split->addWidget(bottom);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(buttons);
+    layout->addWidget(status_);
+    layout->addLayout(facts);
+    layout->addWidget(split, 1);
+    setTabOrder(start_, cancel_);
+    setTabOrder(cancel_, resume_);
+    setTabOrder(resume_, export_);
+
+    connect(start_, &QPushButton::clicked, this, &RunPanel::startRequested);
+    connect(resume_, &QPushButton::clicked, this, &RunPanel::resumeRequested);
+    connect(cancel_, &QPushButton::clicked, this, &RunPanel::cancelRequested);
+    connect(export_, &QPushButton::clicked, this, &RunPanel::exportReportAs);
+    connect(controller_, &LoadController::started, this, &RunPanel::onStarted);
+    connect(controller_, &LoadController::rateSampled, this, &RunPanel::onRate);
+    connect(controller_, &LoadController::serverSampled, this, &RunPanel::onServer);
+    connect(controller_, &LoadController::ended, this, &RunPanel::onEnded);
+    connect(controller_, &LoadController::note, this, [this](const QString& m) { log(m); });
+    connect(controller_, &LoadController::warning, this, [this](const QString& m) { log(m, true); });
+    setRunning(false);
+}
+
+void RunPanel::setRunning(bool running) {
+    start_->setEnabled(!running);
+    cancel_->setEnabled(running);
+    if (running) {
+        resume_->hide();
+    }
+}
+
+void RunPanel::log(const QString& line, bool problem) {
+    const QString time = QDateTime::currentDateTime().toString(QStringLiteral("HH:mm:ss"));
+    log_->appendPlainText(QStringLiteral("%1  %2%3").arg(time, problem ? tr("warning: ") : QString(), line));
+}
+
+void RunPanel::showPreparing(const QString& what) {
+    setRunning(true);
+    cancel_->setEnabled(false); // nothing to cancel until the engine runs
+    chart_->reset();
+    workers_->setRowCount(0);
+    progress_->setValue(0);
+    progress_->setFormat(QString());
+    for (QLabel* l : {rows_, speed_, bottleneck_, server_}) {
+        l->clear();
+    }
+    status_->setText(what);
+    log(what);
+}
+
+void RunPanel::showNotStarted(const QString& why) {
+    setRunning(false);
+    status_->setText(tr("<b>Not started:</b> %1").arg(why.toHtmlEscaped()));
+    log(tr("not started: %1").arg(why), true);
+}
+
+void RunPanel::onStarted(const LoadStart& s) {
+    setRunning(true);
+    plannedRows_ = s.plannedRows - std::min(s.plannedRows, s.resumedRows);
+    lastWalBytes_ = 0;
+    status_->setText(tr("Loading %1 rows into %2 (%3, %4 workers)%5")
+                         .arg(formatCount(plannedRows_), q(s.table), q(s.tableType))
+                         .arg(s.workers)
+                         .arg(s.resumedRows > 0 ? tr("; %1 rows were already there").arg(formatCount(s.resumedRows))
+                                                : QString()));
+    log(tr("%1 file(s), %2, %3 -> %4 %5").arg(s.files.size()).arg(q(s.product), q(s.grid), q(s.target), q(s.table)));
+    for (std::size_t i = 0; i < s.files.size() && i < s.fileLayouts.size(); ++i) {
+        log(QStringLiteral("%1: %2").arg(QFileInfo(q(s.files[i])).fileName(), q(s.fileLayouts[i])));
+    }
+    workers_->setRowCount(s.workers);
+    for (int w = 0; w < s.workers; ++w) {
+        workers_->setItem(w, 0, new QTableWidgetItem(QString::number(w + 1)));
+        for (int c = 1; c < 4; ++c) {
+            workers_->setItem(w, c, new QTableWidgetItem);
+        }
+    }
+}
+
+void RunPanel::onRate(const RateSample& s) {
+    chart_->addSample(s);
+    progress_->setValue(static_cast<int>(std::clamp(s.percent, 0.0, 100.0) * 10));
+    progress_->setFormat(
+        tr("%1%  ETA %2").arg(s.percent, 0, 'f', 1).arg(s.etaSeconds < 0 ? tr("unknown") : formatDuration(s.etaSeconds)));
+    rows_->setText(tr("%1 of %2 rows committed, %3 sent, %4 elapsed")
+                       .arg(formatCount(s.committedRows), formatCount(s.plannedRows), formatBytes(s.bytes),
+                            formatDuration(s.elapsed)));
+    speed_->setText(tr("%1 rows/s now, %2 rows/s overall").arg(formatRate(s.intervalRate), formatRate(s.overallRate)));
+    bottleneck_->setText(bottleneckText(s));
+    for (const WorkerRate& w : s.workers) {
+        if (w.worker >= 0 && w.worker < workers_->rowCount()) {
+            workers_->item(w.worker, 1)->setText(formatRate(w.rowsPerSecond));
+            workers_->item(w.worker, 2)->setText(formatCount(w.rows));
+        }
+    }
+}
+
+void RunPanel::onServer(const ServerSample& s) {
+    chart_->addServerSample(s);
+    lastWalBytes_ = s.walBytes;
+    server_->setText(tr("Server: %1 checkpoint(s), %2 of WAL (%3/s)")
+                         .arg(s.checkpointsTimed + s.checkpointsRequested)
+                         .arg(formatBytes(s.walBytes), formatBytes(static_cast<std::uint64_t>(s.walBytesPerSecond))));
+    for (std::size_t i = 0; i < s.waitEvents.size() && static_cast<int>(i) < workers_->rowCount(); ++i) {
+        workers_->item(static_cast<int>(i), 3)->setText(s.waitEvents[i].empty() ? tr("running") : q(s.waitEvents[i]));
+    }
+}
+
+void RunPanel::onEnded(const LoadSummary& summary, const RunReport& report, const QString& path,
+                       const QString& problem) {
+    setRunning(false);
+    report_ = report;
+    reportPath_ = path;
+    export_->setEnabled(true);
+    const QString done = tr("%1 rows in %2 (%3 rows/s)")
+                             .arg(formatCount(summary.rows), formatDuration(summary.seconds),
+                                  formatRate(summary.seconds > 0 ? static_cast<double>(summary.rows) / summary.seconds : 0));
+    switch (summary.status) {
+    case LoadStatus::Completed:
+        status_->setText(tr("<b>Completed:</b> %1.%2")
+                             .arg(done.toHtmlEscaped(),
+                                  summary.resumedRows > 0
+                                      ? tr(" %1 rows were already there.").arg(formatCount(summary.resumedRows))
+                                      : QString()));
+        progress_->setValue(1000);
+        break;
+    case LoadStatus::Cancelled:
+        status_->setText(tr("<b>Cancelled:</b> %1 committed; the units in flight were rolled back. Resume "
+                            "loads the rest.")
+                             .arg(done.toHtmlEscaped()));
+        resume_->show();
+        break;
+    case LoadStatus::Failed: {
+        const LoadError e = summary.error.value_or(LoadError{});
+        QString text = q(e.message).toHtmlEscaped();
+        if (!e.file.empty()) {
+            text += tr("<br>File: %1").arg(q(e.file).toHtmlEscaped());
+        }
+        if (serverWentAway(e)) {
+            status_->setText(tr("<b>The server went away:</b> %1<br>%2 had been committed and stay. Resume "
+                                "when the server is back: only the rest is loaded.")
+                                 .arg(text, done.toHtmlEscaped()));
+        } else {
+            status_->setText(tr("<b>Failed:</b> %1<br>%2 had been committed and stay.").arg(text, done.toHtmlEscaped()));
+        }
+        resume_->show();
+        log(q(e.message), true);
+        break;
+    }
+    }
+    if (summary.durability.any()) {
+        log(summary.durability.restored ? tr("durability settings restored and verified")
+                                        : tr("durability settings NOT restored: %1").arg(q(summary.durability.problem)),
+            !summary.durability.restored);
+    }
+    if (!report.verification.empty()) {
+        log(q(report.verification));
+    }
+    log(path.isEmpty() ? tr("the run report could not be written: %1").arg(problem)
+                       : tr("run report: %1").arg(path),
+        path.isEmpty());
+}
+
+void RunPanel::exportReportAs() {
+    if (report_) {
+        if (const QString path = exportWithDialog(this, *report_); !path.isEmpty()) {
+            log(tr("exported %1").arg(path));
+        }
+    }
+}
+
+} // namespace isobar::ui

@@ -1,0 +1,81 @@
+#pragma once
+
+#include "LoadController.h"
+
+#include <QWidget>
+
+#include <optional>
+
+class QLabel;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QTableWidget;
+
+namespace isobar::ui {
+
+class RateChart;
+
+// A run as it happens: Start / Cancel, the live rate chart, progress with % and ETA, rows, bytes,
+// elapsed, per-worker rates and what each worker's server process waits on, whether the reader or
+// the server holds the load back, a log; when it has ended, what happened (and Resume when the
+// server went away) and the export of its report.
+class RunPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit RunPanel(LoadController* controller, QWidget* parent = nullptr);
+
+    // Before the engine starts: the server is being checked (the embedded cluster may be starting).
+    void showPreparing(const QString& what);
+    // The run could not start; `why` names what is wrong.
+    void showNotStarted(const QString& why);
+    void log(const QString& line, bool problem = false);
+
+    const std::optional<RunReport>& lastReport() const { return report_; }
+    const QString& lastReportPath() const { return reportPath_; }
+
+    RateChart* chart() const { return chart_; }
+    QPushButton* startButton() const { return start_; }
+    QPushButton* cancelButton() const { return cancel_; }
+    QPushButton* resumeButton() const { return resume_; }
+    QPushButton* exportButton() const { return export_; }
+    QLabel* statusLabel() const { return status_; }
+    QProgressBar* progressBar() const { return progress_; }
+    QTableWidget* workersTable() const { return workers_; }
+    QPlainTextEdit* logView() const { return log_; }
+
+signals:
+    void startRequested();
+    void resumeRequested();
+    void cancelRequested();
+
+private:
+    void onStarted(const LoadStart& start);
+    void onRate(const RateSample& sample);
+    void onServer(const ServerSample& sample);
+    void onEnded(const LoadSummary& summary, const RunReport& report, const QString& path, const QString& problem);
+    void exportReportAs();
+    void setRunning(bool running);
+
+    LoadController* controller_;
+    RateChart* chart_;
+    QPushButton* start_;
+    QPushButton* cancel_;
+    QPushButton* resume_;
+    QPushButton* export_;
+    QLabel* status_;
+    QProgressBar* progress_;
+    QLabel* rows_;
+    QLabel* speed_;
+    QLabel* bottleneck_;
+    QLabel* server_;
+    QTableWidget* workers_;
+    QPlainTextEdit* log_;
+    std::optional<RunReport> report_;
+    QString reportPath_;
+    std::uint64_t plannedRows_ = 0;
+    std::uint64_t lastWalBytes_ = 0;
+};
+
+} // namespace isobar::ui
