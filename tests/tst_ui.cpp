@@ -190,6 +190,28 @@ private slots:
         page->variableBox(Variable::Tp)->setChecked(true);
     }
 
+    // A real CDS single-point download off the grid: refused, then readable once the user picks
+    // the nearest cell on the Files tab (the CLI's --off-grid nearest).
+    void readingOptionsInspectAgain() {
+        const QString point = test::samplesDir() + "/cds-2024_point-offgrid_hourly_u10v10t2m.nc";
+        if (!QFile::exists(point)) {
+            QSKIP("the shared ERA5 samples are not here");
+        }
+        auto w = window();
+        QVERIFY(addFiles(*w, {point}));
+        FileListModel* model = w->filesPage()->model();
+        QCOMPARE(model->problemCount(), 1);
+        QVERIFY(model->data(model->index(0, FileListModel::Status)).toString().contains("not on the 0.25"));
+        w->filesPage()->offGridBox()->setCurrentIndex(1);
+        QVERIFY(model->inspecting());
+        QTRY_VERIFY_WITH_TIMEOUT(!model->inspecting(), 30'000);
+        QCOMPARE(model->problemCount(), 0);
+        QCOMPARE(w->filesPage()->openOptions().offGrid, OffGridPolicy::Nearest);
+        w->filesPage()->offGridBox()->setCurrentIndex(0);
+        QTRY_VERIFY_WITH_TIMEOUT(!model->inspecting(), 30'000);
+        QCOMPARE(model->problemCount(), 1);
+    }
+
     void disabledChoicesCarryReasons() {
         auto w = window();
         QSignalSpy checked(w.get(), &MainWindow::targetChecked);
@@ -416,6 +438,37 @@ private slots:
         QVERIFY2(w->runPanel()->statusLabel()->text().contains("victim.nc"),
                  qPrintable(w->runPanel()->statusLabel()->text()));
         QVERIFY(w->runPanel()->resumeButton()->isVisible());
+    }
+
+    // The server stops mid-run and stays down past the retries: the run view says so and offers
+    // resume, which loads exactly the rest once the server is back.
+    void serverGoingAwayOffersResume() {
+        auto w = window();
+        QVERIFY(addFiles(*w, {large_}));
+        w->targetPanel()->tableEdit()->setText("gui_away");
+        w->targetPanel()->workersBox()->setValue(2);
+        QSignalSpy ended(w->controller(), &LoadController::ended);
+        w->startLoad();
+        QTRY_VERIFY_WITH_TIMEOUT(w->runPanel()->progressBar()->value() > 0, kLoadTimeoutMs);
+        QVERIFY(cluster_->cluster().stop());
+        const bool stopped = ended.wait(kLoadTimeoutMs);
+        cluster_->cluster().start();
+        QVERIFY(stopped);
+        const auto report = w->runPanel()->lastReport();
+        QVERIFY(report);
+        if (report->status == "completed") {
+            QSKIP("the load finished before the server stopped (an unusually fast machine)");
+        }
+        QCOMPARE(QString::fromStdString(report->status), QString("failed"));
+        QVERIFY2(w->runPanel()->statusLabel()->text().contains("The server went away"),
+                 qPrintable(w->runPanel()->statusLabel()->text()));
+        QVERIFY(w->runPanel()->resumeButton()->isVisible());
+        QSignalSpy resumed(w->controller(), &LoadController::ended);
+        w->runPanel()->resumeButton()->click();
+        QVERIFY(resumed.wait(kLoadTimeoutMs));
+        QCOMPARE(QString::fromStdString(w->runPanel()->lastReport()->status), QString("completed"));
+        QCOMPARE(scalar("SELECT count(*) FROM gui_away"), QString::number(6ULL * 721 * 1440));
+        QCOMPARE(scalar("SELECT count(DISTINCT (time, location_id)) FROM gui_away"), QString::number(6ULL * 721 * 1440));
     }
 
     void chartKeepsItsBudgetAndPeaks() {

@@ -132,6 +132,18 @@ void FileListModel::clear() {
     emit filesChanged();
 }
 
+void FileListModel::setOpenOptions(const OpenOptions& options) {
+    options_ = options;
+    for (Entry& e : entries_) {
+        e.result.reset();
+        inspectInBackground(e); // a new job: a result of the old options is dropped
+    }
+    if (!entries_.empty()) {
+        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+    }
+    emit filesChanged();
+}
+
 QStringList FileListModel::addPaths(const QStringList& paths) {
     QStringList problems;
     std::vector<std::filesystem::path> files;
@@ -163,13 +175,14 @@ void FileListModel::inspectInBackground(Entry& entry) {
     entry.job = nextJob_++;
     const quint64 job = entry.job;
     const std::filesystem::path path = entry.path;
+    const OpenOptions options = options_;
     QPointer<FileListModel> self(this);
     // Thread boundary: the inspection (netcdf-c, HDF5 decompression of coordinates) runs on the
     // pool; only its result, a plain struct, comes back to the GUI thread.
-    QThreadPool::globalInstance()->start([self, job, path] {
+    QThreadPool::globalInstance()->start([self, job, path, options] {
         FileInspection result;
         try {
-            const Inspection inspection = inspect({path}, OpenOptions{}, false);
+            const Inspection inspection = inspect({path}, options, false);
             if (!inspection.files.empty()) {
                 result = inspection.files.front();
             } else {

@@ -35,6 +35,9 @@ public:
     // added and why (a folder without NetCDF files); files already in the list are skipped.
     QStringList addPaths(const QStringList& paths);
     void clear();
+    // How files are read (off-grid points, product, grid step); every file is inspected again.
+    void setOpenOptions(const OpenOptions& options);
+    const OpenOptions& openOptions() const { return options_; }
 
     // The files that inspected without error, in list order.
     std::vector<std::filesystem::path> loadableFiles() const;
@@ -61,6 +64,7 @@ private:
 
     std::vector<Entry> entries_;
     quint64 nextJob_ = 1;
+    OpenOptions options_;
 };
 
 } // namespace isobar::ui

@@ -4,6 +4,8 @@
 #include "Format.h"
 
 #include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
@@ -55,7 +57,11 @@ FilesPage::FilesPage(QWidget* parent)
     , view_(new QTableView)
     , details_(new QTextBrowser)
     , summary_(new QLabel)
-    , remove_(new QPushButton(tr("&Remove"))) {
+    , remove_(new QPushButton(tr("&Remove")))
+    , offGrid_(new QComboBox)
+    , product_(new QComboBox)
+    , gridStep_(new QComboBox)
+    , loadAllMissing_(new QCheckBox(tr("Load units whose every value is missing (as rows of NULLs)"))) {
     setAcceptDrops(true);
     auto* addFiles = new QPushButton(tr("Add &files..."));
     auto* addFolder = new QPushButton(tr("Add f&older..."));
@@ -103,6 +109,21 @@ FilesPage::FilesPage(QWidget* parent)
     }
     grid->setColumnStretch(1, 1);
 
+    auto* reading = new QGroupBox(tr("Reading"));
+    auto* readingForm = new QFormLayout(reading);
+    offGrid_->addItem(tr("refuse the file (it names the point)"));
+    offGrid_->addItem(tr("load at the nearest grid cell's location_id, keeping the real coordinates"));
+    product_->addItems({tr("recognise (ERA5-Land on the 0.1 grid)"), tr("ERA5"), tr("ERA5-Land")});
+    gridStep_->addItems({tr("from the file (else 0.25)"), QStringLiteral("0.25"), QStringLiteral("0.1")});
+    gridStep_->setToolTip(tr("The grid a single-point file belongs to, for its location_id"));
+    readingForm->addRow(tr("Points off the &grid:"), offGrid_);
+    readingForm->addRow(tr("&Product:"), product_);
+    readingForm->addRow(tr("Grid s&tep of single points:"), gridStep_);
+    readingForm->addRow(loadAllMissing_);
+    for (QComboBox* box : {offGrid_, product_, gridStep_}) {
+        connect(box, &QComboBox::currentIndexChanged, this, [this] { model_->setOpenOptions(openOptions()); });
+    }
+
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(view_);
     split->addWidget(details_);
@@ -112,7 +133,10 @@ FilesPage::FilesPage(QWidget* parent)
     layout->addLayout(buttons);
     layout->addWidget(split, 1);
     layout->addWidget(summary_);
-    layout->addWidget(variables);
+    auto* options = new QHBoxLayout;
+    options->addWidget(variables, 3);
+    options->addWidget(reading, 2);
+    layout->addLayout(options);
 
     connect(addFiles, &QPushButton::clicked, this, &FilesPage::addFilesWithDialog);
     connect(addFolder, &QPushButton::clicked, this, &FilesPage::addFolderWithDialog);
@@ -122,6 +146,7 @@ FilesPage::FilesPage(QWidget* parent)
         model_->clear();
     });
     connect(model_, &FileListModel::filesChanged, this, [this] {
+        fitColumns();
         updateSummary();
         showDetails();
         emit selectionChanged();
@@ -200,6 +225,47 @@ bool FilesPage::allPresentChosen() const {
     return chosenVariables().size() == model_->presentVariables().size();
 }
 
+OpenOptions FilesPage::openOptions() const {
+    OpenOptions o;
+    o.offGrid = offGrid_->currentIndex() == 1 ? OffGridPolicy::Nearest : OffGridPolicy::Refuse;
+    o.product = product_->currentIndex() == 1   ? ProductOverride::Era5
+                : product_->currentIndex() == 2 ? ProductOverride::Era5Land
+                                                : ProductOverride::Auto;
+    if (gridStep_->currentIndex() > 0) {
+        o.gridStep = gridStep_->currentText().toDouble();
+    }
+    return o;
+}
+
+AllMissingPolicy FilesPage::allMissing() const {
+    return loadAllMissing_->isChecked() ? AllMissingPolicy::Load : AllMissingPolicy::Skip;
+}
+
+void FilesPage::save(QSettings& s) const {
+    QStringList unticked;
+    for (std::size_t i = 0; i < kVariableCount; ++i) {
+        if (!boxes_[i]->isChecked()) {
+            unticked << q(std::string(kVariables[i].shortName));
+        }
+    }
+    s.setValue(QStringLiteral("files/unticked"), unticked);
+    s.setValue(QStringLiteral("files/offGrid"), offGrid_->currentIndex());
+    s.setValue(QStringLiteral("files/product"), product_->currentIndex());
+    s.setValue(QStringLiteral("files/gridStep"), gridStep_->currentIndex());
+    s.setValue(QStringLiteral("files/loadAllMissing"), loadAllMissing_->isChecked());
+}
+
+void FilesPage::restore(QSettings& s) {
+    const QStringList unticked = s.value(QStringLiteral("files/unticked")).toStringList();
+    for (std::size_t i = 0; i < kVariableCount; ++i) {
+        boxes_[i]->setChecked(!unticked.contains(q(std::string(kVariables[i].shortName))));
+    }
+    offGrid_->setCurrentIndex(s.value(QStringLiteral("files/offGrid"), 0).toInt());
+    product_->setCurrentIndex(s.value(QStringLiteral("files/product"), 0).toInt());
+    gridStep_->setCurrentIndex(s.value(QStringLiteral("files/gridStep"), 0).toInt());
+    loadAllMissing_->setChecked(s.value(QStringLiteral("files/loadAllMissing"), false).toBool());
+}
+
 void FilesPage::updateSummary() {
     const auto present = model_->presentVariables();
     for (std::size_t i = 0; i < kVariableCount; ++i) {
@@ -232,6 +298,14 @@ void FilesPage::updateSummary() {
         text += QStringLiteral("<br><b>%1</b>").arg(p.toHtmlEscaped());
     }
     summary_->setText(text);
+}
+
+void FilesPage::fitColumns() {
+    // Wide enough to read, never so wide that Status (the reasons) falls off the right edge.
+    view_->resizeColumnsToContents();
+    for (int c = 0; c < FileListModel::Status; ++c) {
+        view_->setColumnWidth(c, std::min(view_->columnWidth(c), c == FileListModel::File ? 320 : 240));
+    }
 }
 
 void FilesPage::showDetails() {

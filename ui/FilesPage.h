@@ -1,6 +1,8 @@
 #pragma once
 
-#include "era5/Variable.h"
+#ifndef Q_MOC_RUN // moc 6.4 cannot parse some C++20 standard headers the core pulls in
+#include "ingest/Loader.h"
+#endif
 
 #include <QWidget>
 
@@ -8,6 +10,8 @@
 #include <vector>
 
 class QCheckBox;
+class QComboBox;
+class QSettings;
 class QLabel;
 class QPushButton;
 class QTableView;
@@ -37,7 +41,16 @@ public:
     std::vector<Variable> chosenVariables() const;
     // True when every present variable is ticked (the load then takes every variable).
     bool allPresentChosen() const;
+    // How the files are read, as the CLI's --off-grid, --product and --grid-step say it.
+    OpenOptions openOptions() const;
+    // Units whose every value is missing: skipped, or loaded as rows of NULLs (--all-missing).
+    AllMissingPolicy allMissing() const;
+    // Remembers the variable choice and the reading options.
+    void save(QSettings& settings) const;
+    void restore(QSettings& settings);
+
     QCheckBox* variableBox(Variable v) const { return boxes_[static_cast<std::size_t>(v)]; }
+    QComboBox* offGridBox() const { return offGrid_; }
     QTableView* view() const { return view_; }
     QLabel* summaryLabel() const { return summary_; }
 
@@ -51,6 +64,7 @@ protected:
 
 private:
     void updateSummary();
+    void fitColumns();
     void showDetails();
 
     FileListModel* model_;
@@ -59,6 +73,10 @@ private:
     QLabel* summary_;
     QPushButton* remove_;
     std::array<QCheckBox*, kVariableCount> boxes_{};
+    QComboBox* offGrid_;
+    QComboBox* product_;
+    QComboBox* gridStep_;
+    QCheckBox* loadAllMissing_;
     QStringList problems_;
 };
 

@@ -262,6 +262,8 @@ void MainWindow::launch(const ServerCheck& check) {
     }
     request.tableOptions.chunkInterval = target_->chunkInterval();
     request.files = files_->model()->loadableFiles();
+    request.open = files_->openOptions();
+    request.allMissing = files_->allMissing();
     if (!files_->allPresentChosen()) {
         request.variables = files_->chosenVariables();
     }
@@ -323,13 +325,7 @@ void MainWindow::saveSettings() const {
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());
     s.setValue(QStringLiteral("window/state"), saveState());
     s.setValue(QStringLiteral("window/tab"), tabs_->currentIndex());
-    QStringList unticked;
-    for (std::size_t i = 0; i < kVariableCount; ++i) {
-        if (!files_->variableBox(static_cast<Variable>(i))->isChecked()) {
-            unticked << q(std::string(kVariables[i].shortName));
-        }
-    }
-    s.setValue(QStringLiteral("files/unticked"), unticked);
+    files_->save(s);
     target_->save(s);
 }
 
@@ -340,11 +336,7 @@ void MainWindow::restoreSettings() {
     }
     restoreState(s.value(QStringLiteral("window/state")).toByteArray());
     tabs_->setCurrentIndex(s.value(QStringLiteral("window/tab"), FilesTab).toInt());
-    const QStringList unticked = s.value(QStringLiteral("files/unticked")).toStringList();
-    for (std::size_t i = 0; i < kVariableCount; ++i) {
-        files_->variableBox(static_cast<Variable>(i))
-            ->setChecked(!unticked.contains(q(std::string(kVariables[i].shortName))));
-    }
+    files_->restore(s);
     target_->restore(s);
 }
 
