@@ -257,7 +257,14 @@ private slots:
         QCOMPARE(w->runPanel()->progressBar()->value(), 1000);
         QCOMPARE(report->rows, std::uint64_t(41 * 41 * 3));
         QCOMPARE(report->workers, 2);
-        QCOMPARE(w->runPanel()->workersTable()->rowCount(), 2);
+        QTableWidget* workers = w->runPanel()->workersTable();
+        QCOMPARE(workers->rowCount(), 2);
+        std::uint64_t sent = 0;
+        for (int row = 0; row < 2; ++row) {
+            QCOMPARE(workers->item(row, 0)->text(), QString::number(row + 1));
+            sent += workers->item(row, 2)->text().remove(',').toULongLong();
+        }
+        QCOMPARE(sent, report->rows); // each worker's row, by its number
         QVERIFY(!samples.isEmpty());
         QTRY_VERIFY(w->runPanel()->chart()->pointCount() > 0);
         // In the database: every row, tp left NULL, an unlogged table.

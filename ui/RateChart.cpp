@@ -168,6 +168,8 @@ void RateChart::redraw() {
     }
     xAxis_->setRange(0, maxX);
     yAxis_->setRange(0, maxY * 1.1);
+    yAxis_->applyNiceNumbers(); // 0, 500000, 1000000 ... rather than fractions of the peak
+    xAxis_->applyNiceNumbers();
 }
 
 } // namespace isobar::ui

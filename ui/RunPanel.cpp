@@ -75,7 +75,8 @@ RunPanel::RunPanel(LoadController* controller, QWidget* parent)
     workers_->verticalHeader()->hide();
     workers_->horizontalHeader()->setStretchLastSection(true);
     workers_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    workers_->setMinimumWidth(360);
+    workers_->setMinimumWidth(480);
+    workers_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     log_->setReadOnly(true);
     log_->setMaximumBlockCount(5000);
     log_->setPlaceholderText(tr("What the load says: layouts, notes, warnings, errors."));
@@ -192,9 +193,10 @@ void RunPanel::onRate(const RateSample& s) {
     speed_->setText(tr("%1 rows/s now, %2 rows/s overall").arg(formatRate(s.intervalRate), formatRate(s.overallRate)));
     bottleneck_->setText(bottleneckText(s));
     for (const WorkerRate& w : s.workers) {
-        if (w.worker >= 0 && w.worker < workers_->rowCount()) {
-            workers_->item(w.worker, 1)->setText(formatRate(w.rowsPerSecond));
-            workers_->item(w.worker, 2)->setText(formatCount(w.rows));
+        const int row = w.worker - 1; // workers count from 1, as in the log and pg_stat_activity
+        if (row >= 0 && row < workers_->rowCount()) {
+            workers_->item(row, 1)->setText(formatRate(w.rowsPerSecond));
+            workers_->item(row, 2)->setText(formatCount(w.rows));
         }
     }
 }
@@ -205,8 +207,10 @@ void RunPanel::onServer(const ServerSample& s) {
     server_->setText(tr("Server: %1 checkpoint(s), %2 of WAL (%3/s)")
                          .arg(s.checkpointsTimed + s.checkpointsRequested)
                          .arg(formatBytes(s.walBytes), formatBytes(static_cast<std::uint64_t>(s.walBytesPerSecond))));
-    for (std::size_t i = 0; i < s.waitEvents.size() && static_cast<int>(i) < workers_->rowCount(); ++i) {
-        workers_->item(static_cast<int>(i), 3)->setText(s.waitEvents[i].empty() ? tr("running") : q(s.waitEvents[i]));
+    for (int row = 0; row < workers_->rowCount(); ++row) {
+        const auto i = static_cast<std::size_t>(row);
+        const std::string event = i < s.waitEvents.size() ? s.waitEvents[i] : std::string(kNotConnected);
+        workers_->item(row, 3)->setText(event.empty() ? tr("running") : q(event));
     }
 }
 

@@ -40,6 +40,8 @@ struct RateSample {
     }
 };
 
+inline constexpr const char* kNotConnected = "not connected";
+
 // What the monitor connection sees of the server, once a second.
 struct ServerSample {
     double elapsed = 0.0;
@@ -47,7 +49,9 @@ struct ServerSample {
     std::uint64_t checkpointsRequested = 0; // since the load started (max_wal_size reached, ...)
     std::uint64_t walBytes = 0;             // WAL written since the load started
     double walBytesPerSecond = 0.0;         // over the last interval
-    std::vector<std::string> waitEvents;    // per worker backend: "IO:DataFileExtend", "" when running
+    // What worker N's server process waits on, at [N-1]: "IO:DataFileExtend", "" when running,
+    // kNotConnected when it has no connection at the moment (reconnecting, or finished).
+    std::vector<std::string> waitEvents;
 };
 
 } // namespace isobar

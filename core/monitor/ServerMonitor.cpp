@@ -1,5 +1,6 @@
 #include "monitor/ServerMonitor.h"
 
+#include <charconv>
 #include <sstream>
 
 namespace isobar {
@@ -23,8 +24,9 @@ std::optional<ServerSample> ServerMonitor::sample(double elapsed) {
         const Result c = conn_->query(counters);
         const Result w = conn_->query(
             "SELECT CASE WHEN pg_is_in_recovery() THEN 0 ELSE pg_current_wal_lsn() - '0/0'::pg_lsn END, "
-            "coalesce((SELECT string_agg(coalesce(wait_event_type || ':' || wait_event, ''), ',' ORDER BY "
-            "application_name) FROM pg_stat_activity WHERE application_name LIKE 'isobar worker %'), '')");
+            "coalesce((SELECT string_agg(substr(application_name, 15) || '=' || coalesce(wait_event_type || ':' "
+            "|| wait_event, ''), ',') FROM pg_stat_activity WHERE application_name ~ '^isobar worker [0-9]+$'), "
+            "'')");
         const double timed = std::stod(c.text(0, 0));
         const double requested = std::stod(c.text(0, 1));
         const double wal = std::stod(w.text(0, 0));
@@ -45,10 +47,21 @@ std::optional<ServerSample> ServerMonitor::sample(double elapsed) {
         s.walBytesPerSecond = dt > 0 ? std::max(0.0, wal - lastWal_) / dt : 0.0;
         lastWal_ = wal;
         lastElapsed_ = elapsed;
+        // "3=IO:DataFileExtend,1=,2=Lock:extend": by worker number, whatever order the server lists them.
         std::stringstream events(w.text(0, 1));
-        std::string event;
-        while (std::getline(events, event, ',')) {
-            s.waitEvents.push_back(event);
+        std::string item;
+        while (std::getline(events, item, ',')) {
+            const auto eq = item.find('=');
+            int worker = 0;
+            if (eq == std::string::npos ||
+                std::from_chars(item.data(), item.data() + eq, worker).ec != std::errc{} || worker < 1 ||
+                worker > 4096) {
+                continue;
+            }
+            if (s.waitEvents.size() < static_cast<std::size_t>(worker)) {
+                s.waitEvents.resize(static_cast<std::size_t>(worker), kNotConnected);
+            }
+            s.waitEvents[static_cast<std::size_t>(worker - 1)] = item.substr(eq + 1);
         }
         return s;
     } catch (const std::exception&) {
