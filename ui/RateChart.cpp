@@ -26,6 +26,7 @@ RateChart::RateChart(QWidget* parent)
     xAxis_->setLabelFormat(QStringLiteral("%.0f"));
     yAxis_->setTitleText(tr("rows/s"));
     yAxis_->setLabelFormat(QStringLiteral("%.0f"));
+    yAxis_->setTickCount(6);
     chart->addAxis(xAxis_, Qt::AlignBottom);
     chart->addAxis(yAxis_, Qt::AlignLeft);
     for (QXYSeries* s :

@@ -39,6 +39,7 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     : QWidget(parent)
     , summary_(new QLabel)
     , warnings_(new QTreeWidget)
+    , details_(new QLabel)
     , fsync_(
           new QCheckBox(tr("fsync &off (server-wide: an OS crash or power loss can corrupt every database)")))
     , fullPageWrites_(new QCheckBox(tr("full_page_writes o&ff (server-wide: a crash can leave torn pages)")))
@@ -53,7 +54,7 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     auto* foundLayout = new QVBoxLayout(found);
     summary_->setWordWrap(true);
     warnings_->setColumnCount(2);
-    warnings_->setHeaderLabels({tr("Severity"), tr("Finding (hover for the SQL that fixes it)")});
+    warnings_->setHeaderLabels({tr("Severity"), tr("Finding")});
     warnings_->setRootIsDecorated(false);
     warnings_->setWordWrap(true);
     warnings_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
@@ -68,6 +69,20 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     warnings_->addAction(copy);
     foundLayout->addWidget(summary_);
     foundLayout->addWidget(warnings_);
+    details_->setWordWrap(true);
+    details_->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
+    foundLayout->addWidget(details_);
+    connect(warnings_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+        if (item == nullptr) {
+            details_->clear();
+            return;
+        }
+        const QString fix = item->data(1, Qt::UserRole).toString();
+        details_->setText(QStringLiteral("%1<br><b>%2</b> %3")
+                              .arg(item->text(1).toHtmlEscaped(), tr("Fix:"),
+                                   fix.isEmpty() ? tr("no SQL fixes this (a restart or an offline tool does)")
+                                                 : QStringLiteral("<code>%1</code>").arg(fix.toHtmlEscaped())));
+    });
 
     auto* durability = new QGroupBox(tr("Durability for the next run only (restored when it ends)"));
     auto* durabilityLayout = new QVBoxLayout(durability);
@@ -113,11 +128,13 @@ void SettingsPanel::guard(QCheckBox* box, const DurabilityRequest& alone) {
 
 void SettingsPanel::clear(const QString& why) {
     warnings_->clear();
+    details_->clear();
     summary_->setText(why);
 }
 
 void SettingsPanel::showCheck(const ServerCheck& check) {
     warnings_->clear();
+    details_->setText(tr("Select a finding to read it in full, with the SQL that fixes it (Ctrl+C copies the SQL)."));
     if (check.error) {
         summary_->setText(tr("The server could not be checked: %1").arg(q(*check.error)));
         return;
@@ -129,8 +146,9 @@ void SettingsPanel::showCheck(const ServerCheck& check) {
         item->setText(0, q(std::string(severityName(w.severity))));
         item->setText(1, q(w.message));
         item->setData(1, Qt::UserRole, q(w.fix));
-        item->setToolTip(1, w.fix.empty() ? tr("No SQL fixes this (a restart or an offline tool does).")
-                                          : tr("Fix: %1").arg(q(w.fix)));
+        item->setToolTip(1, q(w.message) + QStringLiteral("\n\n") +
+                                (w.fix.empty() ? tr("No SQL fixes this (a restart or an offline tool does).")
+                                               : tr("Fix: %1").arg(q(w.fix))));
         worst += w.severity == Severity::Error || w.severity == Severity::Danger ? 1 : 0;
     }
     summary_->setText(check.warnings.empty() ? tr("Nothing on this server endangers or slows the load.")

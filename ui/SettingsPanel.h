@@ -32,6 +32,7 @@ public:
 
     void setConfirm(Confirm confirm) { confirm_ = std::move(confirm); }
     QTreeWidget* warningsView() const { return warnings_; }
+    QLabel* detailsLabel() const { return details_; }
     QCheckBox* fsyncBox() const { return fsync_; }
     QCheckBox* fullPageWritesBox() const { return fullPageWrites_; }
     QCheckBox* synchronousCommitBox() const { return synchronousCommit_; }
@@ -41,6 +42,7 @@ private:
 
     QLabel* summary_;
     QTreeWidget* warnings_;
+    QLabel* details_;
     QCheckBox* fsync_;
     QCheckBox* fullPageWrites_;
     QCheckBox* synchronousCommit_;
