@@ -189,6 +189,15 @@ private slots:
         QCOMPARE(test::scalar(conn, "SELECT count(DISTINCT location_id) FROM sample_weather"),
                  QString::number(81 * 81));
 
+        // A netCDF-4 file read on the load's reader thread: HDF5 prints nothing of its own.
+        const QString cf = cluster_->workDir() + "/sample-cf.nc";
+        QCOMPARE(runCli({"sample", "--out", cf, "--hours", "2", "--region", "10,9,0,1", "--layout", "cds-2024"}).exitCode,
+                 0);
+        const CliRun cfLoad =
+            runCli({"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", "sample_cf", cf});
+        QVERIFY2(cfLoad.exitCode == 0, qPrintable(cfLoad.err));
+        QVERIFY2(!cfLoad.err.contains("HDF5"), qPrintable(cfLoad.err));
+
         // --replace reloads atomically instead of adding the rows a second time.
         const CliRun again = runCli({"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table",
                                      "sample_weather", "--replace", file});

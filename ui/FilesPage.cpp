@@ -160,6 +160,9 @@ FilesPage::FilesPage(QWidget* parent)
 
 QStringList FilesPage::addPaths(const QStringList& paths) {
     problems_ = model_->addPaths(paths);
+    if (!view_->selectionModel()->currentIndex().isValid() && model_->rowCount() > 0) {
+        view_->selectRow(0); // its details show once it is inspected
+    }
     updateSummary();
     return problems_;
 }

@@ -3,6 +3,8 @@
 #include "era5/ClassicHeader.h"
 #include "util/Error.h"
 
+#include <H5Epublic.h>
+
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -15,6 +17,17 @@ namespace isobar {
 
 std::mutex& netcdfMutex() {
     static std::mutex mutex;
+    // netcdf-c turns HDF5's automatic error printing off once, on the thread that first opens a
+    // netCDF-4 file; in a thread-safe HDF5 that setting is per thread, so every other thread (the
+    // load's reader, the app's inspection pool) printed pages of "HDF5-DIAG" for each attribute
+    // netcdf-c merely probes. netcdf-c reports every error itself.
+    thread_local bool silenced = false;
+    if (!silenced) {
+        // Called before the caller locks: the first call on a thread cannot be holding the lock.
+        const std::lock_guard lock(mutex);
+        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+        silenced = true;
+    }
     return mutex;
 }
 
