@@ -145,7 +145,9 @@ private slots:
         QCOMPARE(model.problemCount(), 2);
         // A file that is not there stays in the list with the reason.
         const QString missing = model.data(model.index(3, FileListModel::Status)).toString();
-        QVERIFY2(missing.contains("nowhere"), qPrintable(missing));
+        QVERIFY2(missing.contains("no such file"), qPrintable(missing));
+        QCOMPARE(model.data(model.index(3, FileListModel::File)).toString(), QString("nowhere"));
+        QVERIFY(model.data(model.index(3, FileListModel::Status), Qt::ToolTipRole).toString().contains("/nowhere"));
         QVERIFY(model.removeRows(3, 1));
         QCOMPARE(model.loadableFiles().size(), std::size_t(2));
         QCOMPARE(model.totalRows(), std::uint64_t(2 * 41 * 41 * 3));

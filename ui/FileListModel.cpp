@@ -91,7 +91,16 @@ QVariant FileListModel::data(const QModelIndex& index, int role) const {
         return q(e.path.filename().string());
     }
     if (index.column() == Status) {
-        return !done ? tr("inspecting...") : bad ? q(*e.result->error) : tr("ready");
+        if (!done) {
+            return tr("inspecting...");
+        }
+        if (!bad) {
+            return tr("ready");
+        }
+        // The row names the file already; the tooltip keeps the whole message.
+        QString reason = q(*e.result->error);
+        const QString prefix = q(e.path.string()) + QStringLiteral(": ");
+        return reason.startsWith(prefix) ? reason.mid(prefix.size()) : reason;
     }
     if (!done || bad) {
         return {};

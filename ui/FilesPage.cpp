@@ -306,8 +306,9 @@ void FilesPage::updateSummary() {
 void FilesPage::fitColumns() {
     // Wide enough to read, never so wide that Status (the reasons) falls off the right edge.
     view_->resizeColumnsToContents();
+    static constexpr int kMaxWidth[FileListModel::Status] = {260, 190, 130, 190, 170, 90};
     for (int c = 0; c < FileListModel::Status; ++c) {
-        view_->setColumnWidth(c, std::min(view_->columnWidth(c), c == FileListModel::File ? 320 : 240));
+        view_->setColumnWidth(c, std::min(view_->columnWidth(c), kMaxWidth[c]));
     }
 }
 
@@ -322,10 +323,13 @@ void FilesPage::showDetails() {
         details_->setHtml(tr("<b>%1 cannot be loaded:</b> %2").arg(q(f->name).toHtmlEscaped(), q(*f->error).toHtmlEscaped()));
         return;
     }
-    QString html = QStringLiteral("<b>%1</b>: %2, %3<br>%4; %5 steps %6 (%7 .. %8)<br>%9")
+    const QString times = f->steps == 1 ? tr("1 time step (%1)").arg(q(f->firstTime))
+                                        : tr("%1 time steps, %2 (%3 .. %4)")
+                                              .arg(f->steps)
+                                              .arg(q(f->timeSpacing).toHtmlEscaped(), q(f->firstTime), q(f->lastTime));
+    QString html = QStringLiteral("<b>%1</b>: %2, %3<br>%4; %5<br>%6")
                        .arg(q(f->name).toHtmlEscaped(), q(f->product).toHtmlEscaped(), q(f->format).toHtmlEscaped(),
-                            q(f->box).toHtmlEscaped(), QString::number(f->steps), q(f->timeSpacing).toHtmlEscaped(),
-                            q(f->firstTime), q(f->lastTime), q(f->layout).toHtmlEscaped());
+                            q(f->box).toHtmlEscaped(), times, q(f->layout).toHtmlEscaped());
     html += QStringLiteral("<table cellspacing='4'><tr><th align='left'>%1</th><th align='left'>%2</th><th "
                            "align='left'>%3</th><th align='left'>%4</th></tr>")
                 .arg(tr("Variable"), tr("Stored as"), tr("Conversion"), tr("Handling"));

@@ -6,6 +6,7 @@
 #include <QValueAxis>
 
 #include <algorithm>
+#include <cmath>
 
 namespace isobar::ui {
 
@@ -27,6 +28,7 @@ RateChart::RateChart(QWidget* parent)
     yAxis_->setTitleText(tr("rows/s"));
     yAxis_->setLabelFormat(QStringLiteral("%.0f"));
     yAxis_->setTickCount(6);
+    xAxis_->setTickCount(6);
     chart->addAxis(xAxis_, Qt::AlignBottom);
     chart->addAxis(yAxis_, Qt::AlignLeft);
     for (QXYSeries* s :
@@ -45,6 +47,18 @@ RateChart::RateChart(QWidget* parent)
     redrawTimer_.setInterval(40);
     connect(&redrawTimer_, &QTimer::timeout, this, &RateChart::redraw);
     reset();
+}
+
+double RateChart::niceCeiling(double value) {
+    // 1, 2, 2.5 or 5 times a power of ten, so that five ticks fall on round numbers
+    // (0, 500000, 1000000 ... rather than fractions of the peak).
+    const double magnitude = std::pow(10.0, std::floor(std::log10(std::max(value, 1.0))));
+    for (double step : {1.0, 2.0, 2.5, 5.0, 10.0}) {
+        if (step * magnitude >= value) {
+            return step * magnitude;
+        }
+    }
+    return 10 * magnitude;
 }
 
 void RateChart::reset() {
@@ -167,10 +181,8 @@ void RateChart::redraw() {
             maxY = std::max(maxY, p.y());
         }
     }
-    xAxis_->setRange(0, maxX);
-    yAxis_->setRange(0, maxY * 1.1);
-    yAxis_->applyNiceNumbers(); // 0, 500000, 1000000 ... rather than fractions of the peak
-    xAxis_->applyNiceNumbers();
+    yAxis_->setRange(0, niceCeiling(maxY * 1.05));
+    xAxis_->setRange(0, niceCeiling(maxX));
 }
 
 } // namespace isobar::ui

@@ -44,6 +44,7 @@ private:
     void scheduleRedraw();
     void redraw();
     static void thin(QVector<QPointF>& points);
+    static double niceCeiling(double value);
 
     QLineSeries* intervalSeries_;
     QLineSeries* overallSeries_;

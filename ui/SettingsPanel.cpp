@@ -151,6 +151,9 @@ void SettingsPanel::showCheck(const ServerCheck& check) {
                                                : tr("Fix: %1").arg(q(w.fix))));
         worst += w.severity == Severity::Error || w.severity == Severity::Danger ? 1 : 0;
     }
+    if (QTreeWidgetItem* first = warnings_->topLevelItem(0)) {
+        warnings_->setCurrentItem(first); // the worst comes first: read in full below
+    }
     summary_->setText(check.warnings.empty() ? tr("Nothing on this server endangers or slows the load.")
                                              : tr("%n finding(s), %1 of them errors or dangers.", nullptr,
                                                   static_cast<int>(check.warnings.size()))
