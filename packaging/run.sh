@@ -37,3 +37,4 @@ else
 fi
 echo
 echo "Connect with:  psql \"$("$cli" cluster url)\""
+echo "Desktop app:   build/release/app/gui/isobar [FILE.nc ...]   (needs a display)"

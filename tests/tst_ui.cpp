@@ -116,8 +116,10 @@ private slots:
         const QString dir = cluster_->workDir();
         small_ = sampleFile(dir, "small.nc", 3, SampleRegion{10, 0, 0, 10});
         large_ = sampleFile(dir, "large.nc", 6, SampleRegion{});
-        test::FixtureSpec spec = test::classicFixture(test::range(20, 15, 0.25), test::range(0, 5, 0.25), 2, 0);
-        std::erase_if(spec.variables, [](const test::FixtureVariable& v) { return v.name != "t2m" && v.name != "tp"; });
+        test::FixtureSpec spec =
+            test::classicFixture(test::range(20, 15, 0.25), test::range(0, 5, 0.25), 2, 0);
+        std::erase_if(spec.variables,
+                      [](const test::FixtureVariable& v) { return v.name != "t2m" && v.name != "tp"; });
         QCOMPARE(spec.variables.size(), std::size_t(2));
         twoVariables_ = dir + "/two-variables.nc";
         test::writeFixture(twoVariables_, spec);
@@ -135,8 +137,8 @@ private slots:
         }
         QDir().mkpath(cluster_->workDir() + "/folder");
         QFile::copy(small_, cluster_->workDir() + "/folder/copy.nc");
-        const QStringList problems =
-            model.addPaths({small_, broken, cluster_->workDir() + "/folder", cluster_->workDir() + "/nowhere"});
+        const QStringList problems = model.addPaths(
+            {small_, broken, cluster_->workDir() + "/folder", cluster_->workDir() + "/nowhere"});
         QVERIFY(problems.isEmpty());
         QCOMPARE(model.rowCount(), 4);
         QVERIFY(model.addPaths({small_}).isEmpty());
@@ -147,7 +149,9 @@ private slots:
         const QString missing = model.data(model.index(3, FileListModel::Status)).toString();
         QVERIFY2(missing.contains("no such file"), qPrintable(missing));
         QCOMPARE(model.data(model.index(3, FileListModel::File)).toString(), QString("nowhere"));
-        QVERIFY(model.data(model.index(3, FileListModel::Status), Qt::ToolTipRole).toString().contains("/nowhere"));
+        QVERIFY(model.data(model.index(3, FileListModel::Status), Qt::ToolTipRole)
+                    .toString()
+                    .contains("/nowhere"));
         QVERIFY(model.removeRows(3, 1));
         QCOMPARE(model.loadableFiles().size(), std::size_t(2));
         QCOMPARE(model.totalRows(), std::uint64_t(2 * 41 * 41 * 3));
@@ -277,9 +281,11 @@ private slots:
         QTRY_VERIFY(w->runPanel()->chart()->pointCount() > 0);
         // In the database: every row, tp left NULL, an unlogged table.
         QCOMPARE(scalar("SELECT count(*) FROM gui_small"), QString::number(41 * 41 * 3));
-        QCOMPARE(scalar("SELECT count(*) FROM gui_small WHERE total_precipitation IS NOT NULL"), QString("0"));
+        QCOMPARE(scalar("SELECT count(*) FROM gui_small WHERE total_precipitation IS NOT NULL"),
+                 QString("0"));
         QCOMPARE(scalar("SELECT count(*) FROM gui_small WHERE temperature_2m IS NULL"), QString("0"));
-        QCOMPARE(scalar("SELECT relpersistence FROM pg_class WHERE oid = 'gui_small'::regclass"), QString("u"));
+        QCOMPARE(scalar("SELECT relpersistence FROM pg_class WHERE oid = 'gui_small'::regclass"),
+                 QString("u"));
         // Written where every run's report goes, and listed in the history.
         QVERIFY(QFile::exists(w->runPanel()->lastReportPath()));
         QTRY_VERIFY(w->historyPanel()->runCount() >= 1);
@@ -396,7 +402,8 @@ private slots:
         QVERIFY2(report->status == "completed", qPrintable(w->runPanel()->statusLabel()->text()));
         QCOMPARE(report->durability.changes.size(), std::size_t(1));
         QVERIFY(report->durability.restored);
-        QCOMPARE(QString::fromStdString(report->durability.sessionSettings), QString("synchronous_commit=off"));
+        QCOMPARE(QString::fromStdString(report->durability.sessionSettings),
+                 QString("synchronous_commit=off"));
         QCOMPARE(scalar("SHOW full_page_writes"), QString("on"));
         QCOMPARE(scalar("SELECT count(*) FROM gui_durability"), QString::number(41 * 41 * 3));
         QVERIFY(w->runPanel()->logView()->toPlainText().contains("durability settings restored"));
@@ -423,15 +430,17 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!w->isVisible(), 10'000);
         const auto report = w->runPanel()->lastReport();
         QVERIFY(report && (report->status == "cancelled" || report->status == "completed"));
-        QCOMPARE(scalar("SELECT count(*) FROM gui_closed"),
-                 scalar("SELECT coalesce(sum(rows), 0) FROM isobar.ledger WHERE relid = 'gui_closed'::regclass"));
+        QCOMPARE(
+            scalar("SELECT count(*) FROM gui_closed"),
+            scalar("SELECT coalesce(sum(rows), 0) FROM isobar.ledger WHERE relid = 'gui_closed'::regclass"));
     }
 
     void troubleIsNamed() {
         auto w = window();
         // A server that is not there.
         QVERIFY(addFiles(*w, {small_}));
-        w->targetPanel()->useConnectionString("host=/nonexistent-socket-dir port=1 dbname=x connect_timeout=2");
+        w->targetPanel()->useConnectionString(
+            "host=/nonexistent-socket-dir port=1 dbname=x connect_timeout=2");
         w->startLoad(); // never starts: the check fails
         QTRY_VERIFY_WITH_TIMEOUT(w->runPanel()->statusLabel()->text().contains("Not started"), 30'000);
         QVERIFY2(w->runPanel()->statusLabel()->text().contains("nonexistent-socket-dir"),
@@ -483,7 +492,8 @@ private slots:
         QVERIFY(resumed.wait(kLoadTimeoutMs));
         QCOMPARE(QString::fromStdString(w->runPanel()->lastReport()->status), QString("completed"));
         QCOMPARE(scalar("SELECT count(*) FROM gui_away"), QString::number(6ULL * 721 * 1440));
-        QCOMPARE(scalar("SELECT count(DISTINCT (time, location_id)) FROM gui_away"), QString::number(6ULL * 721 * 1440));
+        QCOMPARE(scalar("SELECT count(DISTINCT (time, location_id)) FROM gui_away"),
+                 QString::number(6ULL * 721 * 1440));
     }
 
     void chartKeepsItsBudgetAndPeaks() {

@@ -1,7 +1,6 @@
 #include "FileListModel.h"
 
 #include "Format.h"
-
 #include "era5/Dataset.h"
 #include "util/Error.h"
 

@@ -5,10 +5,10 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QFormLayout>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
+#include <QFormLayout>
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -92,7 +92,8 @@ FilesPage::FilesPage(QWidget* parent)
     auto* grid = new QGridLayout(variables);
     for (std::size_t i = 0; i < kVariableCount; ++i) {
         const VariableSpec& v = kVariables[i];
-        auto* box = new QCheckBox(QStringLiteral("%1  %2").arg(q(std::string(v.shortName)), q(std::string(v.longName))));
+        auto* box = new QCheckBox(
+            QStringLiteral("%1  %2").arg(q(std::string(v.shortName)), q(std::string(v.longName))));
         box->setChecked(true);
         box->setEnabled(false);
         box->setToolTip(tr("Column %1 (%2)").arg(q(std::string(v.column)), conversionText(v)));
@@ -121,7 +122,8 @@ FilesPage::FilesPage(QWidget* parent)
     readingForm->addRow(tr("Grid s&tep of single points:"), gridStep_);
     readingForm->addRow(loadAllMissing_);
     for (QComboBox* box : {offGrid_, product_, gridStep_}) {
-        connect(box, &QComboBox::currentIndexChanged, this, [this] { model_->setOpenOptions(openOptions()); });
+        connect(box, &QComboBox::currentIndexChanged, this,
+                [this] { model_->setOpenOptions(openOptions()); });
     }
 
     auto* split = new QSplitter(Qt::Vertical);
@@ -168,9 +170,9 @@ QStringList FilesPage::addPaths(const QStringList& paths) {
 }
 
 void FilesPage::addFilesWithDialog() {
-    const QStringList files = QFileDialog::getOpenFileNames(
-        this, tr("Add ERA5 files"), lastDirectory(),
-        tr("ERA5 downloads (*.nc *.nc4 *.netcdf *.zip);;All files (*)"));
+    const QStringList files =
+        QFileDialog::getOpenFileNames(this, tr("Add ERA5 files"), lastDirectory(),
+                                      tr("ERA5 downloads (*.nc *.nc4 *.netcdf *.zip);;All files (*)"));
     if (!files.isEmpty()) {
         rememberDirectory(QFileInfo(files.front()).absolutePath());
         addPaths(files);
@@ -178,7 +180,8 @@ void FilesPage::addFilesWithDialog() {
 }
 
 void FilesPage::addFolderWithDialog() {
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Add a folder of ERA5 files"), lastDirectory());
+    const QString dir =
+        QFileDialog::getExistingDirectory(this, tr("Add a folder of ERA5 files"), lastDirectory());
     if (!dir.isEmpty()) {
         rememberDirectory(dir);
         addPaths({dir});
@@ -187,7 +190,8 @@ void FilesPage::addFolderWithDialog() {
 
 void FilesPage::removeSelected() {
     QModelIndexList rows = view_->selectionModel()->selectedRows();
-    std::sort(rows.begin(), rows.end(), [](const QModelIndex& a, const QModelIndex& b) { return a.row() > b.row(); });
+    std::sort(rows.begin(), rows.end(),
+              [](const QModelIndex& a, const QModelIndex& b) { return a.row() > b.row(); });
     for (const QModelIndex& row : rows) {
         model_->removeRow(row.row());
     }
@@ -274,15 +278,17 @@ void FilesPage::updateSummary() {
     for (std::size_t i = 0; i < kVariableCount; ++i) {
         const bool has = present.count(static_cast<Variable>(i)) > 0;
         boxes_[i]->setEnabled(has);
-        boxes_[i]->setToolTip(has ? tr("Column %1 (%2)")
-                                        .arg(q(std::string(kVariables[i].column)), conversionText(kVariables[i]))
-                                  : tr("None of the files has %1").arg(q(std::string(kVariables[i].shortName))));
+        boxes_[i]->setToolTip(
+            has ? tr("Column %1 (%2)")
+                      .arg(q(std::string(kVariables[i].column)), conversionText(kVariables[i]))
+                : tr("None of the files has %1").arg(q(std::string(kVariables[i].shortName))));
     }
     const int files = model_->rowCount();
     const auto loadable = model_->loadableFiles().size();
     QString text;
     if (files == 0) {
-        text = tr("No files yet: add ERA5 NetCDF files (as the CDS, NCAR or MARS deliver them) or folders of them.");
+        text = tr("No files yet: add ERA5 NetCDF files (as the CDS, NCAR or MARS deliver them) or folders of "
+                  "them.");
     } else {
         text = tr("%n file(s): %1 ready with %2 rows", nullptr, files)
                    .arg(loadable)
@@ -320,23 +326,27 @@ void FilesPage::showDetails() {
         return;
     }
     if (f->error) {
-        details_->setHtml(tr("<b>%1 cannot be loaded:</b> %2").arg(q(f->name).toHtmlEscaped(), q(*f->error).toHtmlEscaped()));
+        details_->setHtml(tr("<b>%1 cannot be loaded:</b> %2")
+                              .arg(q(f->name).toHtmlEscaped(), q(*f->error).toHtmlEscaped()));
         return;
     }
-    const QString times = f->steps == 1 ? tr("1 time step (%1)").arg(q(f->firstTime))
-                                        : tr("%1 time steps, %2 (%3 .. %4)")
-                                              .arg(f->steps)
-                                              .arg(q(f->timeSpacing).toHtmlEscaped(), q(f->firstTime), q(f->lastTime));
-    QString html = QStringLiteral("<b>%1</b>: %2, %3<br>%4; %5<br>%6")
-                       .arg(q(f->name).toHtmlEscaped(), q(f->product).toHtmlEscaped(), q(f->format).toHtmlEscaped(),
-                            q(f->box).toHtmlEscaped(), times, q(f->layout).toHtmlEscaped());
+    const QString times = f->steps == 1
+                              ? tr("1 time step (%1)").arg(q(f->firstTime))
+                              : tr("%1 time steps, %2 (%3 .. %4)")
+                                    .arg(f->steps)
+                                    .arg(q(f->timeSpacing).toHtmlEscaped(), q(f->firstTime), q(f->lastTime));
+    QString html =
+        QStringLiteral("<b>%1</b>: %2, %3<br>%4; %5<br>%6")
+            .arg(q(f->name).toHtmlEscaped(), q(f->product).toHtmlEscaped(), q(f->format).toHtmlEscaped(),
+                 q(f->box).toHtmlEscaped(), times, q(f->layout).toHtmlEscaped());
     html += QStringLiteral("<table cellspacing='4'><tr><th align='left'>%1</th><th align='left'>%2</th><th "
                            "align='left'>%3</th><th align='left'>%4</th></tr>")
                 .arg(tr("Variable"), tr("Stored as"), tr("Conversion"), tr("Handling"));
     for (const auto& v : f->variables) {
         html += QStringLiteral("<tr><td>%1 (%2)</td><td>%3</td><td>%4</td><td>%5</td></tr>")
                     .arg(q(v.name).toHtmlEscaped(), q(std::string(spec(v.variable).column)),
-                         q(v.storage).toHtmlEscaped(), q(v.conversion).toHtmlEscaped(), q(v.handling).toHtmlEscaped());
+                         q(v.storage).toHtmlEscaped(), q(v.conversion).toHtmlEscaped(),
+                         q(v.handling).toHtmlEscaped());
     }
     html += QStringLiteral("</table>");
     for (const auto& n : f->notes) {

@@ -36,7 +36,10 @@ QString formatDuration(double seconds) {
     const long long m = total / 60 % 60;
     const long long s = total % 60;
     if (h > 0) {
-        return QStringLiteral("%1h %2m %3s").arg(h).arg(m, 2, 10, QLatin1Char('0')).arg(s, 2, 10, QLatin1Char('0'));
+        return QStringLiteral("%1h %2m %3s")
+            .arg(h)
+            .arg(m, 2, 10, QLatin1Char('0'))
+            .arg(s, 2, 10, QLatin1Char('0'));
     }
     if (m > 0) {
         return QStringLiteral("%1m %2s").arg(m).arg(s, 2, 10, QLatin1Char('0'));

@@ -44,12 +44,11 @@ HistoryPanel::HistoryPanel(QWidget* parent)
     , summary_(new QLabel)
     , open_(new QPushButton(tr("&Open")))
     , compare_(new QPushButton(tr("Com&pare two")))
-    , export_(new QPushButton(tr("E&xport...")))
-    {
+    , export_(new QPushButton(tr("E&xport..."))) {
     auto* refresh = new QPushButton(tr("Re&fresh"));
     auto* folder = new QPushButton(tr("Reports f&older..."));
-    table_->setHorizontalHeaderLabels(
-        {tr("Started (UTC)"), tr("Status"), tr("Table"), tr("Type"), tr("Workers"), tr("Rows"), tr("rows/s"), tr("Time")});
+    table_->setHorizontalHeaderLabels({tr("Started (UTC)"), tr("Status"), tr("Table"), tr("Type"),
+                                       tr("Workers"), tr("Rows"), tr("rows/s"), tr("Time")});
     table_->verticalHeader()->hide();
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
@@ -119,7 +118,8 @@ void HistoryPanel::refresh() {
             QDir(dir).entryInfoList({QStringLiteral("*.json")}, QDir::Files | QDir::Readable, QDir::Name);
         for (const QFileInfo& f : files) {
             try {
-                entries.push_back(Entry{f.absoluteFilePath(), readReport(f.absoluteFilePath().toStdString())});
+                entries.push_back(
+                    Entry{f.absoluteFilePath(), readReport(f.absoluteFilePath().toStdString())});
             } catch (const std::exception& e) {
                 problems << QStringLiteral("%1: %2").arg(f.fileName(), q(e.what()));
             }
@@ -143,7 +143,8 @@ void HistoryPanel::show(std::vector<Entry> entries, QStringList problems) {
     table_->setRowCount(static_cast<int>(reports_.size()));
     for (int row = 0; row < table_->rowCount(); ++row) {
         const RunReport& r = reports_[static_cast<std::size_t>(row)].report;
-        table_->setItem(row, Started, cell(q(r.startedAt).left(19).replace(QLatin1Char('T'), QLatin1Char(' '))));
+        table_->setItem(row, Started,
+                        cell(q(r.startedAt).left(19).replace(QLatin1Char('T'), QLatin1Char(' '))));
         table_->setItem(row, Status, cell(q(r.status)));
         table_->setItem(row, Table, cell(q(r.table)));
         table_->setItem(row, Type, cell(q(r.tableType)));
@@ -154,10 +155,11 @@ void HistoryPanel::show(std::vector<Entry> entries, QStringList problems) {
         table_->item(row, Started)->setToolTip(reports_[static_cast<std::size_t>(row)].path);
     }
     table_->resizeColumnsToContents();
-    QString text = reports_.empty() ? tr("No run reports in %1 yet: every load writes one there.").arg(directory_)
-                                    : tr("%n run(s) in %1. Open one, or select two and compare.", nullptr,
-                                         static_cast<int>(reports_.size()))
-                                          .arg(directory_);
+    QString text = reports_.empty()
+                       ? tr("No run reports in %1 yet: every load writes one there.").arg(directory_)
+                       : tr("%n run(s) in %1. Open one, or select two and compare.", nullptr,
+                            static_cast<int>(reports_.size()))
+                             .arg(directory_);
     for (const QString& p : problems) {
         text += tr("<br>Not a readable report: %1").arg(p.toHtmlEscaped());
     }

@@ -50,17 +50,19 @@ MainWindow::MainWindow(QWidget* parent)
     tabs_->addTab(history_, tr("History"));
     setCentralWidget(tabs_);
     setConfirm([this](const QString& title, const QString& text) {
-        return QMessageBox::question(this, title, text, QMessageBox::Yes | QMessageBox::No, QMessageBox::No) ==
-               QMessageBox::Yes;
+        return QMessageBox::question(this, title, text, QMessageBox::Yes | QMessageBox::No,
+                                     QMessageBox::No) == QMessageBox::Yes;
     });
     // The durability boxes keep their own wording (a warning icon), only the asking is shared.
-    settings_->setConfirm([this](const QString& title, const QString& text) { return confirm_(title, text); });
+    settings_->setConfirm(
+        [this](const QString& title, const QString& text) { return confirm_(title, text); });
     createActions();
 
     connect(target_, &TargetPanel::testRequested, this, &MainWindow::checkTarget);
     connect(target_, &TargetPanel::targetChanged, this, [this] {
         check_.reset();
-        settings_->clear(tr("The target changed: test the connection to see what its settings mean for the load."));
+        settings_->clear(
+            tr("The target changed: test the connection to see what its settings mean for the load."));
     });
     connect(run_, &RunPanel::startRequested, this, [this] { startLoad(false); });
     connect(run_, &RunPanel::resumeRequested, this, [this] { startLoad(true); });
@@ -75,8 +77,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(controller_, &LoadController::ended, this, &MainWindow::loadEnded);
     connect(files_, &FilesPage::selectionChanged, this, [this] {
         const auto* model = files_->model();
-        statusBar()->showMessage(tr("%n file(s), %1 rows ready", nullptr, model->rowCount())
-                                     .arg(formatCount(model->totalRows())));
+        statusBar()->showMessage(
+            tr("%n file(s), %1 rows ready", nullptr, model->rowCount()).arg(formatCount(model->totalRows())));
     });
     restoreSettings();
     history_->refresh();
@@ -94,9 +96,11 @@ void MainWindow::createActions() {
         return a;
     };
     add(file, tr("Add &files..."), QKeySequence::Open, [this] { files_->addFilesWithDialog(); });
-    add(file, tr("Add f&older..."), QKeySequence(tr("Ctrl+Shift+O")), [this] { files_->addFolderWithDialog(); });
+    add(file, tr("Add f&older..."), QKeySequence(tr("Ctrl+Shift+O")),
+        [this] { files_->addFolderWithDialog(); });
     file->addSeparator();
-    add(file, tr("&Export run report..."), QKeySequence(tr("Ctrl+E")), [this] { run_->exportButton()->click(); });
+    add(file, tr("&Export run report..."), QKeySequence(tr("Ctrl+E")),
+        [this] { run_->exportButton()->click(); });
     file->addSeparator();
     add(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
     QMenu* load = menuBar()->addMenu(tr("&Load"));
@@ -124,7 +128,8 @@ void MainWindow::setConfirm(SettingsPanel::Confirm confirm) {
 
 void MainWindow::startupChecks() {
     for (const DurabilityJournal& j : abandonedJournals()) {
-        run_->log(tr("An Isobar load that was killed left %1 on %2. Test the connection to that server to restore it "
+        run_->log(tr("An Isobar load that was killed left %1 on %2. Test the connection to that server to "
+                     "restore it "
                      "(a load there restores it first).")
                       .arg(q(j.describeChanges()), q(j.target)),
                   true);
@@ -179,16 +184,18 @@ void MainWindow::offerRestore(const ServerCheck& check) {
     for (const DurabilityJournal& j : check.pendingRestores) {
         what << q(j.describeChanges());
     }
-    const bool yes = confirm_(tr("Restore server settings?"),
-                              tr("An Isobar load that was killed left %1 on this server. Restore the original "
-                                 "settings now?")
-                                  .arg(what.join(QStringLiteral("; "))));
+    const bool yes =
+        confirm_(tr("Restore server settings?"),
+                 tr("An Isobar load that was killed left %1 on this server. Restore the original "
+                    "settings now?")
+                     .arg(what.join(QStringLiteral("; "))));
     if (!yes) {
         if (startAfterCheck_) {
             startAfterCheck_ = false;
-            run_->showNotStarted(tr("this server still has the settings a killed run changed (%1); restore them "
-                                    "first (Test connection)")
-                                     .arg(what.join(QStringLiteral("; "))));
+            run_->showNotStarted(
+                tr("this server still has the settings a killed run changed (%1); restore them "
+                   "first (Test connection)")
+                    .arg(what.join(QStringLiteral("; "))));
         }
         return;
     }
@@ -199,7 +206,8 @@ void MainWindow::offerRestore(const ServerCheck& check) {
         QStringList lines;
         try {
             for (const DurabilityOutcome& o : restoreAbandoned(conninfo, [](const std::string&) {})) {
-                lines << (o.restored ? tr("settings restored and verified") : tr("NOT restored: %1").arg(q(o.problem)));
+                lines << (o.restored ? tr("settings restored and verified")
+                                     : tr("NOT restored: %1").arg(q(o.problem)));
             }
         } catch (const std::exception& e) {
             lines << tr("NOT restored: %1").arg(q(e.what()));
@@ -229,8 +237,9 @@ void MainWindow::startLoad(bool resume) {
         return;
     }
     if (model->loadableFiles().empty()) {
-        run_->showNotStarted(model->rowCount() == 0 ? tr("no files: add ERA5 files on the Files tab")
-                                                    : tr("none of the files can be loaded (see the Files tab)"));
+        run_->showNotStarted(model->rowCount() == 0
+                                 ? tr("no files: add ERA5 files on the Files tab")
+                                 : tr("none of the files can be loaded (see the Files tab)"));
         return;
     }
     if (files_->chosenVariables().empty()) {
@@ -239,8 +248,9 @@ void MainWindow::startLoad(bool resume) {
     }
     resume_ = resume;
     startAfterCheck_ = true;
-    run_->showPreparing(target_->connection().embedded ? tr("Starting the embedded cluster and checking it...")
-                                                       : tr("Checking the server..."));
+    run_->showPreparing(target_->connection().embedded
+                            ? tr("Starting the embedded cluster and checking it...")
+                            : tr("Checking the server..."));
     checkTarget();
 }
 
@@ -295,7 +305,8 @@ void MainWindow::cancelLoad() {
 void MainWindow::loadEnded() {
     // Durability trades are for one run only: the next one asks again.
     settings_->resetDurability();
-    statusBar()->showMessage(run_->statusLabel()->text().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
+    statusBar()->showMessage(
+        run_->statusLabel()->text().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
     history_->refresh();
     if (closeAfterRun_) {
         QTimer::singleShot(0, this, &QWidget::close);
@@ -308,9 +319,10 @@ void MainWindow::closeEvent(QCloseEvent* event) {
         if (closeAfterRun_) {
             return; // already on the way out
         }
-        if (confirm_(tr("A load is running"),
-                     tr("Cancel the load and quit? The units in flight roll back (what was committed stays, a "
-                        "later run resumes) and changed server settings are restored before Isobar quits."))) {
+        if (confirm_(
+                tr("A load is running"),
+                tr("Cancel the load and quit? The units in flight roll back (what was committed stays, a "
+                   "later run resumes) and changed server settings are restored before Isobar quits."))) {
             closeAfterRun_ = true;
             cancelLoad();
         }

@@ -8,10 +8,10 @@
 #include <QFileInfo>
 #include <QImageWriter>
 #include <QMessageBox>
-#include <QRegularExpression>
 #include <QPageLayout>
 #include <QPageSize>
 #include <QPdfWriter>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTextDocument>
 #include <QUrl>
@@ -42,8 +42,9 @@ QString reportSummaryHtml(const RunReport& r) {
     row(QObject::tr("Started"), q(r.startedAt));
     row(QObject::tr("Target"), q(r.target) + QStringLiteral(" / ") + q(r.table) + QStringLiteral(" (") +
                                    q(r.tableType) + QStringLiteral(")"));
-    row(QObject::tr("Rows"), QObject::tr("%1 loaded, %2 already there, %3 planned")
-                                 .arg(formatCount(r.rows), formatCount(r.resumedRows), formatCount(r.plannedRows)));
+    row(QObject::tr("Rows"),
+        QObject::tr("%1 loaded, %2 already there, %3 planned")
+            .arg(formatCount(r.rows), formatCount(r.resumedRows), formatCount(r.plannedRows)));
     row(QObject::tr("Speed"), QObject::tr("%1 rows/s mean, %2 rows/s median sustained, %3 workers, %4")
                                   .arg(formatRate(r.meanRate), formatRate(r.medianSustainedRate))
                                   .arg(r.workers)
@@ -53,10 +54,10 @@ QString reportSummaryHtml(const RunReport& r) {
                                    .arg(r.checkpoints)
                                    .arg(formatBytes(r.walBytes)));
     if (!r.durabilityRequested.empty()) {
-        row(QObject::tr("Durability"), q(r.durabilityRequested) + QStringLiteral(" - ") +
-                                           (r.durability.restored ? QObject::tr("restored")
-                                                                  : QObject::tr("NOT restored: ") +
-                                                                        q(r.durability.problem)));
+        row(QObject::tr("Durability"),
+            q(r.durabilityRequested) + QStringLiteral(" - ") +
+                (r.durability.restored ? QObject::tr("restored")
+                                       : QObject::tr("NOT restored: ") + q(r.durability.problem)));
     }
     if (!r.verification.empty()) {
         row(QObject::tr("Verified"), q(r.verification));
@@ -86,9 +87,10 @@ QString writePdf(const RunReport& report, const QString& path) {
     QTextDocument doc;
     doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("isobar:chart.png")),
                     renderRateChart(report, {1400, 560}));
-    QString html = QStringLiteral("<h2>%1</h2>").arg(QObject::tr("Isobar run: %1 into %2")
-                                                         .arg(q(report.startedAt), q(report.table))
-                                                         .toHtmlEscaped());
+    QString html = QStringLiteral("<h2>%1</h2>")
+                       .arg(QObject::tr("Isobar run: %1 into %2")
+                                .arg(q(report.startedAt), q(report.table))
+                                .toHtmlEscaped());
     html += QStringLiteral("<p><img src='isobar:chart.png' width='900'></p>");
     html += reportSummaryHtml(report);
     for (const auto& w : report.settingWarnings) {
@@ -110,7 +112,8 @@ QString writePdf(const RunReport& report, const QString& path) {
 QString exportReport(const RunReport& report, const QString& path) {
     const QString suffix = QFileInfo(path).suffix().toLower();
     try {
-        if (suffix == QLatin1String("json") || suffix == QLatin1String("csv") || suffix == QLatin1String("html")) {
+        if (suffix == QLatin1String("json") || suffix == QLatin1String("csv") ||
+            suffix == QLatin1String("html")) {
             writeReport(report, path.toStdString());
             return {};
         }
@@ -131,13 +134,14 @@ QString exportReport(const RunReport& report, const QString& path) {
 }
 
 QString exportWithDialog(QWidget* parent, const RunReport& report) {
-    const QString suggested = QStringLiteral("%1/isobar-%2-%3.html")
-                                  .arg(QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation),
-                                       q(report.table).replace(QLatin1Char('.'), QLatin1Char('-')),
-                                       q(report.startedAt).left(19).replace(QLatin1Char(':'), QLatin1Char('-')));
+    const QString suggested =
+        QStringLiteral("%1/isobar-%2-%3.html")
+            .arg(QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation),
+                 q(report.table).replace(QLatin1Char('.'), QLatin1Char('-')),
+                 q(report.startedAt).left(19).replace(QLatin1Char(':'), QLatin1Char('-')));
     QString filter;
-    QString path =
-        QFileDialog::getSaveFileName(parent, QObject::tr("Export the run report"), suggested, reportExportFilter(), &filter);
+    QString path = QFileDialog::getSaveFileName(parent, QObject::tr("Export the run report"), suggested,
+                                                reportExportFilter(), &filter);
     if (path.isEmpty()) {
         return {};
     }

@@ -167,9 +167,12 @@ void RunPanel::onStarted(const LoadStart& s) {
     status_->setText(tr("Loading %1 rows into %2 (%3, %4 workers)%5")
                          .arg(formatCount(plannedRows_), q(s.table), q(s.tableType))
                          .arg(s.workers)
-                         .arg(s.resumedRows > 0 ? tr("; %1 rows were already there").arg(formatCount(s.resumedRows))
-                                                : QString()));
-    log(tr("%1 file(s), %2, %3 -> %4 %5").arg(s.files.size()).arg(q(s.product), q(s.grid), q(s.target), q(s.table)));
+                         .arg(s.resumedRows > 0
+                                  ? tr("; %1 rows were already there").arg(formatCount(s.resumedRows))
+                                  : QString()));
+    log(tr("%1 file(s), %2, %3 -> %4 %5")
+            .arg(s.files.size())
+            .arg(q(s.product), q(s.grid), q(s.target), q(s.table)));
     for (std::size_t i = 0; i < s.files.size() && i < s.fileLayouts.size(); ++i) {
         log(QStringLiteral("%1: %2").arg(QFileInfo(q(s.files[i])).fileName(), q(s.fileLayouts[i])));
     }
@@ -185,12 +188,14 @@ void RunPanel::onStarted(const LoadStart& s) {
 void RunPanel::onRate(const RateSample& s) {
     chart_->addSample(s);
     progress_->setValue(static_cast<int>(std::clamp(s.percent, 0.0, 100.0) * 10));
-    progress_->setFormat(
-        tr("%1%  ETA %2").arg(s.percent, 0, 'f', 1).arg(s.etaSeconds < 0 ? tr("unknown") : formatDuration(s.etaSeconds)));
+    progress_->setFormat(tr("%1%  ETA %2")
+                             .arg(s.percent, 0, 'f', 1)
+                             .arg(s.etaSeconds < 0 ? tr("unknown") : formatDuration(s.etaSeconds)));
     rows_->setText(tr("%1 of %2 rows committed, %3 sent, %4 elapsed")
                        .arg(formatCount(s.committedRows), formatCount(s.plannedRows), formatBytes(s.bytes),
                             formatDuration(s.elapsed)));
-    speed_->setText(tr("%1 rows/s now, %2 rows/s overall").arg(formatRate(s.intervalRate), formatRate(s.overallRate)));
+    speed_->setText(
+        tr("%1 rows/s now, %2 rows/s overall").arg(formatRate(s.intervalRate), formatRate(s.overallRate)));
     bottleneck_->setText(bottleneckText(s));
     for (const WorkerRate& w : s.workers) {
         const int row = w.worker - 1; // workers count from 1, as in the log and pg_stat_activity
@@ -204,9 +209,10 @@ void RunPanel::onRate(const RateSample& s) {
 void RunPanel::onServer(const ServerSample& s) {
     chart_->addServerSample(s);
     lastWalBytes_ = s.walBytes;
-    server_->setText(tr("Server: %1 checkpoint(s), %2 of WAL (%3/s)")
-                         .arg(s.checkpointsTimed + s.checkpointsRequested)
-                         .arg(formatBytes(s.walBytes), formatBytes(static_cast<std::uint64_t>(s.walBytesPerSecond))));
+    server_->setText(
+        tr("Server: %1 checkpoint(s), %2 of WAL (%3/s)")
+            .arg(s.checkpointsTimed + s.checkpointsRequested)
+            .arg(formatBytes(s.walBytes), formatBytes(static_cast<std::uint64_t>(s.walBytesPerSecond))));
     for (int row = 0; row < workers_->rowCount(); ++row) {
         const auto i = static_cast<std::size_t>(row);
         const std::string event = i < s.waitEvents.size() ? s.waitEvents[i] : std::string(kNotConnected);
@@ -220,16 +226,18 @@ void RunPanel::onEnded(const LoadSummary& summary, const RunReport& report, cons
     report_ = report;
     reportPath_ = path;
     export_->setEnabled(true);
-    const QString done = tr("%1 rows in %2 (%3 rows/s)")
-                             .arg(formatCount(summary.rows), formatDuration(summary.seconds),
-                                  formatRate(summary.seconds > 0 ? static_cast<double>(summary.rows) / summary.seconds : 0));
+    const QString done =
+        tr("%1 rows in %2 (%3 rows/s)")
+            .arg(formatCount(summary.rows), formatDuration(summary.seconds),
+                 formatRate(summary.seconds > 0 ? static_cast<double>(summary.rows) / summary.seconds : 0));
     switch (summary.status) {
     case LoadStatus::Completed:
-        status_->setText(tr("<b>Completed:</b> %1.%2")
-                             .arg(done.toHtmlEscaped(),
-                                  summary.resumedRows > 0
-                                      ? tr(" %1 rows were already there.").arg(formatCount(summary.resumedRows))
-                                      : QString()));
+        status_->setText(
+            tr("<b>Completed:</b> %1.%2")
+                .arg(done.toHtmlEscaped(),
+                     summary.resumedRows > 0
+                         ? tr(" %1 rows were already there.").arg(formatCount(summary.resumedRows))
+                         : QString()));
         progress_->setValue(1000);
         break;
     case LoadStatus::Cancelled:
@@ -249,7 +257,8 @@ void RunPanel::onEnded(const LoadSummary& summary, const RunReport& report, cons
                                 "when the server is back: only the rest is loaded.")
                                  .arg(text, done.toHtmlEscaped()));
         } else {
-            status_->setText(tr("<b>Failed:</b> %1<br>%2 had been committed and stay.").arg(text, done.toHtmlEscaped()));
+            status_->setText(
+                tr("<b>Failed:</b> %1<br>%2 had been committed and stay.").arg(text, done.toHtmlEscaped()));
         }
         resume_->show();
         log(q(e.message), true);
@@ -257,8 +266,9 @@ void RunPanel::onEnded(const LoadSummary& summary, const RunReport& report, cons
     }
     }
     if (summary.durability.any()) {
-        log(summary.durability.restored ? tr("durability settings restored and verified")
-                                        : tr("durability settings NOT restored: %1").arg(q(summary.durability.problem)),
+        log(summary.durability.restored
+                ? tr("durability settings restored and verified")
+                : tr("durability settings NOT restored: %1").arg(q(summary.durability.problem)),
             !summary.durability.restored);
     }
     if (!report.verification.empty()) {

@@ -54,7 +54,8 @@ private:
     void onStarted(const LoadStart& start);
     void onRate(const RateSample& sample);
     void onServer(const ServerSample& sample);
-    void onEnded(const LoadSummary& summary, const RunReport& report, const QString& path, const QString& problem);
+    void onEnded(const LoadSummary& summary, const RunReport& report, const QString& path,
+                 const QString& problem);
     void exportReportAs();
     void setRunning(bool running);
 

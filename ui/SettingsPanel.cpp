@@ -80,8 +80,9 @@ SettingsPanel::SettingsPanel(QWidget* parent)
         const QString fix = item->data(1, Qt::UserRole).toString();
         details_->setText(QStringLiteral("%1<br><b>%2</b> %3")
                               .arg(item->text(1).toHtmlEscaped(), tr("Fix:"),
-                                   fix.isEmpty() ? tr("no SQL fixes this (a restart or an offline tool does)")
-                                                 : QStringLiteral("<code>%1</code>").arg(fix.toHtmlEscaped())));
+                                   fix.isEmpty()
+                                       ? tr("no SQL fixes this (a restart or an offline tool does)")
+                                       : QStringLiteral("<code>%1</code>").arg(fix.toHtmlEscaped())));
     });
 
     auto* durability = new QGroupBox(tr("Durability for the next run only (restored when it ends)"));
@@ -134,7 +135,8 @@ void SettingsPanel::clear(const QString& why) {
 
 void SettingsPanel::showCheck(const ServerCheck& check) {
     warnings_->clear();
-    details_->setText(tr("Select a finding to read it in full, with the SQL that fixes it (Ctrl+C copies the SQL)."));
+    details_->setText(
+        tr("Select a finding to read it in full, with the SQL that fixes it (Ctrl+C copies the SQL)."));
     if (check.error) {
         summary_->setText(tr("The server could not be checked: %1").arg(q(*check.error)));
         return;

@@ -1,7 +1,6 @@
 #include "TargetPanel.h"
 
 #include "Format.h"
-
 #include "db/ConnInfo.h"
 #include "ingest/Loader.h"
 

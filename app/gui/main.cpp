@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
     const QCommandLineOption tab(QStringLiteral("tab"), QString(), QStringLiteral("NAME"));
     const QCommandLineOption start(QStringLiteral("start"));
     const QCommandLineOption screenshot(QStringLiteral("screenshot"), QString(), QStringLiteral("FILE"));
-    const QCommandLineOption after(QStringLiteral("after"), QString(), QStringLiteral("SECONDS"), QStringLiteral("3"));
+    const QCommandLineOption after(QStringLiteral("after"), QString(), QStringLiteral("SECONDS"),
+                                   QStringLiteral("3"));
     parser.addOptions({tab, start, screenshot, after});
     parser.addPositionalArgument(QStringLiteral("files"), QString());
     if (!parser.parse(QApplication::arguments())) {
@@ -70,7 +71,8 @@ int main(int argc, char** argv) {
     bool secondsOk = false;
     const double seconds = parser.value(after).toDouble(&secondsOk);
     if (!secondsOk || seconds < 0) {
-        std::cerr << "isobar: --after: a number of seconds, not '" << parser.value(after).toStdString() << "'\n";
+        std::cerr << "isobar: --after: a number of seconds, not '" << parser.value(after).toStdString()
+                  << "'\n";
         return 2;
     }
 

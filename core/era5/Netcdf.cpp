@@ -4,7 +4,6 @@
 #include "util/Error.h"
 
 #include <H5Epublic.h>
-
 #include <array>
 #include <atomic>
 #include <cerrno>

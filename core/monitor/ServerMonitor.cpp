@@ -24,8 +24,10 @@ std::optional<ServerSample> ServerMonitor::sample(double elapsed) {
         const Result c = conn_->query(counters);
         const Result w = conn_->query(
             "SELECT CASE WHEN pg_is_in_recovery() THEN 0 ELSE pg_current_wal_lsn() - '0/0'::pg_lsn END, "
-            "coalesce((SELECT string_agg(substr(application_name, 15) || '=' || coalesce(wait_event_type || ':' "
-            "|| wait_event, ''), ',') FROM pg_stat_activity WHERE application_name ~ '^isobar worker [0-9]+$'), "
+            "coalesce((SELECT string_agg(substr(application_name, 15) || '=' || coalesce(wait_event_type || "
+            "':' "
+            "|| wait_event, ''), ',') FROM pg_stat_activity WHERE application_name ~ '^isobar worker "
+            "[0-9]+$'), "
             "'')");
         const double timed = std::stod(c.text(0, 0));
         const double requested = std::stod(c.text(0, 1));
