@@ -1,6 +1,7 @@
 #include "FileListModel.h"
 
 #include "Format.h"
+#include "GuiThread.h"
 #include "era5/Dataset.h"
 #include "util/Error.h"
 
@@ -201,14 +202,11 @@ void FileListModel::inspectInBackground(Entry& entry) {
             result.name = path.filename().string();
             result.error = e.what();
         }
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, job, result] {
-                if (self) {
-                    self->takeResult(job, result);
-                }
-            },
-            Qt::QueuedConnection);
+        postToGui([self, job, result] {
+            if (self) {
+                self->takeResult(job, result);
+            }
+        });
     });
 }
 

@@ -18,6 +18,7 @@
 #include <QMimeData>
 #include <QPushButton>
 #include <QSettings>
+#include <QShortcut>
 #include <QSplitter>
 #include <QTableView>
 #include <QTextBrowser>
@@ -63,11 +64,13 @@ FilesPage::FilesPage(QWidget* parent)
     , gridStep_(new QComboBox)
     , loadAllMissing_(new QCheckBox(tr("Load units whose every value is missing (as rows of NULLs)"))) {
     setAcceptDrops(true);
-    auto* addFiles = new QPushButton(tr("Add &files..."));
+    auto* addFiles = new QPushButton(tr("&Add files..."));
     auto* addFolder = new QPushButton(tr("Add f&older..."));
-    auto* clear = new QPushButton(tr("C&lear"));
+    auto* clear = new QPushButton(tr("Cl&ear"));
     remove_->setEnabled(false);
-    remove_->setShortcut(QKeySequence::Delete);
+    // Delete on the list removes the selected files; Alt+R works anywhere on the tab.
+    auto* deleteKey = new QShortcut(QKeySequence::Delete, view_, nullptr, nullptr, Qt::WidgetShortcut);
+    connect(deleteKey, &QShortcut::activated, this, &FilesPage::removeSelected);
     auto* buttons = new QHBoxLayout;
     for (QPushButton* b : {addFiles, addFolder, remove_, clear}) {
         buttons->addWidget(b);

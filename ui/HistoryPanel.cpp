@@ -1,6 +1,7 @@
 #include "HistoryPanel.h"
 
 #include "Format.h"
+#include "GuiThread.h"
 #include "RateChart.h"
 #include "ReportExport.h"
 
@@ -45,8 +46,8 @@ HistoryPanel::HistoryPanel(QWidget* parent)
     , open_(new QPushButton(tr("&Open")))
     , compare_(new QPushButton(tr("Com&pare two")))
     , export_(new QPushButton(tr("E&xport..."))) {
-    auto* refresh = new QPushButton(tr("Re&fresh"));
-    auto* folder = new QPushButton(tr("Reports f&older..."));
+    auto* refresh = new QPushButton(tr("&Refresh"));
+    auto* folder = new QPushButton(tr("Reports fol&der..."));
     table_->setHorizontalHeaderLabels({tr("Started (UTC)"), tr("Status"), tr("Table"), tr("Type"),
                                        tr("Workers"), tr("Rows"), tr("rows/s"), tr("Time")});
     table_->verticalHeader()->hide();
@@ -126,14 +127,11 @@ void HistoryPanel::refresh() {
         }
         std::sort(entries.begin(), entries.end(),
                   [](const Entry& a, const Entry& b) { return a.report.startedAt > b.report.startedAt; });
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, job, entries = std::move(entries), problems]() mutable {
-                if (self && self->job_ == job) {
-                    self->show(std::move(entries), problems);
-                }
-            },
-            Qt::QueuedConnection);
+        postToGui([self, job, entries = std::move(entries), problems]() mutable {
+            if (self && self->job_ == job) {
+                self->show(std::move(entries), problems);
+            }
+        });
     });
 }
 

@@ -3,11 +3,13 @@
 #include "FileListModel.h"
 #include "FilesPage.h"
 #include "Format.h"
+#include "GuiThread.h"
 #include "HistoryPanel.h"
 #include "LoadController.h"
 #include "RunPanel.h"
 #include "TargetPanel.h"
 #include "Version.h"
+#include "db/ConnInfo.h"
 
 #include <QAction>
 #include <QApplication>
@@ -59,11 +61,7 @@ MainWindow::MainWindow(QWidget* parent)
     createActions();
 
     connect(target_, &TargetPanel::testRequested, this, &MainWindow::checkTarget);
-    connect(target_, &TargetPanel::targetChanged, this, [this] {
-        check_.reset();
-        settings_->clear(
-            tr("The target changed: test the connection to see what its settings mean for the load."));
-    });
+    connect(target_, &TargetPanel::targetChanged, this, &MainWindow::targetChanged);
     connect(run_, &RunPanel::startRequested, this, [this] { startLoad(false); });
     connect(run_, &RunPanel::resumeRequested, this, [this] { startLoad(true); });
     connect(run_, &RunPanel::cancelRequested, this, &MainWindow::cancelLoad);
@@ -74,7 +72,10 @@ MainWindow::MainWindow(QWidget* parent)
                     settings_->showCheck(*check_);
                 }
             });
-    connect(controller_, &LoadController::ended, this, &MainWindow::loadEnded);
+    connect(controller_, &LoadController::ended, this,
+            [this](const LoadSummary& summary, const RunReport&, const QString&, const QString&) {
+                loadEnded(summary);
+            });
     connect(files_, &FilesPage::selectionChanged, this, [this] {
         const auto* model = files_->model();
         statusBar()->showMessage(
@@ -150,14 +151,11 @@ void MainWindow::checkTarget() {
     // runs on the pool and only its result comes back, dropped when a newer check superseded it.
     QThreadPool::globalInstance()->start([self, job, choice, table, workers, type] {
         ServerCheck check = checkServer(choice, table, workers, type);
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, job, check = std::move(check)] {
-                if (self) {
-                    self->takeCheck(job, check);
-                }
-            },
-            Qt::QueuedConnection);
+        postToGui([self, job, check = std::move(check)] {
+            if (self) {
+                self->takeCheck(job, check);
+            }
+        });
     });
 }
 
@@ -166,16 +164,48 @@ void MainWindow::takeCheck(quint64 job, const ServerCheck& check) {
         return; // superseded
     }
     check_ = check;
-    target_->applyCheck(check);
+    {
+        // What the check finds (types it cannot do, fewer workers) is shown, not taken for a
+        // change of target by the user.
+        const QSignalBlocker quiet(target_);
+        target_->applyCheck(check);
+    }
     settings_->showCheck(check);
     emit targetChecked();
     if (!check.pendingRestores.empty()) {
-        offerRestore(check);
+        if (!restoreTried_) {
+            offerRestore(check);
+            return;
+        }
+        // Restoring was tried and the journals are still there: asking again would loop.
+        restoreTried_ = false;
+        if (pending_) {
+            pending_.reset();
+            run_->showNotStarted(tr("the settings a killed run changed on this server could not be restored "
+                                    "(see the log); fix that first"));
+        }
         return;
     }
-    if (startAfterCheck_) {
-        startAfterCheck_ = false;
-        launch(check);
+    restoreTried_ = false;
+    if (pending_) {
+        const PendingStart start = *pending_;
+        pending_.reset();
+        launch(check, start);
+    }
+}
+
+void MainWindow::targetChanged() {
+    // A check of the old target says nothing about the new one, and consent to trade durability
+    // was given for the old server.
+    check_.reset();
+    ++checkJob_;
+    target_->showUnchecked();
+    settings_->resetDurability();
+    settings_->clear(
+        tr("The target changed: test the connection to see what its settings mean for the load."));
+    if (pending_) {
+        pending_.reset();
+        run_->showNotStarted(tr("the target changed before the load started; start again"));
     }
 }
 
@@ -190,8 +220,8 @@ void MainWindow::offerRestore(const ServerCheck& check) {
                     "settings now?")
                      .arg(what.join(QStringLiteral("; "))));
     if (!yes) {
-        if (startAfterCheck_) {
-            startAfterCheck_ = false;
+        if (pending_) {
+            pending_.reset();
             run_->showNotStarted(
                 tr("this server still has the settings a killed run changed (%1); restore them "
                    "first (Test connection)")
@@ -199,35 +229,37 @@ void MainWindow::offerRestore(const ServerCheck& check) {
         }
         return;
     }
-    run_->log(tr("restoring the settings a killed run left on %1...").arg(q(check.info.version)));
+    restoreTried_ = true;
+    run_->log(tr("restoring the settings a killed run left on %1...").arg(q(redactConnInfo(check.conninfo))));
     QPointer<MainWindow> self(this);
+    const quint64 job = checkJob_;
     const std::string conninfo = check.conninfo;
-    QThreadPool::globalInstance()->start([self, conninfo] {
-        QStringList lines;
+    QThreadPool::globalInstance()->start([self, job, conninfo] {
+        std::vector<std::pair<bool, QString>> outcomes; // restored?, what happened
         try {
             for (const DurabilityOutcome& o : restoreAbandoned(conninfo, [](const std::string&) {})) {
-                lines << (o.restored ? tr("settings restored and verified")
-                                     : tr("NOT restored: %1").arg(q(o.problem)));
+                outcomes.emplace_back(o.restored, o.restored
+                                                      ? tr("settings restored and verified")
+                                                      : tr("settings NOT restored: %1").arg(q(o.problem)));
             }
         } catch (const std::exception& e) {
-            lines << tr("NOT restored: %1").arg(q(e.what()));
+            outcomes.emplace_back(false, tr("settings NOT restored: %1").arg(q(e.what())));
         }
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, lines] {
-                if (self) {
-                    for (const QString& l : lines) {
-                        self->run_->log(l, l.startsWith(QLatin1String("NOT")));
-                    }
+        postToGui([self, job, outcomes] {
+            if (self) {
+                for (const auto& [restored, line] : outcomes) {
+                    self->run_->log(line, !restored);
+                }
+                if (job == self->checkJob_) {
                     self->checkTarget(); // look again; a pending start goes on from there
                 }
-            },
-            Qt::QueuedConnection);
+            }
+        });
     });
 }
 
 void MainWindow::startLoad(bool resume) {
-    if (controller_->isRunning() || startAfterCheck_) {
+    if (controller_->isRunning() || pending_) {
         return;
     }
     tabs_->setCurrentWidget(run_);
@@ -246,15 +278,29 @@ void MainWindow::startLoad(bool resume) {
         run_->showNotStarted(tr("no variable is ticked on the Files tab"));
         return;
     }
-    resume_ = resume;
-    startAfterCheck_ = true;
+    // What the user chose now is what loads, whatever they touch while the server is checked.
+    PendingStart start;
+    start.files = model->loadableFiles();
+    start.open = files_->openOptions();
+    start.allMissing = files_->allMissing();
+    if (!files_->allPresentChosen()) {
+        start.variables = files_->chosenVariables();
+    }
+    start.table = target_->tableName();
+    start.type = target_->tableType();
+    start.chunkInterval = target_->chunkInterval();
+    start.workers = target_->workers();
+    start.replace = target_->replace() && !resume; // a resume never empties the table
+    start.durability = settings_->durability();
+    pending_ = start;
+    restoreTried_ = false;
     run_->showPreparing(target_->connection().embedded
                             ? tr("Starting the embedded cluster and checking it...")
                             : tr("Checking the server..."));
     checkTarget();
 }
 
-void MainWindow::launch(const ServerCheck& check) {
+void MainWindow::launch(const ServerCheck& check, const PendingStart& start) {
     if (check.error) {
         run_->showNotStarted(q(*check.error));
         return;
@@ -262,29 +308,48 @@ void MainWindow::launch(const ServerCheck& check) {
     LoadRequest request;
     request.conninfo = check.conninfo;
     try {
-        request.table = TableName::parse(target_->tableName());
+        request.table = TableName::parse(start.table);
     } catch (const std::exception& e) {
         run_->showNotStarted(q(e.what()));
         return;
     }
     if (!check.info.table) {
-        request.tableOptions.type = target_->tableType(); // an existing table stays what it is
+        // A new table: of the chosen type, if this server can make it.
+        const ExtensionStatus* needs = start.type == TableType::Hypertable    ? &check.timescaledb
+                                       : start.type == TableType::Distributed ? &check.citus
+                                                                              : nullptr;
+        if (needs != nullptr && !needs->usable) {
+            run_->showNotStarted(tr("a %1 table cannot be made on this server: %2")
+                                     .arg(q(std::string(tableTypeName(start.type))), q(needs->reason)));
+            return;
+        }
+        request.tableOptions.type = start.type; // an existing table stays what it is
+    } else if (start.replace &&
+               !confirm_(tr("Replace the table's contents?"),
+                         tr("%1 exists. Replace empties it (TRUNCATE) before loading: every row in it now "
+                            "is deleted, also rows other loads put there. Continue?")
+                             .arg(q(start.table)))) {
+        run_->showNotStarted(tr("the table was not to be emptied"));
+        return;
     }
-    request.tableOptions.chunkInterval = target_->chunkInterval();
-    request.files = files_->model()->loadableFiles();
-    request.open = files_->openOptions();
-    request.allMissing = files_->allMissing();
-    if (!files_->allPresentChosen()) {
-        request.variables = files_->chosenVariables();
+    request.tableOptions.chunkInterval = start.chunkInterval;
+    request.files = start.files;
+    request.open = start.open;
+    request.allMissing = start.allMissing;
+    request.variables = start.variables;
+    request.workers = std::min(start.workers, check.maxWorkers);
+    if (request.workers < start.workers) {
+        run_->log(tr("%1 workers instead of %2: that is what the server's max_connections leaves")
+                      .arg(request.workers)
+                      .arg(start.workers));
     }
-    request.workers = target_->workers();
-    request.replace = target_->replace() && !resume_;
-    request.durability = settings_->durability();
+    request.replace = start.replace;
+    request.durability = start.durability;
     if (!controller_->start(request)) {
         run_->showNotStarted(tr("a load is already running"));
         return;
     }
-    statusBar()->showMessage(tr("Loading into %1...").arg(q(target_->tableName())));
+    statusBar()->showMessage(tr("Loading into %1...").arg(q(start.table)));
 }
 
 void MainWindow::cancelLoad() {
@@ -292,25 +357,35 @@ void MainWindow::cancelLoad() {
         controller_->cancel();
         run_->log(tr("cancelling: the units in flight roll back, changed settings are restored..."));
         statusBar()->showMessage(tr("Cancelling..."));
-    } else if (startAfterCheck_) {
-        startAfterCheck_ = false;
+    } else if (pending_) {
+        pending_.reset();
         ++checkJob_; // the check's result no longer starts anything
-        ServerCheck cancelled;
-        cancelled.error = tr("cancelled before it started").toStdString();
-        target_->applyCheck(cancelled);
+        target_->showUnchecked();
         run_->showNotStarted(tr("cancelled before it started"));
     }
 }
 
-void MainWindow::loadEnded() {
+void MainWindow::loadEnded(const LoadSummary& summary) {
     // Durability trades are for one run only: the next one asks again.
     settings_->resetDurability();
     statusBar()->showMessage(
         run_->statusLabel()->text().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
     history_->refresh();
-    if (closeAfterRun_) {
-        QTimer::singleShot(0, this, &QWidget::close);
+    if (!closeAfterRun_) {
+        return;
     }
+    closeAfterRun_ = false;
+    // Quitting was agreed on the promise that the settings come back: if they did not, the user
+    // decides knowing it.
+    if (summary.durability.any() && !summary.durability.restored &&
+        !confirm_(tr("Settings NOT restored"),
+                  tr("The load was cancelled, but the server's settings could not be put back: %1\n\nThey "
+                     "stay recorded; `isobar-cli settings --restore` or the next load on that server "
+                     "restores them. Quit anyway?")
+                      .arg(q(summary.durability.problem)))) {
+        return;
+    }
+    QTimer::singleShot(0, this, &QWidget::close);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -328,6 +403,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
         }
         return;
     }
+    cancelLoad(); // a start still waiting for its server check starts nothing now
     saveSettings();
     event->accept();
 }

@@ -3,6 +3,10 @@
 #include "ServerCheck.h"
 #include "SettingsPanel.h"
 
+#ifndef Q_MOC_RUN // moc 6.4 cannot parse some C++20 standard headers the core pulls in
+#include "ingest/Loader.h"
+#endif
+
 #include <QMainWindow>
 
 #include <optional>
@@ -59,10 +63,25 @@ protected:
 
 private:
     void createActions();
+    // What a start loads, taken from the window when Start is pressed.
+    struct PendingStart {
+        std::vector<std::filesystem::path> files;
+        OpenOptions open;
+        AllMissingPolicy allMissing = AllMissingPolicy::Skip;
+        std::vector<Variable> variables; // empty: every variable
+        std::string table;
+        TableType type = TableType::Regular;
+        std::string chunkInterval;
+        int workers = 1;
+        bool replace = false;
+        DurabilityRequest durability;
+    };
+
     void takeCheck(quint64 job, const ServerCheck& check);
+    void targetChanged();
     void offerRestore(const ServerCheck& check);
-    void launch(const ServerCheck& check);
-    void loadEnded();
+    void launch(const ServerCheck& check, const PendingStart& start);
+    void loadEnded(const LoadSummary& summary);
     void saveSettings() const;
     void restoreSettings();
 
@@ -76,9 +95,9 @@ private:
     SettingsPanel::Confirm confirm_;
     std::optional<ServerCheck> check_;
     quint64 checkJob_ = 0;
-    bool startAfterCheck_ = false;
-    bool resume_ = false;
-    bool closeAfterRun_ = false;
+    std::optional<PendingStart> pending_; // Start pressed, the server check not back yet
+    bool restoreTried_ = false;           // a pending restore was attempted since the last start
+    bool closeAfterRun_ = false;          // quit once the cancelled load has ended
 };
 
 } // namespace isobar::ui

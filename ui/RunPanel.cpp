@@ -62,7 +62,7 @@ RunPanel::RunPanel(LoadController* controller, QWidget* parent)
     , log_(new QPlainTextEdit) {
     start_->setDefault(true);
     start_->setToolTip(tr("Load the files of the Files tab into the target (F5)"));
-    cancel_->setToolTip(tr("Stop: units in flight roll back, settings are restored (Esc)"));
+    cancel_->setToolTip(tr("Stop: units in flight roll back, settings are restored (Shift+F5)"));
     resume_->setToolTip(tr("Start again: only what is not in the table yet is loaded"));
     resume_->hide();
     export_->setEnabled(false);
@@ -141,8 +141,7 @@ void RunPanel::log(const QString& line, bool problem) {
 }
 
 void RunPanel::showPreparing(const QString& what) {
-    setRunning(true);
-    cancel_->setEnabled(false); // nothing to cancel until the engine runs
+    setRunning(true); // Cancel works from here: a start waiting for its server check is dropped
     chart_->reset();
     workers_->setRowCount(0);
     progress_->setValue(0);

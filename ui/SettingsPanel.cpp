@@ -42,7 +42,7 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     , details_(new QLabel)
     , fsync_(
           new QCheckBox(tr("fsync &off (server-wide: an OS crash or power loss can corrupt every database)")))
-    , fullPageWrites_(new QCheckBox(tr("full_page_writes o&ff (server-wide: a crash can leave torn pages)")))
+    , fullPageWrites_(new QCheckBox(tr("full_page_&writes off (server-wide: a crash can leave torn pages)")))
     , synchronousCommit_(
           new QCheckBox(tr("synchronous_commit off (this load's connections: a crash may lose the "
                            "last commits, reloaded by the next run)")))
@@ -61,8 +61,10 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     warnings_->setContextMenuPolicy(Qt::ActionsContextMenu);
     auto* copy = new QAction(tr("Copy the fix SQL"), warnings_);
     copy->setShortcut(QKeySequence::Copy);
+    copy->setShortcutContext(Qt::WidgetShortcut); // Ctrl+C elsewhere copies what it always copies
     connect(copy, &QAction::triggered, this, [this] {
-        if (QTreeWidgetItem* item = warnings_->currentItem()) {
+        QTreeWidgetItem* item = warnings_->currentItem();
+        if (item != nullptr && !item->data(1, Qt::UserRole).toString().isEmpty()) {
             QApplication::clipboard()->setText(item->data(1, Qt::UserRole).toString());
         }
     });

@@ -27,11 +27,10 @@ constexpr TableType kTypes[] = {TableType::Regular, TableType::Unlogged, TableTy
 void setTypeEnabled(QComboBox* box, int row, bool enabled, const QString& reason) {
     auto* model = qobject_cast<QStandardItemModel*>(box->model());
     QStandardItem* item = model->item(row);
+    // The user's choice stays as it is (a start then says why it cannot be done): a check never
+    // changes what the user picked.
     item->setEnabled(enabled);
     item->setToolTip(reason);
-    if (!enabled && box->currentIndex() == row) {
-        box->setCurrentIndex(0);
-    }
 }
 
 } // namespace
@@ -40,7 +39,7 @@ TargetPanel::TargetPanel(QWidget* parent)
     : QWidget(parent)
     , embedded_(new QRadioButton(tr("&Embedded local cluster (no set-up)")))
     , fields_(new QRadioButton(tr("&Server")))
-    , string_(new QRadioButton(tr("Connection s&tring")))
+    , string_(new QRadioButton(tr("Connection stri&ng")))
     , host_(new QLineEdit)
     , port_(new QSpinBox)
     , database_(new QLineEdit)
@@ -98,11 +97,13 @@ TargetPanel::TargetPanel(QWidget* parent)
     chunk_->setToolTip(tr("Hypertables: the chunk_time_interval, a PostgreSQL interval"));
     targetForm->addRow(tr("Table &name:"), table_);
     targetForm->addRow(tr("Table &type (for a new table):"), type_);
-    targetForm->addRow(tr("&Chunk interval:"), chunk_);
+    targetForm->addRow(tr("C&hunk interval:"), chunk_);
     targetForm->addRow(tr("&Workers:"), workers_);
     targetForm->addRow(resume_);
     targetForm->addRow(replace_);
     resume_->setChecked(true);
+    resume_->setObjectName(QStringLiteral("resume"));
+    replace_->setObjectName(QStringLiteral("replace"));
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(connection);
@@ -189,6 +190,11 @@ void TargetPanel::useConnectionString(const QString& conninfo) {
     emit targetChanged();
 }
 
+void TargetPanel::showUnchecked() {
+    status_->setText(tr("Not checked yet."));
+    test_->setEnabled(true);
+}
+
 void TargetPanel::showChecking() {
     status_->setText(tr("Checking the server..."));
     test_->setEnabled(false);
@@ -224,12 +230,10 @@ void TargetPanel::save(QSettings& s) const {
     s.setValue(QStringLiteral("target/database"), database_->text());
     s.setValue(QStringLiteral("target/user"), user_->text());
     s.setValue(QStringLiteral("target/sslmode"), sslmode_->currentText());
-    // Without any password it may hold.
-    const std::string pasted = conninfo_->text().trimmed().toStdString();
-    s.setValue(QStringLiteral("target/conninfo"),
-               pasted.empty()
-                   ? QString()
-                   : q(redactConnInfo(pasted)).replace(QStringLiteral("(libpq defaults)"), QString()));
+    // Every setting of a pasted string but its secrets; an unparsable one (it may hold a password
+    // anywhere) is not kept.
+    const auto pasted = connInfoWithoutSecrets(conninfo_->text().trimmed().toStdString());
+    s.setValue(QStringLiteral("target/conninfo"), pasted ? q(*pasted) : QString());
     s.setValue(QStringLiteral("target/table"), table_->text());
     s.setValue(QStringLiteral("target/type"), type_->currentIndex());
     s.setValue(QStringLiteral("target/chunk"), chunk_->text());

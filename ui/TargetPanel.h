@@ -35,6 +35,8 @@ public:
     // Shows what a server check found: version and extensions, the table types it can do.
     void applyCheck(const ServerCheck& check);
     void showChecking();
+    // An earlier check was dropped (the target changed, the start was cancelled).
+    void showUnchecked();
 
     // Remembers the choices, never the password.
     void save(QSettings& settings) const;

@@ -33,13 +33,38 @@ std::string buildConnInfo(const std::vector<std::pair<std::string, std::string>>
     return out;
 }
 
-std::string redactConnInfo(const std::string& conninfo) {
+namespace {
+
+using ParsedConnInfo = std::unique_ptr<PQconninfoOption, decltype(&PQconninfoFree)>;
+
+ParsedConnInfo parseConnInfo(const std::string& conninfo) {
     char* error = nullptr;
-    std::unique_ptr<PQconninfoOption, decltype(&PQconninfoFree)> options(
-        PQconninfoParse(conninfo.c_str(), &error), &PQconninfoFree);
+    ParsedConnInfo options(PQconninfoParse(conninfo.c_str(), &error), &PQconninfoFree);
     if (error != nullptr) {
         PQfreemem(error);
     }
+    return options;
+}
+
+} // namespace
+
+std::optional<std::string> connInfoWithoutSecrets(const std::string& conninfo) {
+    const ParsedConnInfo options = parseConnInfo(conninfo);
+    if (!options) {
+        return std::nullopt;
+    }
+    std::vector<std::pair<std::string, std::string>> kept;
+    for (PQconninfoOption* opt = options.get(); opt->keyword != nullptr; ++opt) {
+        const std::string_view key(opt->keyword);
+        if (key != "password" && key != "sslpassword" && opt->val != nullptr && *opt->val != '\0') {
+            kept.emplace_back(opt->keyword, opt->val);
+        }
+    }
+    return buildConnInfo(kept);
+}
+
+std::string redactConnInfo(const std::string& conninfo) {
+    const ParsedConnInfo options = parseConnInfo(conninfo);
     if (!options) {
         return "(an unparsable connection string)";
     }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,5 +21,9 @@ std::string buildConnInfo(const std::vector<std::pair<std::string, std::string>>
 // "host=/run/x port=5432 dbname=isobar user=me". A string libpq cannot parse is replaced by a
 // placeholder rather than echoed, since it may contain a password.
 std::string redactConnInfo(const std::string& conninfo);
+
+// The connection string with every setting it makes except the secrets (password,
+// sslpassword), to remember a user's choice; nullopt when libpq cannot parse it.
+std::optional<std::string> connInfoWithoutSecrets(const std::string& conninfo);
 
 } // namespace isobar

@@ -149,19 +149,25 @@ RunReport ReportRecorder::finish(const LoadSummary& summary) {
                            {ledger.relid})
                     .integer(0, 0));
             // Counting a warehouse of billions of rows takes long: a minute at most, then say so.
-            conn.exec("SET statement_timeout = '60s'");
-            try {
-                r.countedRows = static_cast<std::uint64_t>(
-                    conn.query("SELECT count(*) FROM " + request_.table.quoted(conn)).integer(0, 0));
-                r.verification = *r.countedRows == *r.ledgerRows
-                                     ? "count(*) = " + std::to_string(*r.countedRows) + ", as the ledger says"
-                                     : "count(*) = " + std::to_string(*r.countedRows) +
-                                           ", the ledger accounts for " + std::to_string(*r.ledgerRows) +
-                                           " (rows loaded by other means, or skipped all-missing units)";
-            } catch (const DbError& e) {
-                r.verification = e.sqlState() == "57014"
-                                     ? "not counted: the table is too large to count within a minute"
-                                     : std::string("not counted: ") + e.what();
+            // Not at all after a cancel: the user asked to stop (or to quit), not to wait.
+            if (summary.status == LoadStatus::Cancelled) {
+                r.verification = "not counted: the run was cancelled";
+            } else {
+                conn.exec("SET statement_timeout = '60s'");
+                try {
+                    r.countedRows = static_cast<std::uint64_t>(
+                        conn.query("SELECT count(*) FROM " + request_.table.quoted(conn)).integer(0, 0));
+                    r.verification =
+                        *r.countedRows == *r.ledgerRows
+                            ? "count(*) = " + std::to_string(*r.countedRows) + ", as the ledger says"
+                            : "count(*) = " + std::to_string(*r.countedRows) + ", the ledger accounts for " +
+                                  std::to_string(*r.ledgerRows) +
+                                  " (rows loaded by other means, or skipped all-missing units)";
+                } catch (const DbError& e) {
+                    r.verification = e.sqlState() == "57014"
+                                         ? "not counted: the table is too large to count within a minute"
+                                         : std::string("not counted: ") + e.what();
+                }
             }
         } else {
             r.verification = "the table does not exist";
