@@ -100,6 +100,23 @@ class TestUi : public QObject {
         return w.runPanel()->lastReport();
     }
 
+    // Starts loading the large file with two workers; true once some rows are committed (or the
+    // load has already ended: `ended` says which).
+    bool startLargeLoad(MainWindow& w, const QString& table, const QSignalSpy& ended) {
+        if (!addFiles(w, {large_})) {
+            return false;
+        }
+        w.targetPanel()->tableEdit()->setText(table);
+        w.targetPanel()->workersBox()->setValue(2);
+        w.startLoad();
+        return test::waitFor(
+            [&] {
+                QCoreApplication::processEvents();
+                return w.runPanel()->progressBar()->value() > 0 || !ended.isEmpty();
+            },
+            std::chrono::milliseconds(kLoadTimeoutMs));
+    }
+
     static QString journalDirectory() {
         return QString::fromStdString(DurabilityJournal::directory().string());
     }
@@ -367,14 +384,9 @@ private slots:
 
     void cancelMidRunThenResume() {
         auto w = window();
-        QVERIFY(addFiles(*w, {large_}));
-        w->targetPanel()->tableEdit()->setText("gui_cancelled");
-        w->targetPanel()->workersBox()->setValue(2);
         QSignalSpy ended(w->controller(), &LoadController::ended);
-        w->startLoad();
         // Cancel once some units are committed and more are in flight.
-        QTRY_VERIFY_WITH_TIMEOUT(w->runPanel()->progressBar()->value() > 0 || !ended.isEmpty(),
-                                 kLoadTimeoutMs);
+        QVERIFY(startLargeLoad(*w, "gui_cancelled", ended));
         w->runPanel()->cancelButton()->click();
         QVERIFY(!ended.isEmpty() || ended.wait(kLoadTimeoutMs));
         const auto report = w->runPanel()->lastReport();
@@ -499,13 +511,8 @@ private slots:
     // resume, which loads exactly the rest once the server is back.
     void serverGoingAwayOffersResume() {
         auto w = window();
-        QVERIFY(addFiles(*w, {large_}));
-        w->targetPanel()->tableEdit()->setText("gui_away");
-        w->targetPanel()->workersBox()->setValue(2);
         QSignalSpy ended(w->controller(), &LoadController::ended);
-        w->startLoad();
-        QTRY_VERIFY_WITH_TIMEOUT(w->runPanel()->progressBar()->value() > 0 || !ended.isEmpty(),
-                                 kLoadTimeoutMs);
+        QVERIFY(startLargeLoad(*w, "gui_away", ended));
         QVERIFY(cluster_->cluster().stop());
         const bool stopped = !ended.isEmpty() || ended.wait(kLoadTimeoutMs);
         cluster_->cluster().start();
