@@ -1,0 +1,271 @@
+// The desktop app when things go wrong or get interrupted: cancel, close, a server that goes
+// away, a broken file, durability consent and its way back, a start dropped before it ran, a
+// killed run's settings.
+
+#include "UiHarness.h"
+
+using namespace isobar;
+using namespace isobar::ui;
+using namespace isobar::test;
+
+class TestUiTrouble : public UiHarness {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { setUp("tst_ui_trouble"); }
+    void cleanupTestCase() { tearDown(); }
+    // Each test starts from a window with nothing remembered.
+    void init() { QSettings().clear(); }
+
+    void cancelMidRunThenResume() {
+        auto w = window();
+        QSignalSpy ended(w->controller(), &LoadController::ended);
+        // Cancel once some units are committed and more are in flight.
+        QVERIFY(startLargeLoad(*w, "gui_cancelled", ended));
+        w->runPanel()->cancelButton()->click();
+        QVERIFY(!ended.isEmpty() || ended.wait(kLoadTimeoutMs));
+        const auto report = w->runPanel()->lastReport();
+        QVERIFY(report);
+        if (report->status == "completed") {
+            QSKIP("the load finished before the cancel reached it (an unusually fast machine)");
+        }
+        QCOMPARE(QString::fromStdString(report->status), QString("cancelled"));
+        QVERIFY(w->runPanel()->statusLabel()->text().contains("Cancelled"));
+        QVERIFY(w->runPanel()->resumeButton()->isVisible());
+        // Only whole units: the table holds exactly what the ledger says was committed.
+        const QString rows = scalar("SELECT count(*) FROM gui_cancelled");
+        QCOMPARE(rows, scalar("SELECT coalesce(sum(rows), 0) FROM isobar.ledger WHERE relid = "
+                              "'gui_cancelled'::regclass"));
+        QVERIFY(rows.toULongLong() < 6ULL * 721 * 1440);
+        QCOMPARE(report->verification, std::string("not counted: the run was cancelled"));
+
+        // Resume keeps what is there even with Replace chosen: only the rest is loaded.
+        w->targetPanel()->findChild<QRadioButton*>("replace")->setChecked(true);
+        const auto resumed = runToEnd(*w, true);
+        QVERIFY(resumed && resumed->status == "completed");
+        QCOMPARE(resumed->resumedRows, rows.toULongLong());
+        QCOMPARE(resumed->rows + resumed->resumedRows, std::uint64_t(6ULL * 721 * 1440));
+        QCOMPARE(scalar("SELECT count(*) FROM gui_cancelled"), QString::number(6ULL * 721 * 1440));
+        QCOMPARE(hoursNotWhole("gui_cancelled"), QString("0"));
+    }
+
+    void durabilityNeedsConfirmationAndComesBack() {
+        auto w = window(false);
+        SettingsPanel* settings = w->settingsPanel();
+        QSignalSpy checked(w.get(), &MainWindow::targetChecked);
+        w->checkTarget();
+        QVERIFY(checked.wait(60'000));
+        QVERIFY(settings->fullPageWritesBox()->isEnabled());
+        QString asked;
+        settings->setConfirm([&asked](const QString&, const QString& text) {
+            asked = text;
+            return false;
+        });
+        settings->fullPageWritesBox()->click();
+        QVERIFY(!settings->fullPageWritesBox()->isChecked());
+        QVERIFY2(asked.contains("torn"), qPrintable(asked)); // the risk is named
+        QVERIFY(!settings->durability().any());
+        settings->setConfirm([](const QString&, const QString&) { return true; });
+        settings->fullPageWritesBox()->click();
+        settings->synchronousCommitBox()->click();
+        QVERIFY(settings->fullPageWritesBox()->isChecked());
+        QVERIFY(settings->durability().fullPageWrites.has_value());
+
+        QVERIFY(addFiles(*w, {small_}));
+        w->targetPanel()->tableEdit()->setText("gui_durability");
+        const auto report = runToEnd(*w);
+        QVERIFY(report);
+        QVERIFY2(report->status == "completed", qPrintable(w->runPanel()->statusLabel()->text()));
+        QCOMPARE(report->durability.changes.size(), std::size_t(1));
+        QVERIFY(report->durability.restored);
+        QCOMPARE(QString::fromStdString(report->durability.sessionSettings),
+                 QString("synchronous_commit=off"));
+        QCOMPARE(scalar("SHOW full_page_writes"), QString("on"));
+        QCOMPARE(scalar("SELECT count(*) FROM gui_durability"), QString::number(41 * 41 * 3));
+        QVERIFY(w->runPanel()->logView()->toPlainText().contains("durability settings restored"));
+        // For one run only: the boxes are clear again.
+        QVERIFY(!settings->fullPageWritesBox()->isChecked());
+        QVERIFY(!settings->synchronousCommitBox()->isChecked());
+        QVERIFY(QDir(journalDirectory()).exists());
+        QVERIFY(QDir(journalDirectory()).entryList(QDir::Files).isEmpty());
+    }
+
+    void closingDuringARunCancelsFirst() {
+        auto w = window(false); // "no": the window stays, the load goes on
+        QVERIFY(addFiles(*w, {large_}));
+        w->targetPanel()->tableEdit()->setText("gui_closed");
+        w->targetPanel()->tableTypeBox()->setCurrentIndex(0);
+        QSignalSpy ended(w->controller(), &LoadController::ended);
+        w->startLoad();
+        QTRY_VERIFY_WITH_TIMEOUT(w->controller()->isRunning(), 60'000);
+        QVERIFY(!w->close());
+        QVERIFY(w->isVisible());
+        QVERIFY(w->controller()->isRunning());
+        w->setConfirm([](const QString&, const QString&) { return true; });
+        QVERIFY(!w->close()); // not yet: it cancels, waits for the end, then closes
+        QVERIFY(ended.wait(kLoadTimeoutMs));
+        QTRY_VERIFY_WITH_TIMEOUT(!w->isVisible(), 10'000);
+        const auto report = w->runPanel()->lastReport();
+        QVERIFY(report && (report->status == "cancelled" || report->status == "completed"));
+        QCOMPARE(
+            scalar("SELECT count(*) FROM gui_closed"),
+            scalar("SELECT coalesce(sum(rows), 0) FROM isobar.ledger WHERE relid = 'gui_closed'::regclass"));
+    }
+
+    void troubleIsNamed() {
+        auto w = window();
+        // A server that is not there.
+        QVERIFY(addFiles(*w, {small_}));
+        w->targetPanel()->useConnectionString(
+            "host=/nonexistent-socket-dir port=1 dbname=x connect_timeout=2");
+        w->startLoad(); // never starts: the check fails
+        QTRY_VERIFY_WITH_TIMEOUT(w->runPanel()->statusLabel()->text().contains("Not started"), 30'000);
+        QVERIFY2(w->runPanel()->statusLabel()->text().contains("nonexistent-socket-dir"),
+                 qPrintable(w->runPanel()->statusLabel()->text()));
+        QVERIFY(w->runPanel()->startButton()->isEnabled());
+        QVERIFY(!w->controller()->isRunning());
+
+        // A file that breaks after it was inspected: the run stops naming it, nothing half-loaded.
+        w->targetPanel()->useConnectionString(QString::fromStdString(cluster_->conninfo()));
+        const QString victim = cluster_->workDir() + "/victim.nc";
+        QVERIFY(QFile::copy(small_, victim));
+        w->filesPage()->model()->clear();
+        QVERIFY(addFiles(*w, {victim}));
+        QVERIFY(QFile::resize(victim, QFileInfo(victim).size() / 2));
+        w->targetPanel()->tableEdit()->setText("gui_victim");
+        const auto report = runToEnd(*w);
+        QVERIFY(report);
+        QCOMPARE(QString::fromStdString(report->status), QString("failed"));
+        QVERIFY2(w->runPanel()->statusLabel()->text().contains("victim.nc"),
+                 qPrintable(w->runPanel()->statusLabel()->text()));
+        QVERIFY(w->runPanel()->resumeButton()->isVisible());
+    }
+
+    // The server stops mid-run and stays down past the retries: the run view says so and offers
+    // resume, which loads exactly the rest once the server is back.
+    void serverGoingAwayOffersResume() {
+        auto w = window();
+        QSignalSpy ended(w->controller(), &LoadController::ended);
+        QVERIFY(startLargeLoad(*w, "gui_away", ended));
+        QVERIFY(cluster_->cluster().stop());
+        const bool stopped = !ended.isEmpty() || ended.wait(kLoadTimeoutMs);
+        cluster_->cluster().start();
+        QVERIFY(stopped);
+        const auto report = w->runPanel()->lastReport();
+        QVERIFY(report);
+        if (report->status == "completed") {
+            QSKIP("the load finished before the server stopped (an unusually fast machine)");
+        }
+        QCOMPARE(QString::fromStdString(report->status), QString("failed"));
+        QVERIFY2(w->runPanel()->statusLabel()->text().contains("The server went away"),
+                 qPrintable(w->runPanel()->statusLabel()->text()));
+        QVERIFY(w->runPanel()->resumeButton()->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(scalar("SELECT 1") == "1", 30'000); // the server is back
+        QSignalSpy resumed(w->controller(), &LoadController::ended);
+        w->runPanel()->resumeButton()->click();
+        QVERIFY(resumed.wait(kLoadTimeoutMs));
+        QCOMPARE(QString::fromStdString(w->runPanel()->lastReport()->status), QString("completed"));
+        QCOMPARE(scalar("SELECT count(*) FROM gui_away"), QString::number(6ULL * 721 * 1440));
+        QCOMPARE(hoursNotWhole("gui_away"), QString("0"));
+    }
+
+    // Between Start and the server check's answer: Cancel drops the start, and so does a change of
+    // target (with the durability consent given for the old one). Nothing is created.
+    void aStartWaitingForItsCheckCanBeDropped() {
+        auto w = window();
+        QVERIFY(addFiles(*w, {small_}));
+        w->targetPanel()->tableEdit()->setText("gui_never");
+        QSignalSpy started(w->controller(), &LoadController::started);
+        w->startLoad();
+        QVERIFY(w->runPanel()->cancelButton()->isEnabled());
+        w->runPanel()->cancelButton()->click();
+        QVERIFY(w->runPanel()->statusLabel()->text().contains("cancelled before it started"));
+        QVERIFY(w->runPanel()->startButton()->isEnabled());
+        QVERIFY(w->targetPanel()->testButton()->isEnabled());
+
+        w->settingsPanel()->synchronousCommitBox()->click(); // confirmed: the window says yes
+        QVERIFY(w->settingsPanel()->synchronousCommitBox()->isChecked());
+        w->startLoad();
+        QTest::keyClicks(w->targetPanel()->tableEdit(), "2"); // the user edits the target
+        QVERIFY(w->runPanel()->statusLabel()->text().contains("target changed"));
+        QVERIFY(!w->settingsPanel()->synchronousCommitBox()->isChecked());
+        QTest::qWait(3000); // the dropped checks come back meanwhile and start nothing
+        QVERIFY(started.isEmpty());
+        QVERIFY(!w->controller()->isRunning());
+        QCOMPARE(scalar("SELECT count(*) FROM pg_class WHERE relname IN ('gui_never', 'gui_never2')"),
+                 QString("0"));
+    }
+
+    // A table type the server cannot make stays chosen; the start says why it cannot be done.
+    void anUnavailableTypeIsRefusedNotSwapped() {
+        auto w = window();
+        QVERIFY(addFiles(*w, {small_}));
+        w->targetPanel()->tableEdit()->setText("gui_unavailable");
+        QSignalSpy checked(w.get(), &MainWindow::targetChecked);
+        w->checkTarget();
+        QVERIFY(checked.wait(60'000));
+        // Hypertable without TimescaleDB (CI), else distributed without Citus preloaded.
+        const ServerCheck first = *w->lastCheck();
+        const int type = !first.timescaledb.usable ? 3 : !first.citus.usable ? 4 : -1;
+        if (type < 0) {
+            QSKIP("TimescaleDB and Citus are both usable here: every table type can be made");
+        }
+        const std::string reason = type == 3 ? first.timescaledb.reason : first.citus.reason;
+        w->targetPanel()->tableTypeBox()->setCurrentIndex(type);
+        w->startLoad();
+        QVERIFY(checked.wait(60'000));
+        QCOMPARE(w->targetPanel()->tableTypeBox()->currentIndex(), type); // not swapped for regular
+        const QString status = w->runPanel()->statusLabel()->text();
+        QVERIFY2(status.contains("cannot be made on this server") &&
+                     status.contains(QString::fromStdString(reason).toHtmlEscaped()),
+                 qPrintable(status));
+        QVERIFY(!w->controller()->isRunning());
+        QCOMPARE(scalar("SELECT count(*) FROM pg_class WHERE relname = 'gui_unavailable'"), QString("0"));
+    }
+
+    // A load killed while it had full_page_writes off: the next check of that server offers to
+    // put it back; "no" keeps a start from running, "yes" restores and the start goes on.
+    void aKilledRunsSettingsAreOfferedBack() {
+        const QString table = "gui_killed";
+        QProcess load;
+        load.start(QStringLiteral(ISOBAR_CLI_PATH),
+                   {"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", table,
+                    "--workers", "1", "--full-page-writes", "off", "--yes", large_});
+        QVERIFY(load.waitForStarted());
+        QVERIFY2(
+            test::waitFor([&] { return scalar("SHOW full_page_writes") == "off"; }, std::chrono::seconds(60)),
+            qPrintable(QString::fromUtf8(load.readAllStandardError())));
+        kill(static_cast<pid_t>(load.processId()), SIGKILL);
+        QVERIFY(load.waitForFinished(30'000));
+        QCOMPARE(scalar("SHOW full_page_writes"), QString("off"));
+        const QString journals = journalDirectory();
+        QVERIFY2(QDir(journals).entryList(QDir::Files).size() == 1,
+                 qPrintable(journals + ": " + QDir(journals).entryList().join(' ') + "\n" +
+                            QString::fromUtf8(load.readAllStandardError())));
+
+        auto w = window();
+        QStringList asked;
+        w->setConfirm([&asked](const QString& title, const QString&) {
+            asked << title;
+            return false;
+        });
+        QVERIFY(addFiles(*w, {small_}));
+        w->targetPanel()->tableEdit()->setText("gui_after_kill");
+        QSignalSpy checked(w.get(), &MainWindow::targetChecked);
+        w->startLoad();
+        QVERIFY(checked.wait(60'000));
+        QCOMPARE(asked, QStringList{"Restore server settings?"});
+        QVERIFY(w->runPanel()->statusLabel()->text().contains("restore them first"));
+        QVERIFY(!w->controller()->isRunning());
+
+        w->setConfirm([](const QString&, const QString&) { return true; });
+        const auto report = runToEnd(*w);
+        QVERIFY(report && report->status == "completed");
+        QCOMPARE(scalar("SHOW full_page_writes"), QString("on"));
+        QVERIFY(QDir(journals).entryList(QDir::Files).isEmpty());
+        QVERIFY(w->runPanel()->logView()->toPlainText().contains("settings restored and verified"));
+    }
+};
+
+QTEST_MAIN(TestUiTrouble)
+#include "tst_ui_trouble.moc"
