@@ -160,6 +160,9 @@ private slots:
         QVERIFY2(w->runPanel()->statusLabel()->text().contains("The server went away"),
                  qPrintable(w->runPanel()->statusLabel()->text()));
         QVERIFY(w->runPanel()->resumeButton()->isVisible());
+        // While it retried, the log said so (the chart alone would only have gone flat).
+        QVERIFY2(w->runPanel()->logView()->toPlainText().contains("retry 1 of"),
+                 qPrintable(w->runPanel()->logView()->toPlainText()));
         QTRY_VERIFY_WITH_TIMEOUT(scalar("SELECT 1") == "1", 30'000); // the server is back
         QSignalSpy resumed(w->controller(), &LoadController::ended);
         w->runPanel()->resumeButton()->click();

@@ -218,8 +218,12 @@ void CopyWorker::run(std::stop_token stop) {
                     ++counters_.retries;
                     const auto backoff =
                         std::chrono::milliseconds(std::min(5000, 200 << std::min(attempt - 1, 5)));
-                    spdlog::warn("worker {}: unit {} failed ({}); retrying in {} ms", id_, unit.key, e.what(),
-                                 backoff.count());
+                    // Said through the sink, so that the desktop's log shows why nothing moves.
+                    const std::string said = fmt::format("worker {}: unit {} failed ({}); retry {} of {} in {} ms",
+                                                         id_, unit.key, e.what(), attempt,
+                                                         shared_.request.retries, backoff.count());
+                    spdlog::debug("{}", said);
+                    shared_.emit([&said](LoadSink& sink) { sink.warning(said); });
                     sleepFor(backoff, stop);
                     if (stop.stop_requested()) {
                         return;
