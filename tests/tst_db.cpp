@@ -330,6 +330,8 @@ private slots:
                                 << "host='/tmp/a b'";
         QTest::newRow("unparsable") << "host=x password='unterminated"
                                     << "(an unparsable connection string)";
+        QTest::newRow("expanded dbname") << "dbname='host=db.example password=s3cret' user=me"
+                                         << "dbname=host=db.example user=me";
     }
     void redactsPasswords() {
         QFETCH(QString, conninfo);
@@ -337,6 +339,28 @@ private slots:
         const std::string redacted = redactConnInfo(conninfo.toStdString());
         QCOMPARE(QString::fromStdString(redacted), expected);
         QVERIFY(redacted.find("s3cret") == std::string::npos);
+    }
+
+    // What the desktop remembers of a pasted string: every setting but the secrets.
+    void keepsAllButSecrets_data() {
+        QTest::addColumn<QString>("conninfo");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("options kept")
+            << "host=db.example connect_timeout=5 sslrootcert=/ca.pem password=s3cret"
+            << "connect_timeout=5 host=db.example sslrootcert=/ca.pem";
+        QTest::newRow("uri") << "postgresql://me:s3cret@db.example/era5?application_name=x"
+                             << "user=me dbname=era5 host=db.example application_name=x";
+        QTest::newRow("expanded dbname") << "dbname='host=db.example password=s3cret' sslpassword=s3cret"
+                                         << "dbname=host=db.example";
+        QTest::newRow("unparsable") << "host=x password='s3cret"
+                                    << "";
+    }
+    void keepsAllButSecrets() {
+        QFETCH(QString, conninfo);
+        QFETCH(QString, expected);
+        const auto kept = connInfoWithoutSecrets(conninfo.toStdString());
+        QCOMPARE(QString::fromStdString(kept.value_or("")), expected);
+        QVERIFY(!kept || kept->find("s3cret") == std::string::npos);
     }
 
     void wrongPasswordAndDeadServerAreNamed() {

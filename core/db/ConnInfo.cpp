@@ -37,6 +37,12 @@ namespace {
 
 using ParsedConnInfo = std::unique_ptr<PQconninfoOption, decltype(&PQconninfoFree)>;
 
+// libpq expands a dbname that is itself a connection string or URI (which may hold secrets).
+bool isExpandedDbname(std::string_view key, std::string_view value) {
+    return key == "dbname" &&
+           (value.find('=') != std::string_view::npos || value.find("://") != std::string_view::npos);
+}
+
 ParsedConnInfo parseConnInfo(const std::string& conninfo) {
     char* error = nullptr;
     ParsedConnInfo options(PQconninfoParse(conninfo.c_str(), &error), &PQconninfoFree);
@@ -56,9 +62,18 @@ std::optional<std::string> connInfoWithoutSecrets(const std::string& conninfo) {
     std::vector<std::pair<std::string, std::string>> kept;
     for (PQconninfoOption* opt = options.get(); opt->keyword != nullptr; ++opt) {
         const std::string_view key(opt->keyword);
-        if (key != "password" && key != "sslpassword" && opt->val != nullptr && *opt->val != '\0') {
-            kept.emplace_back(opt->keyword, opt->val);
+        if (key == "password" || key == "sslpassword" || opt->val == nullptr || *opt->val == '\0') {
+            continue;
         }
+        if (isExpandedDbname(key, opt->val)) {
+            const auto inner = connInfoWithoutSecrets(opt->val);
+            if (!inner) {
+                return std::nullopt;
+            }
+            kept.emplace_back(opt->keyword, *inner);
+            continue;
+        }
+        kept.emplace_back(opt->keyword, opt->val);
     }
     return buildConnInfo(kept);
 }
@@ -75,7 +90,7 @@ std::string redactConnInfo(const std::string& conninfo) {
     for (const char* key : shown) {
         for (PQconninfoOption* opt = options.get(); opt->keyword != nullptr; ++opt) {
             if (std::string_view(opt->keyword) == key && opt->val != nullptr && *opt->val != '\0') {
-                kept.emplace_back(key, opt->val);
+                kept.emplace_back(key, isExpandedDbname(key, opt->val) ? redactConnInfo(opt->val) : opt->val);
             }
         }
     }
