@@ -96,12 +96,14 @@ private slots:
         Connection admin = cluster_->connect();
         QVERIFY(waitFor(
             [&] {
-                return test::scalar(admin, "SELECT count(*) FROM pg_stat_activity WHERE application_name = "
-                                           "'isobar worker 1' AND query LIKE 'COPY%'") != "0";
+                return test::scalar(admin,
+                                    "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE "
+                                    "'isobar worker 1 pid %' AND query LIKE 'COPY%'") != "0";
             },
             std::chrono::seconds(60)));
-        admin.exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'isobar "
-                   "worker 1'");
+        admin.exec(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'isobar "
+            "worker 1 pid %'");
         QVERIFY(load.waitForFinished(120000));
         const QString err = QString::fromUtf8(load.readAllStandardError());
         QVERIFY2(load.exitCode() == 0, qPrintable(err));

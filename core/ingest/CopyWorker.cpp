@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -76,7 +77,9 @@ Connection& CopyWorker::connection() {
     if (!conn_ || PQstatus(conn_->raw()) != CONNECTION_OK) {
         conn_.reset();
         auto conn = std::make_unique<Connection>(Connection::open(shared_.request.conninfo));
-        conn->exec("SET application_name = 'isobar worker " + std::to_string(id_) + "'");
+        // Numbered as in the log; the pid tells this load's workers from another's on the same server.
+        conn->exec("SET application_name = 'isobar worker " + std::to_string(id_) + " pid " +
+                   std::to_string(::getpid()) + "'");
         // A durability choice for this run's own connections (validated by DurabilitySession).
         if (const std::string& sync = shared_.request.durability.synchronousCommit; !sync.empty()) {
             conn->exec("SET synchronous_commit = " + conn->quoteLiteral(sync));
@@ -219,10 +222,12 @@ void CopyWorker::run(std::stop_token stop) {
                     const auto backoff =
                         std::chrono::milliseconds(std::min(5000, 200 << std::min(attempt - 1, 5)));
                     // Said through the sink, so that the desktop's log shows why nothing moves.
-                    const std::string said = fmt::format("worker {}: unit {} failed ({}); retry {} of {} in {} ms",
-                                                         id_, unit.key, e.what(), attempt,
-                                                         shared_.request.retries, backoff.count());
-                    spdlog::debug("{}", said);
+                    std::string why = e.what(); // libpq's messages span lines; a log line does not
+                    std::replace_if(
+                        why.begin(), why.end(), [](char c) { return c == '\n' || c == '\t'; }, ' ');
+                    const std::string said =
+                        fmt::format("worker {}: unit {} failed ({}); retry {} of {} in {} ms", id_, unit.key,
+                                    why, attempt, shared_.request.retries, backoff.count());
                     shared_.emit([&said](LoadSink& sink) { sink.warning(said); });
                     sleepFor(backoff, stop);
                     if (stop.stop_requested()) {

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <sstream>
+#include <unistd.h>
 
 namespace isobar {
 
@@ -22,13 +23,14 @@ std::optional<ServerSample> ServerMonitor::sample(double elapsed) {
                                          ? "SELECT num_timed, num_requested FROM pg_stat_checkpointer"
                                          : "SELECT checkpoints_timed, checkpoints_req FROM pg_stat_bgwriter";
         const Result c = conn_->query(counters);
+        // This process's workers only ("isobar worker N pid P"): another load on the same server
+        // has workers with the same numbers.
         const Result w = conn_->query(
             "SELECT CASE WHEN pg_is_in_recovery() THEN 0 ELSE pg_current_wal_lsn() - '0/0'::pg_lsn END, "
-            "coalesce((SELECT string_agg(substr(application_name, 15) || '=' || coalesce(wait_event_type || "
-            "':' "
-            "|| wait_event, ''), ',') FROM pg_stat_activity WHERE application_name ~ '^isobar worker "
-            "[0-9]+$'), "
-            "'')");
+            "coalesce((SELECT string_agg(split_part(application_name, ' ', 3) || '=' || "
+            "coalesce(wait_event_type || ':' || wait_event, ''), ',') FROM pg_stat_activity "
+            "WHERE application_name ~ ('^isobar worker [0-9]+ pid ' || $1 || '$')), '')",
+            {std::to_string(::getpid())});
         const double timed = std::stod(c.text(0, 0));
         const double requested = std::stod(c.text(0, 1));
         const double wal = std::stod(w.text(0, 0));
