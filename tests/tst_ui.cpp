@@ -62,7 +62,8 @@ private slots:
         QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
         model.addPaths({broken});
         QVERIFY(model.removeRows(2, 1));
-        QTest::qWait(500); // the pool finishes the inspection meanwhile; its result arrives late
+        QThreadPool::globalInstance()->waitForDone(); // the inspection finishes; its result arrives late
+        QCoreApplication::processEvents();
         QVERIFY(!model.inspecting());
         QCOMPARE(model.rowCount(), 2);
         QCOMPARE(model.problemCount(), 0);

@@ -43,7 +43,11 @@ MainWindow::MainWindow(QWidget* parent)
     , controller_(new LoadController(this))
     , run_(new RunPanel(controller_))
     , history_(new HistoryPanel)
-    , tabs_(new QTabWidget) {
+    , tabs_(new QTabWidget)
+    , checks_(new QThreadPool(this)) {
+    // Server checks and restores can wait on the network for minutes: a pool of their own, so
+    // file inspection and the history never wait behind them.
+    checks_->setMaxThreadCount(2);
     setWindowTitle(QStringLiteral("Isobar %1").arg(QString::fromUtf8(kVersion)));
     tabs_->addTab(files_, tr("Files"));
     tabs_->addTab(target_, tr("Target"));
@@ -149,7 +153,7 @@ void MainWindow::checkTarget() {
     QPointer<MainWindow> self(this);
     // Thread boundary: connecting (or starting the embedded cluster) can take seconds; the check
     // runs on the pool and only its result comes back, dropped when a newer check superseded it.
-    QThreadPool::globalInstance()->start([self, job, choice, table, workers, type] {
+    checks_->start([self, job, choice, table, workers, type] {
         ServerCheck check = checkServer(choice, table, workers, type);
         postToGui([self, job, check = std::move(check)] {
             if (self) {
@@ -173,6 +177,9 @@ void MainWindow::takeCheck(quint64 job, const ServerCheck& check) {
     settings_->showCheck(check);
     emit targetChecked();
     if (!check.pendingRestores.empty()) {
+        if (restoring_) {
+            return; // the restore under way looks again when it is done
+        }
         if (!restoreTried_) {
             offerRestore(check);
             return;
@@ -180,9 +187,8 @@ void MainWindow::takeCheck(quint64 job, const ServerCheck& check) {
         // Restoring was tried and the journals are still there: asking again would loop.
         restoreTried_ = false;
         if (pending_) {
-            pending_.reset();
-            run_->showNotStarted(tr("the settings a killed run changed on this server could not be restored "
-                                    "(see the log); fix that first"));
+            notStarted(tr("the settings a killed run changed on this server could not be restored (see the "
+                          "log); fix that first"));
         }
         return;
     }
@@ -204,8 +210,7 @@ void MainWindow::targetChanged() {
     settings_->clear(
         tr("The target changed: test the connection to see what its settings mean for the load."));
     if (pending_) {
-        pending_.reset();
-        run_->showNotStarted(tr("the target changed before the load started; start again"));
+        notStarted(tr("the target changed before the load started; start again"));
     }
 }
 
@@ -221,20 +226,18 @@ void MainWindow::offerRestore(const ServerCheck& check) {
                      .arg(what.join(QStringLiteral("; "))));
     if (!yes) {
         if (pending_) {
-            pending_.reset();
-            run_->showNotStarted(
-                tr("this server still has the settings a killed run changed (%1); restore them "
-                   "first (Test connection)")
-                    .arg(what.join(QStringLiteral("; "))));
+            notStarted(tr("this server still has the settings a killed run changed (%1); restore them "
+                          "first (Test connection)")
+                           .arg(what.join(QStringLiteral("; "))));
         }
         return;
     }
     restoreTried_ = true;
+    restoring_ = true;
     run_->log(tr("restoring the settings a killed run left on %1...").arg(q(redactConnInfo(check.conninfo))));
     QPointer<MainWindow> self(this);
-    const quint64 job = checkJob_;
     const std::string conninfo = check.conninfo;
-    QThreadPool::globalInstance()->start([self, job, conninfo] {
+    checks_->start([self, conninfo] {
         std::vector<std::pair<bool, QString>> outcomes; // restored?, what happened
         try {
             for (const DurabilityOutcome& o : restoreAbandoned(conninfo, [](const std::string&) {})) {
@@ -245,14 +248,13 @@ void MainWindow::offerRestore(const ServerCheck& check) {
         } catch (const std::exception& e) {
             outcomes.emplace_back(false, tr("settings NOT restored: %1").arg(q(e.what())));
         }
-        postToGui([self, job, outcomes] {
+        postToGui([self, outcomes] {
             if (self) {
+                self->restoring_ = false;
                 for (const auto& [restored, line] : outcomes) {
                     self->run_->log(line, !restored);
                 }
-                if (job == self->checkJob_) {
-                    self->checkTarget(); // look again; a pending start goes on from there
-                }
+                self->checkTarget(); // look again; a pending start goes on from there
             }
         });
     });
@@ -293,16 +295,26 @@ void MainWindow::startLoad(bool resume) {
     start.replace = target_->replace() && !resume; // a resume never empties the table
     start.durability = settings_->durability();
     pending_ = start;
-    restoreTried_ = false;
+    settings_->setDurabilityLocked(true); // what was ticked is what this run trades
     run_->showPreparing(target_->connection().embedded
                             ? tr("Starting the embedded cluster and checking it...")
                             : tr("Checking the server..."));
+    if (restoring_) {
+        return; // the restore under way checks the server again when it is done, then this starts
+    }
+    restoreTried_ = false;
     checkTarget();
+}
+
+void MainWindow::notStarted(const QString& why) {
+    pending_.reset();
+    settings_->setDurabilityLocked(false);
+    run_->showNotStarted(why);
 }
 
 void MainWindow::launch(const ServerCheck& check, const PendingStart& start) {
     if (check.error) {
-        run_->showNotStarted(q(*check.error));
+        notStarted(q(*check.error));
         return;
     }
     LoadRequest request;
@@ -310,7 +322,7 @@ void MainWindow::launch(const ServerCheck& check, const PendingStart& start) {
     try {
         request.table = TableName::parse(start.table);
     } catch (const std::exception& e) {
-        run_->showNotStarted(q(e.what()));
+        notStarted(q(e.what()));
         return;
     }
     if (!check.info.table) {
@@ -319,8 +331,8 @@ void MainWindow::launch(const ServerCheck& check, const PendingStart& start) {
                                        : start.type == TableType::Distributed ? &check.citus
                                                                               : nullptr;
         if (needs != nullptr && !needs->usable) {
-            run_->showNotStarted(tr("a %1 table cannot be made on this server: %2")
-                                     .arg(q(std::string(tableTypeName(start.type))), q(needs->reason)));
+            notStarted(tr("a %1 table cannot be made on this server: %2")
+                           .arg(q(std::string(tableTypeName(start.type))), q(needs->reason)));
             return;
         }
         request.tableOptions.type = start.type; // an existing table stays what it is
@@ -329,7 +341,7 @@ void MainWindow::launch(const ServerCheck& check, const PendingStart& start) {
                          tr("%1 exists. Replace empties it (TRUNCATE) before loading: every row in it now "
                             "is deleted, also rows other loads put there. Continue?")
                              .arg(q(start.table)))) {
-        run_->showNotStarted(tr("the table was not to be emptied"));
+        notStarted(tr("the table was not to be emptied"));
         return;
     }
     request.tableOptions.chunkInterval = start.chunkInterval;
@@ -346,7 +358,7 @@ void MainWindow::launch(const ServerCheck& check, const PendingStart& start) {
     request.replace = start.replace;
     request.durability = start.durability;
     if (!controller_->start(request)) {
-        run_->showNotStarted(tr("a load is already running"));
+        run_->log(tr("a load is already running; this start is dropped"), true);
         return;
     }
     statusBar()->showMessage(tr("Loading into %1...").arg(q(start.table)));
@@ -358,15 +370,15 @@ void MainWindow::cancelLoad() {
         run_->log(tr("cancelling: the units in flight roll back, changed settings are restored..."));
         statusBar()->showMessage(tr("Cancelling..."));
     } else if (pending_) {
-        pending_.reset();
         ++checkJob_; // the check's result no longer starts anything
         target_->showUnchecked();
-        run_->showNotStarted(tr("cancelled before it started"));
+        notStarted(tr("cancelled before it started"));
     }
 }
 
 void MainWindow::loadEnded(const LoadSummary& summary) {
     // Durability trades are for one run only: the next one asks again.
+    settings_->setDurabilityLocked(false);
     settings_->resetDurability();
     statusBar()->showMessage(
         run_->statusLabel()->text().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
@@ -398,6 +410,11 @@ void MainWindow::closeEvent(QCloseEvent* event) {
                 tr("A load is running"),
                 tr("Cancel the load and quit? The units in flight roll back (what was committed stays, a "
                    "later run resumes) and changed server settings are restored before Isobar quits."))) {
+            if (!controller_->isRunning()) { // it ended while the question was open
+                saveSettings();
+                event->accept();
+                return;
+            }
             closeAfterRun_ = true;
             cancelLoad();
         }

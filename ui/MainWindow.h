@@ -12,6 +12,7 @@
 #include <optional>
 
 class QTabWidget;
+class QThreadPool;
 
 namespace isobar::ui {
 
@@ -53,6 +54,8 @@ public:
     LoadController* controller() const { return controller_; }
     QTabWidget* tabs() const { return tabs_; }
     const std::optional<ServerCheck>& lastCheck() const { return check_; }
+    // Where server checks and restores run (tests wait for it to be idle).
+    QThreadPool* checkPool() const { return checks_; }
 
 signals:
     // A server check finished (also one that failed: see lastCheck()->error).
@@ -81,6 +84,8 @@ private:
     void targetChanged();
     void offerRestore(const ServerCheck& check);
     void launch(const ServerCheck& check, const PendingStart& start);
+    // A start that will not run: says why, and the durability boxes can be changed again.
+    void notStarted(const QString& why);
     void loadEnded(const LoadSummary& summary);
     void saveSettings() const;
     void restoreSettings();
@@ -92,11 +97,13 @@ private:
     RunPanel* run_;
     HistoryPanel* history_;
     QTabWidget* tabs_;
+    QThreadPool* checks_;
     SettingsPanel::Confirm confirm_;
     std::optional<ServerCheck> check_;
     quint64 checkJob_ = 0;
     std::optional<PendingStart> pending_; // Start pressed, the server check not back yet
     bool restoreTried_ = false;           // a pending restore was attempted since the last start
+    bool restoring_ = false;              // a restore runs on checks_; it checks again when done
     bool closeAfterRun_ = false;          // quit once the cancelled load has ended
 };
 

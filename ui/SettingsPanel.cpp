@@ -88,6 +88,7 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     });
 
     auto* durability = new QGroupBox(tr("Durability for the next run only (restored when it ends)"));
+    durabilityGroup_ = durability;
     auto* durabilityLayout = new QVBoxLayout(durability);
     auto* explain =
         new QLabel(tr("Trading crash safety for speed: Isobar records the original settings on disk "
@@ -192,6 +193,10 @@ DurabilityRequest SettingsPanel::durability() const {
     }
     r.consent = true; // every ticked box was confirmed
     return r;
+}
+
+void SettingsPanel::setDurabilityLocked(bool locked) {
+    durabilityGroup_->setEnabled(!locked);
 }
 
 void SettingsPanel::resetDurability() {

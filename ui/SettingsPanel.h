@@ -29,6 +29,8 @@ public:
     // What the next run trades (consent set: every box was confirmed).
     DurabilityRequest durability() const;
     void resetDurability();
+    // While a start waits for its server or a load runs: what was ticked is what the run trades.
+    void setDurabilityLocked(bool locked);
 
     void setConfirm(Confirm confirm) { confirm_ = std::move(confirm); }
     QTreeWidget* warningsView() const { return warnings_; }
@@ -46,6 +48,7 @@ private:
     QCheckBox* fsync_;
     QCheckBox* fullPageWrites_;
     QCheckBox* synchronousCommit_;
+    QWidget* durabilityGroup_ = nullptr;
     Confirm confirm_;
 };
 

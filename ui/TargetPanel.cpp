@@ -120,6 +120,7 @@ TargetPanel::TargetPanel(QWidget* parent)
         connect(e, &QLineEdit::textEdited, this, &TargetPanel::targetChanged);
     }
     connect(port_, &QSpinBox::valueChanged, this, &TargetPanel::targetChanged);
+    connect(sslmode_, &QComboBox::currentIndexChanged, this, &TargetPanel::targetChanged);
     connect(type_, &QComboBox::currentIndexChanged, this, [this] {
         chunk_->setEnabled(tableType() == TableType::Hypertable);
         emit targetChanged();

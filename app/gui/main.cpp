@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
     }
     bool secondsOk = false;
     const double seconds = parser.value(after).toDouble(&secondsOk);
-    if (!secondsOk || seconds < 0) {
+    if (!secondsOk || !(seconds >= 0 && seconds <= 86'400)) {
         std::cerr << "isobar: --after: a number of seconds, not '" << parser.value(after).toStdString()
                   << "'\n";
         return 2;
@@ -90,7 +90,9 @@ int main(int argc, char** argv) {
         // Once the files are inspected and the startup check of the target is done.
         auto* poll = new QTimer(&window);
         QObject::connect(poll, &QTimer::timeout, &window, [&window, poll, &parser, &tab, &tabs] {
-            if (!window.filesPage()->model()->inspecting() && window.lastCheck()) {
+            // Not while a question is open (a restore offer): the start would ask it again.
+            if (!window.filesPage()->model()->inspecting() && window.lastCheck() &&
+                QApplication::activeModalWidget() == nullptr) {
                 poll->stop();
                 window.startLoad();
                 if (parser.isSet(tab)) {
