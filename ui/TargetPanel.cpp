@@ -158,6 +158,8 @@ ConnectionChoice TargetPanel::connection() const {
             pairs.emplace_back("password", password_->text().toStdString());
         }
         add("sslmode", sslmode_->currentText());
+        // A host that never answers is reported after 10 s instead of the TCP timeout (minutes).
+        add("connect_timeout", QStringLiteral("10"));
         choice.conninfo = buildConnInfo(pairs);
     }
     return choice;
