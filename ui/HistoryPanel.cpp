@@ -20,12 +20,13 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <filesystem>
 
 namespace isobar::ui {
 
 namespace {
 
-enum Column { Started, Status, Table, Type, Workers, Rows, Rate, Duration, ColumnCount };
+enum Column { Started, Status, Table, Type, Workers, Rows, Rate, Duration, Files, ColumnCount };
 
 QTableWidgetItem* cell(const QString& text, bool number = false) {
     auto* item = new QTableWidgetItem(text);
@@ -49,7 +50,7 @@ HistoryPanel::HistoryPanel(QWidget* parent)
     auto* refresh = new QPushButton(tr("&Refresh"));
     auto* folder = new QPushButton(tr("Reports fol&der..."));
     table_->setHorizontalHeaderLabels({tr("Started (UTC)"), tr("Status"), tr("Table"), tr("Type"),
-                                       tr("Workers"), tr("Rows"), tr("rows/s"), tr("Time")});
+                                       tr("Workers"), tr("Rows"), tr("rows/s"), tr("Time"), tr("Files")});
     table_->verticalHeader()->hide();
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
@@ -150,14 +151,28 @@ void HistoryPanel::show(std::vector<Entry> entries, QStringList problems) {
         table_->setItem(row, Rows, cell(formatCount(r.rows), true));
         table_->setItem(row, Rate, cell(formatRate(r.meanRate), true));
         table_->setItem(row, Duration, cell(formatDuration(r.seconds), true));
+        QStringList files;
+        for (const auto& f : r.files) {
+            files << QString::fromStdString(std::filesystem::path(f.name).filename().string());
+        }
+        table_->setItem(row, Files, cell(files.join(QStringLiteral(", "))));
         table_->item(row, Started)->setToolTip(reports_[static_cast<std::size_t>(row)].path);
     }
     table_->resizeColumnsToContents();
+    const bool showNewest = !reports_.empty() && chart_->pointCount() == 0;
+    if (showNewest) {
+        // The newest run's curve until the user opens another.
+        const RunReport& newest = reports_.front().report;
+        chart_->showReport(newest, q(newest.startedAt).left(19));
+    }
     QString text = reports_.empty()
                        ? tr("No run reports in %1 yet: every load writes one there.").arg(directory_)
                        : tr("%n run(s) in %1. Open one, or select two and compare.", nullptr,
                             static_cast<int>(reports_.size()))
                              .arg(directory_);
+    if (showNewest) {
+        text += tr(" The chart shows the newest.");
+    }
     for (const QString& p : problems) {
         text += tr("<br>Not a readable report: %1").arg(p.toHtmlEscaped());
     }

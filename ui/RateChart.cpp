@@ -167,7 +167,7 @@ void RateChart::redraw() {
     intervalSeries_->replace(interval_);
     overallSeries_->replace(overall_);
     checkpointSeries_->replace(checkpoints_);
-    double maxX = 10;
+    double maxX = 1; // a short run fills the width too
     double maxY = 1000;
     for (const QLineSeries* s : std::initializer_list<const QLineSeries*>{intervalSeries_, overallSeries_}) {
         for (const QPointF& p : s->points()) {
