@@ -239,6 +239,7 @@ private slots:
         // Two runs compared on one chart.
         HistoryPanel* history = w->historyPanel();
         QTRY_VERIFY(history->runCount() >= 3);
+        QVERIFY(history->chart()->pointCount() > 0); // the newest run's curve, before any is opened
         history->select({0, 1});
         history->compareSelected();
         QCOMPARE(history->chart()->seriesCount(), 4); // interval, overall, checkpoints, the other run
