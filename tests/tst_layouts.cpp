@@ -25,14 +25,6 @@ constexpr qint64 kHour = test::kMicrosPerHour;
 
 } // namespace
 
-// Every value decoded through Dataset + BandReader, then every column of every row loaded and read
-// back, against the expected rows (test::checkEveryRow); fails the test function on a difference.
-#define CHECK_EVERY_ROW(...)                                                                                 \
-    do {                                                                                                     \
-        const QString diff_ = test::checkEveryRow(*cluster_, __VA_ARGS__);                                   \
-        QVERIFY2(diff_.isEmpty(), qPrintable(diff_));                                                        \
-    } while (false)
-
 class TestLayouts : public QObject {
     Q_OBJECT
 

@@ -52,38 +52,6 @@ int seedId(double lat, double lon) {
            static_cast<int>(std::lround((l + 179.75) / 0.25)) + 1;
 }
 
-// One loaded row, as read back from the server.
-struct Row {
-    qint64 micros;
-    int locationId;
-    float latitude;
-    float longitude;
-    std::array<std::optional<float>, 6> values;
-};
-
-std::vector<Row> readRows(Connection& conn, const std::string& table) {
-    Result r = conn.query(
-        "SELECT (extract(epoch FROM time - '2000-01-01 00:00:00+00') * 1000000)::bigint, location_id, "
-        "latitude, longitude, temperature_2m, zonal_wind_10m, meridional_wind_10m, "
-        "total_cloud_cover, total_precipitation, snowfall FROM " +
-        table + " ORDER BY time, latitude DESC, longitude");
-    std::vector<Row> rows;
-    for (int i = 0; i < r.rows(); ++i) {
-        Row row{};
-        row.micros = std::stoll(r.text(i, 0));
-        row.locationId = std::stoi(r.text(i, 1));
-        row.latitude = std::strtof(r.text(i, 2).c_str(), nullptr);
-        row.longitude = std::strtof(r.text(i, 3).c_str(), nullptr);
-        for (int v = 0; v < 6; ++v) {
-            if (!r.isNull(i, 4 + v)) {
-                row.values[static_cast<size_t>(v)] = std::strtof(r.text(i, 4 + v).c_str(), nullptr);
-            }
-        }
-        rows.push_back(row);
-    }
-    return rows;
-}
-
 // What a stored value must become in the table, by the CF rules and the seed's units.
 std::optional<float> expectedValue(const test::FixtureVariable& v, double stored, int variableIndex) {
     if ((v.fillValue && stored == *v.fillValue) || (v.missingValue && stored == *v.missingValue) ||
@@ -134,14 +102,14 @@ private slots:
         QVERIFY(sink.summary.has_value());
 
         Connection conn = cluster_->connect();
-        const auto rows = readRows(conn, "classic");
+        const auto rows = test::readWeatherRowsInOrder(conn, "classic");
         QCOMPARE(rows.size(), expectedRows);
         size_t k = 0;
         size_t nulls = 0;
         for (size_t t = 0; t < 4; ++t) {
             for (size_t i = 0; i < lats.size(); ++i) {
                 for (size_t j = 0; j < lons.size(); ++j, ++k) {
-                    const Row& row = rows[k];
+                    const test::WeatherRow& row = rows[k];
                     QCOMPARE(row.micros, pgMicrosFromHours1900(spec.times[t]));
                     QCOMPARE(row.latitude, static_cast<float>(lats[i]));
                     QCOMPARE(row.longitude, static_cast<float>(lons[j]));
@@ -191,10 +159,12 @@ private slots:
 
         // A netCDF-4 file read on the load's reader thread: HDF5 prints nothing of its own.
         const QString cf = cluster_->workDir() + "/sample-cf.nc";
-        QCOMPARE(runCli({"sample", "--out", cf, "--hours", "2", "--region", "10,9,0,1", "--layout", "cds-2024"}).exitCode,
-                 0);
-        const CliRun cfLoad =
-            runCli({"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", "sample_cf", cf});
+        QCOMPARE(
+            runCli({"sample", "--out", cf, "--hours", "2", "--region", "10,9,0,1", "--layout", "cds-2024"})
+                .exitCode,
+            0);
+        const CliRun cfLoad = runCli(
+            {"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", "sample_cf", cf});
         QVERIFY2(cfLoad.exitCode == 0, qPrintable(cfLoad.err));
         QVERIFY2(!cfLoad.err.contains("HDF5"), qPrintable(cfLoad.err));
 
@@ -208,13 +178,13 @@ private slots:
         const auto stored = test::readStored(file, "t2m");
         const double scale = *test::readNumberAttribute(file, "t2m", "scale_factor");
         const double offset = *test::readNumberAttribute(file, "t2m", "add_offset");
-        const auto rowsBack = readRows(conn, "sample_weather");
+        const auto rowsBack = test::readWeatherRowsInOrder(conn, "sample_weather");
         QCOMPARE(rowsBack.size(), stored.size());
         const auto lats = test::readCoordinate(file, "latitude");
         const auto lons = test::readCoordinate(file, "longitude");
-        // readRows orders by normalized longitude, not the file's order: match through the key.
+        // readWeatherRowsInOrder orders by normalized longitude, not the file's order: match through the key.
         std::map<std::pair<qint64, int>, float> byKey;
-        for (const Row& r : rowsBack) {
+        for (const test::WeatherRow& r : rowsBack) {
             byKey[{r.micros, r.locationId}] = *r.values[0];
         }
         const auto times = test::readCoordinate(file, "time");
@@ -255,10 +225,11 @@ private slots:
         const auto lats = test::readCoordinate(file, "latitude");
         const auto lons = test::readCoordinate(file, "longitude");
         Connection conn = cluster_->connect();
-        const auto rows = readRows(conn, "cds_t2m"); // time, latitude desc, longitude asc: the file's order
+        const auto rows = test::readWeatherRowsInOrder(
+            conn, "cds_t2m"); // time, latitude desc, longitude asc: the file's order
         QCOMPARE(rows.size(), stored.size());
         for (size_t k = 0; k < rows.size(); ++k) {
-            const Row& r = rows[k];
+            const test::WeatherRow& r = rows[k];
             QCOMPARE(r.micros,
                      qint64{725889600000000}); // 2023-01-01 12:00 UTC = 8401.5 days after 2000-01-01
             QCOMPARE(r.latitude, static_cast<float>(lats[k / 161]));

@@ -46,14 +46,6 @@ FixtureSpec cds2024(const std::vector<double>& lats, const std::vector<double>& 
 
 } // namespace
 
-// Every value decoded through Dataset + BandReader, then every column of every row loaded and read
-// back, against the expected rows (test::checkEveryRow); fails the test function on a difference.
-#define CHECK_EVERY_ROW(...)                                                                                 \
-    do {                                                                                                     \
-        const QString diff_ = test::checkEveryRow(*cluster_, __VA_ARGS__);                                   \
-        QVERIFY2(diff_.isEmpty(), qPrintable(diff_));                                                        \
-    } while (false)
-
 class TestShapes : public QObject {
     Q_OBJECT
 

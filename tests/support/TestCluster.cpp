@@ -141,14 +141,13 @@ QString scalar(Connection& conn, const std::string& sql) {
     return r.isNull(0, 0) ? QStringLiteral("<null>") : QString::fromStdString(r.text(0, 0));
 }
 
-WeatherRows readWeatherRows(Connection& conn, const std::string& table) {
+std::vector<WeatherRow> readWeatherRowsInOrder(Connection& conn, const std::string& table) {
     Result r = conn.query("SELECT (extract(epoch FROM time - '2000-01-01 00:00:00+00') * 1000000)::bigint, "
-                          "location_id, latitude, "
-                          "longitude, temperature_2m, zonal_wind_10m, meridional_wind_10m, "
-                          "total_cloud_cover, total_precipitation, "
-                          "snowfall FROM " +
-                          table);
-    WeatherRows rows;
+                          "location_id, latitude, longitude, temperature_2m, zonal_wind_10m, "
+                          "meridional_wind_10m, total_cloud_cover, total_precipitation, snowfall FROM " +
+                          table + " ORDER BY time, latitude DESC, longitude");
+    std::vector<WeatherRow> rows;
+    rows.reserve(static_cast<std::size_t>(r.rows()));
     for (int i = 0; i < r.rows(); ++i) {
         WeatherRow row;
         row.micros = std::stoll(r.text(i, 0));
@@ -160,8 +159,19 @@ WeatherRows readWeatherRows(Connection& conn, const std::string& table) {
                 row.values[static_cast<size_t>(v)] = std::strtof(r.text(i, 4 + v).c_str(), nullptr);
             }
         }
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+WeatherRows readWeatherRows(Connection& conn, const std::string& table) {
+    WeatherRows rows;
+    for (const WeatherRow& row : readWeatherRowsInOrder(conn, table)) {
         if (!rows.emplace(RowKey{row.micros, row.locationId}, row).second) {
-            throw Error(table + " holds two rows for time " + r.text(i, 0) + ", location_id " + r.text(i, 1));
+            throw Error(table + " holds two rows for time " + std::to_string(row.micros) +
+                        " (microseconds "
+                        "since 2000), location_id " +
+                        std::to_string(row.locationId));
         }
     }
     return rows;

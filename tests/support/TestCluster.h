@@ -53,6 +53,17 @@ QString scalar(Connection& conn, const std::string& sql);
 // Every row of a weather table (seed columns), keyed by (time, location_id); a key seen twice
 // throws isobar::Error. Time is read as microseconds since 2000-01-01 UTC.
 WeatherRows readWeatherRows(Connection& conn, const std::string& table);
+// The same rows as a list, ordered by time, latitude descending, longitude (a global file's order).
+std::vector<WeatherRow> readWeatherRowsInOrder(Connection& conn, const std::string& table);
+
+// Every value decoded through Dataset + BandReader, then every column of every row loaded and read
+// back, against the expected rows (checkEveryRow); fails the test function on a difference. For
+// test classes with a `cluster_` member.
+#define CHECK_EVERY_ROW(...)                                                                                 \
+    do {                                                                                                     \
+        const QString diff_ = ::isobar::test::checkEveryRow(*cluster_, __VA_ARGS__);                         \
+        QVERIFY2(diff_.isEmpty(), qPrintable(diff_));                                                        \
+    } while (false)
 
 // Records what a load reports.
 class RecordingSink final : public LoadSink {
