@@ -125,14 +125,7 @@ private slots:
 
     // 0.25 and 0.1 deg files do not mix: both files and both grids named.
     void differentGridsRefused() {
-        const auto micros = test::hourly(test::pgMicros(2024, 2, 1), 2);
-        const QString era5 = file("grid-025.nc");
-        const QString land = file("grid-01.nc");
-        test::writeFixture(era5, hourlySpec({0}, micros));
-        FixtureSpec spec =
-            hourlySpec({1}, micros, 0, test::range(10.0, 9.5, 0.1), test::range(20.0, 20.5, 0.1));
-        spec.coordType = NC_DOUBLE;
-        test::writeFixture(land, spec);
+        const auto [era5, land] = writeGridPair("grid", 1);
         VERIFY_MESSAGE(errorOf([&] {
                            (void)Dataset::open(paths({era5, land}));
                        }),
@@ -375,14 +368,7 @@ private slots:
     // A table remembers its grid: a 0.1 deg load into a 0.25 deg table fails naming both and leaves
     // the rows; once emptied, the table takes the new grid.
     void tableKeepsItsGrid() {
-        const auto micros = test::hourly(test::pgMicros(2024, 2, 1), 2);
-        const QString era5 = file("table-025.nc");
-        const QString land = file("table-01.nc");
-        test::writeFixture(era5, hourlySpec({0}, micros));
-        FixtureSpec spec =
-            hourlySpec({0}, micros, 0, test::range(10.0, 9.5, 0.1), test::range(20.0, 20.5, 0.1));
-        spec.coordType = NC_DOUBLE;
-        test::writeFixture(land, spec);
+        const auto [era5, land] = writeGridPair("table", 0);
         LoadSummary s = test::loadFiles(*cluster_, {era5}, "grid_memory");
         QVERIFY2(s.status == LoadStatus::Completed, s.error ? s.error->message.c_str() : "");
         Connection conn = cluster_->connect();
@@ -455,6 +441,20 @@ private slots:
 
 private:
     QString file(const QString& name) const { return cluster_->workDir() + "/" + name; }
+
+    // Two hours of t2m on the 0.25 deg grid (PREFIX-025.nc), and of variable `landVariable` on the
+    // 0.1 deg grid with float64 coordinates (PREFIX-01.nc), as ERA5 and ERA5-Land come.
+    std::pair<QString, QString> writeGridPair(const QString& prefix, int landVariable) const {
+        const auto micros = test::hourly(test::pgMicros(2024, 2, 1), 2);
+        const QString era5 = file(prefix + "-025.nc");
+        const QString land = file(prefix + "-01.nc");
+        test::writeFixture(era5, hourlySpec({0}, micros));
+        FixtureSpec spec =
+            hourlySpec({landVariable}, micros, 0, test::range(10.0, 9.5, 0.1), test::range(20.0, 20.5, 0.1));
+        spec.coordType = NC_DOUBLE;
+        test::writeFixture(land, spec);
+        return {era5, land};
+    }
 
     std::unique_ptr<test::TestCluster> cluster_;
 };
