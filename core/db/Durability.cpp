@@ -5,7 +5,6 @@
 #include "util/Error.h"
 #include "util/Files.h"
 #include "util/Format.h"
-#include "util/Json.h"
 #include "util/Process.h"
 #include "util/Text.h"
 
@@ -13,8 +12,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
-#include <sstream>
 #include <thread>
 #include <unistd.h>
 
@@ -32,14 +29,6 @@ constexpr auto kReloadTimeout = std::chrono::seconds(15);
 constexpr auto kDeadOwnerGrace = std::chrono::seconds(8);
 
 constexpr const char* kMarkerPrefix = "isobar durability ";
-
-std::string hostName() {
-    char name[256] = {};
-    if (gethostname(name, sizeof name - 1) != 0) {
-        return "localhost";
-    }
-    return name;
-}
 
 // What a process shows in pg_stat_activity while it owns durability changes on a server:
 // "isobar durability <host>:<pid>", within the 63 bytes of an application_name.
@@ -167,19 +156,6 @@ void checkRights(const ServerInfo& info, const std::vector<std::string>& names) 
     }
     throw Error("role " + role.name + " may not change server settings for the run: it needs " +
                 join(missing, "; ") + " - or connect as a superuser. Nothing was changed.");
-}
-
-fs::path journalPathFor(const std::string& systemIdentifier) {
-    return DurabilityJournal::directory() / ("server-" + systemIdentifier + ".json");
-}
-
-// "fsync=off (was on), full_page_writes=off (was on)"
-std::string describeChangeList(const std::vector<SettingChange>& changes) {
-    std::vector<std::string> parts;
-    for (const auto& c : changes) {
-        parts.push_back(c.name + "=" + c.applied + " (was " + c.original + ")");
-    }
-    return join(parts, ", ");
 }
 
 // Puts a journal's changes back on the server, verifies them from a fresh connection, makes
@@ -355,134 +331,6 @@ std::string DurabilityRequest::risks() const {
     return out;
 }
 
-// ---- DurabilityJournal ----
-
-fs::path DurabilityJournal::directory() {
-    return stateDirectory() / "durability";
-}
-
-std::string DurabilityJournal::render() const {
-    JsonWriter j;
-    j.beginObject();
-    j.field("kind", "isobar durability journal");
-    j.field("version", 1);
-    j.field("systemIdentifier", systemIdentifier);
-    j.field("dataDirectory", dataDirectory);
-    j.field("target", target);
-    j.field("host", host);
-    j.field("pid", static_cast<std::int64_t>(pid));
-    j.field("processStart", static_cast<std::uint64_t>(processStart));
-    j.field("startedAt", startedAt);
-    j.key("changes").beginArray();
-    for (const auto& c : changes) {
-        j.beginObject();
-        j.field("name", c.name);
-        j.field("original", c.original);
-        j.field("originalSource", c.originalSource);
-        j.field("originalFile", c.originalFile);
-        j.key("autoConfValue");
-        if (c.autoConfValue) {
-            j.value(*c.autoConfValue);
-        } else {
-            j.null();
-        }
-        j.field("applied", c.applied);
-        j.endObject();
-    }
-    j.endArray();
-    j.endObject();
-    return j.str() + "\n";
-}
-
-DurabilityJournal DurabilityJournal::read(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw Error(path.string() + ": cannot read the durability journal");
-    }
-    std::stringstream text;
-    text << in.rdbuf();
-    DurabilityJournal j;
-    try {
-        const JsonValue doc = JsonValue::parse(text.str());
-        if (doc["kind"].string() != "isobar durability journal") {
-            throw Error("not a durability journal");
-        }
-        j.systemIdentifier = doc["systemIdentifier"].string();
-        j.dataDirectory = doc["dataDirectory"].string();
-        j.target = doc["target"].string();
-        j.host = doc["host"].string();
-        j.pid = static_cast<long long>(doc["pid"].number());
-        j.processStart = static_cast<unsigned long long>(doc["processStart"].number());
-        j.startedAt = doc["startedAt"].string();
-        for (const auto& c : doc["changes"].array()) {
-            SettingChange change{
-                c["name"].string(),         c["original"].string(), c["originalSource"].string(),
-                c["originalFile"].string(), std::nullopt,           c["applied"].string()};
-            if (!c["autoConfValue"].isNull()) {
-                change.autoConfValue = c["autoConfValue"].string();
-            }
-            j.changes.push_back(change);
-        }
-    } catch (const Error& e) {
-        throw Error(path.string() + ": unreadable durability journal: " + e.what());
-    }
-    if (j.systemIdentifier.empty() || j.changes.empty()) {
-        throw Error(path.string() + ": unreadable durability journal: no server or no changes");
-    }
-    j.path = path;
-    return j;
-}
-
-std::vector<DurabilityJournal> DurabilityJournal::list(std::vector<std::string>* problems) {
-    std::vector<DurabilityJournal> out;
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(directory(), ec)) {
-        const fs::path& p = entry.path();
-        if (p.extension() != ".json" || p.filename().string().rfind("server-", 0) != 0) {
-            continue;
-        }
-        try {
-            out.push_back(read(p));
-        } catch (const Error& e) {
-            if (problems != nullptr) {
-                problems->emplace_back(e.what());
-            }
-        }
-    }
-    std::sort(out.begin(), out.end(),
-              [](const DurabilityJournal& a, const DurabilityJournal& b) { return a.path < b.path; });
-    return out;
-}
-
-bool DurabilityJournal::ownerAlive() const {
-    if (host != hostName()) {
-        return true; // written on another machine sharing this directory: cannot tell, assume alive
-    }
-    if (pid <= 0 || !processExists(static_cast<pid_t>(pid))) {
-        return false;
-    }
-    const auto stamp = readProcessStamp(static_cast<pid_t>(pid));
-    return stamp && isAlive(*stamp) && stamp->startTicks == processStart;
-}
-
-std::string DurabilityJournal::describeChanges() const {
-    return describeChangeList(changes);
-}
-
-std::string journalConnInfo(const DurabilityJournal& journal) {
-    return journal.target.empty() || journal.target.front() == '(' ? std::string() : journal.target;
-}
-
-std::vector<DurabilityJournal> abandonedJournals() {
-    std::vector<DurabilityJournal> out;
-    for (auto& j : DurabilityJournal::list()) {
-        if (!j.ownerAlive()) {
-            out.push_back(std::move(j));
-        }
-    }
-    return out;
-}
-
 void checkDurabilityRights(const ServerInfo& server, const DurabilityRequest& request) {
     std::vector<std::string> names;
     for (const auto& w : serverWideChanges(request)) {
@@ -501,7 +349,7 @@ std::vector<DurabilityOutcome> restoreAbandoned(const std::string& conninfo, con
     }
     const std::string systemIdentifier =
         conn.query("SELECT system_identifier::text FROM pg_control_system()").text(0, 0);
-    const fs::path path = journalPathFor(systemIdentifier);
+    const fs::path path = DurabilityJournal::pathFor(systemIdentifier);
     std::error_code ec;
     if (!fs::exists(path, ec)) {
         return {};
@@ -581,7 +429,7 @@ DurabilitySession::DurabilitySession(const std::string& conninfo, const Durabili
             "another Isobar run owns durability changes on this server (" + others.front().describe() +
             "); it restores them when it ends - run this load after it, or without durability changes");
     }
-    const fs::path path = journalPathFor(info.systemIdentifier);
+    const fs::path path = DurabilityJournal::pathFor(info.systemIdentifier);
     std::error_code ec;
     if (fs::exists(path, ec)) {
         const DurabilityJournal earlier = DurabilityJournal::read(path);
@@ -657,7 +505,7 @@ DurabilitySession::DurabilitySession(const std::string& conninfo, const Durabili
         throw Error(std::string(e.what()) +
                     (undone.restored ? "; the settings were put back" : "; " + undone.problem));
     }
-    state_->note("server-wide for this run: " + describeChangeList(state_->changes) +
+    state_->note("server-wide for this run: " + describeSettingChanges(state_->changes) +
                  " (verified from a fresh connection; journal " + path.string() + ")");
 }
 

@@ -64,6 +64,8 @@ struct DurabilityJournal {
 
     // stateDirectory()/durability
     static std::filesystem::path directory();
+    // Where the journal of the server with this system identifier is kept (one per server).
+    static std::filesystem::path pathFor(const std::string& systemIdentifier);
     // Every journal in directory(); unreadable files are reported through `problems`.
     static std::vector<DurabilityJournal> list(std::vector<std::string>* problems = nullptr);
     static DurabilityJournal read(const std::filesystem::path& path); // throws isobar::Error
@@ -74,6 +76,9 @@ struct DurabilityJournal {
     // "fsync=off (was on), full_page_writes=off (was on)"
     std::string describeChanges() const;
 };
+
+// "fsync=off (was on), full_page_writes=off (was on)"
+std::string describeSettingChanges(const std::vector<SettingChange>& changes);
 
 // How a run's durability changes ended.
 struct DurabilityOutcome {

@@ -88,6 +88,14 @@ std::optional<RunAs> RunAs::lookup(const std::string& name) {
     return RunAs{name, pwd.pw_uid, pwd.pw_gid, pwd.pw_dir != nullptr ? pwd.pw_dir : "/"};
 }
 
+std::string hostName() {
+    char name[256] = {};
+    if (gethostname(name, sizeof name - 1) != 0) {
+        return "localhost";
+    }
+    return name;
+}
+
 bool processExists(pid_t pid) {
     return kill(pid, 0) == 0 || errno == EPERM;
 }

@@ -47,6 +47,9 @@ struct ProcessResult {
 ProcessResult runProcess(const std::filesystem::path& program, const std::vector<std::string>& args,
                          const ProcessOptions& options = {});
 
+// This machine's name (gethostname), "localhost" when it has none.
+std::string hostName();
+
 // True when a process with this PID exists (it may belong to another user).
 bool processExists(pid_t pid);
 
