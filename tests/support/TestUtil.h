@@ -58,6 +58,10 @@ inline bool waitFor(const std::function<bool()>& ready, std::chrono::millisecond
 
 } // namespace isobar::test
 
+// Expects `expr` to throw isobar::Error whose message contains every one of the parts.
+#define EXPECT_ERROR_CONTAINING(expr, ...)                                                                   \
+    VERIFY_MESSAGE(::isobar::test::errorOf([&] { (void)(expr); }), __VA_ARGS__)
+
 // Fails the test unless `message` is non-empty and contains every one of the given parts.
 #define VERIFY_MESSAGE(message, ...)                                                                         \
     do {                                                                                                     \
