@@ -127,19 +127,33 @@ private slots:
                  QString("0"));
     }
 
-    // Two runs of the same load at once: each unit is loaded by one of them.
+    // Two runs of the same load at once: each unit is loaded by one of them. Whether the table is
+    // there already or neither run finds it, both prepare it (one waits for the other) and succeed.
+    void concurrentRunsDoNotDuplicate_data() {
+        QTest::addColumn<bool>("tableExists");
+        QTest::newRow("existing table") << true;
+        QTest::newRow("new table") << false;
+    }
+
     void concurrentRunsDoNotDuplicate() {
+        QFETCH(bool, tableExists);
+        const QString table = tableExists ? "concurrent" : "concurrent_new";
         Connection conn = cluster_->connect();
-        conn.exec("CREATE TABLE concurrent (LIKE reference)");
+        if (tableExists) {
+            conn.exec("CREATE TABLE concurrent (LIKE reference)");
+        }
         QProcess a;
         QProcess b;
-        startLoad(a, "concurrent", {});
-        startLoad(b, "concurrent", {});
+        startLoad(a, table, {});
+        startLoad(b, table, {});
         QVERIFY(a.waitForFinished(120000));
         QVERIFY(b.waitForFinished(120000));
         QVERIFY2(a.exitCode() == 0, a.readAllStandardError().constData());
         QVERIFY2(b.exitCode() == 0, b.readAllStandardError().constData());
-        QCOMPARE(digest(conn, "concurrent"), reference_);
+        QCOMPARE(digest(conn, table), reference_);
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM isobar.table_grid WHERE table_name = '" +
+                                        table.toStdString() + "'"),
+                 QString("1"));
     }
 
     // An unlogged target keeps its progress in the unlogged ledger: a crash that empties the table

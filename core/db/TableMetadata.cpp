@@ -45,6 +45,14 @@ void ensureMetadataSchema(Connection& conn) {
     }
 }
 
+void lockTablePreparation(Connection& conn, const TableName& table) {
+    // Keyed by schema and name, not OID: the table may not exist yet. An unqualified name is
+    // created in current_schema(), so that is the schema it locks.
+    conn.query("SELECT pg_advisory_xact_lock(hashtextextended('isobar prepare ' || "
+               "coalesce(nullif($1, ''), current_schema()) || '.' || $2, 0))",
+               {table.schema, table.name});
+}
+
 void checkTableGrid(Connection& conn, const TableName& table, const TableGrid& wanted) {
     const std::string qualified = table.quoted(conn);
     Result recorded =
@@ -83,9 +91,15 @@ void checkTableGrid(Connection& conn, const TableName& table, const TableGrid& w
                    {qualified, table.display(), step, wanted.grid, wanted.product, wanted.variables});
         return;
     }
-    conn.query("INSERT INTO isobar.table_grid (relid, table_name, grid_step, grid, product, variables) "
-               "VALUES ($1::regclass, $2, $3, $4, $5, $6)",
-               {qualified, table.display(), step, wanted.grid, wanted.product, wanted.variables});
+    // Loaders serialise on lockTablePreparation; one that does not (an older Isobar) may have
+    // recorded the table meanwhile: its record is then checked like any other.
+    const Result inserted =
+        conn.query("INSERT INTO isobar.table_grid (relid, table_name, grid_step, grid, product, variables) "
+                   "VALUES ($1::regclass, $2, $3, $4, $5, $6) ON CONFLICT (relid) DO NOTHING RETURNING relid",
+                   {qualified, table.display(), step, wanted.grid, wanted.product, wanted.variables});
+    if (inserted.rows() == 0) {
+        checkTableGrid(conn, table, wanted);
+    }
 }
 
 } // namespace isobar

@@ -20,6 +20,12 @@ struct TableGrid {
 // transaction, tolerant of another loader doing the same at the same moment.
 void ensureMetadataSchema(Connection& conn);
 
+// Inside the load's transaction, before the table is created or checked: waits until no other
+// loader is preparing the same table. Two runs started at once would otherwise both find the table
+// (or its grid record) missing and both create it; the second failed on a unique violation. The
+// lock is released at COMMIT or ROLLBACK.
+void lockTablePreparation(Connection& conn, const TableName& table);
+
 // Inside the load's transaction: records the grid, product and variable choice of `table` on first
 // load, and throws isobar::Error naming both when the table holds rows of a different grid or
 // product, or loaded with other variables (rows of both would share (time, location_id)). An

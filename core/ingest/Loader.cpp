@@ -62,6 +62,7 @@ Prepared prepareTarget(const LoadRequest& request, const Dataset& dataset) {
     ensureMetadataSchema(conn);
     Prepared p;
     conn.exec("BEGIN");
+    lockTablePreparation(conn, request.table);
     p.type = ensureTargetTable(conn, request.table, request.tableOptions, p.tableCreated);
     if (p.type == TableType::Partitioned) {
         std::vector<PgTimestamp> times;
