@@ -8,6 +8,9 @@
 
 #include <QtTest>
 
+#include <set>
+#include <thread>
+
 using namespace isobar;
 using test::CliRun;
 using test::runCli;
@@ -131,6 +134,48 @@ private slots:
         QCOMPARE(back.samples.size(), r.samples.size());
         QCOMPARE(back.rows, r.rows);
         QCOMPARE(back.medianSustainedRate, r.medianSustainedRate);
+    }
+
+    // Runs of one table started in the same second, also in processes writing at the same moment,
+    // each keep their own report: the name is reserved before the report is written.
+    void reportsOfOneSecondKeepTheirNames() {
+        const QString dir = cluster_->workDir() + "/same-second";
+        const QByteArray saved = qgetenv("ISOBAR_REPORT_DIR");
+        qputenv("ISOBAR_REPORT_DIR", QFile::encodeName(dir));
+        RunReport report;
+        report.tool = "isobar test";
+        report.startedAt = "2024-05-01T10:00:00Z";
+        report.table = "public.same";
+        report.status = "completed";
+        constexpr std::size_t kWriters = 8;
+        std::vector<std::filesystem::path> paths(kWriters);
+        std::vector<std::string> problems(kWriters);
+        {
+            std::vector<std::jthread> writers;
+            for (std::size_t i = 0; i < kWriters; ++i) {
+                writers.emplace_back([&, i] {
+                    try {
+                        RunReport own = report;
+                        own.rows = static_cast<std::uint64_t>(i);
+                        paths[i] = writeRunReport(own);
+                    } catch (const std::exception& e) {
+                        problems[i] = e.what();
+                    }
+                });
+            }
+        }
+        qputenv("ISOBAR_REPORT_DIR", saved);
+        std::set<std::uint64_t> rows;
+        for (std::size_t i = 0; i < kWriters; ++i) {
+            QVERIFY2(problems[i].empty(), problems[i].c_str());
+            QCOMPARE(QString::fromStdString(paths[i].parent_path().string()), dir);
+            QVERIFY2(paths[i].filename().string().starts_with("run-2024-05-01T10-00-00Z-same"),
+                     paths[i].c_str());
+            rows.insert(readReport(paths[i]).rows);
+        }
+        QCOMPARE(rows.size(), kWriters); // every report whole, none overwritten
+        // Nothing else is left beside them: no reservation, no temporary file.
+        QCOMPARE(QDir(dir).entryList(QDir::Files).size(), static_cast<qsizetype>(kWriters));
     }
 
     void badReportFiles() {

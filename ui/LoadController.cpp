@@ -87,9 +87,7 @@ bool LoadController::start(const LoadRequest& request) {
         QString path;
         QString problem;
         try {
-            const auto p = defaultReportPath(report);
-            writeReport(report, p);
-            path = QString::fromStdString(p.string());
+            path = QString::fromStdString(writeRunReport(report).string());
         } catch (const std::exception& e) {
             problem = QString::fromStdString(e.what());
         }

@@ -271,16 +271,15 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
     stoppable() = false;
     // Every run leaves a report, also a failed or cancelled one.
     const RunReport report = recorder.finish(summary);
-    const auto standard = defaultReportPath(report);
-    for (const auto& path :
-         {std::optional<std::filesystem::path>(standard),
-          extraReport ? std::optional<std::filesystem::path>(*extraReport) : std::nullopt}) {
-        if (!path) {
-            continue;
-        }
+    try {
+        std::cerr << "report: " << writeRunReport(report).string() << "\n";
+    } catch (const Error& e) {
+        std::cerr << "isobar-cli: warning: " << e.what() << "\n";
+    }
+    if (extraReport) {
         try {
-            writeReport(report, *path);
-            std::cerr << "report: " << path->string() << "\n";
+            writeReport(report, *extraReport);
+            std::cerr << "report: " << *extraReport << "\n";
         } catch (const Error& e) {
             std::cerr << "isobar-cli: warning: " << e.what() << "\n";
         }

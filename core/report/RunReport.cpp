@@ -5,7 +5,9 @@
 #include "util/Json.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <fcntl.h>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
@@ -323,19 +325,40 @@ std::filesystem::path defaultReportDirectory() {
     return stateDirectory() / "reports";
 }
 
-std::filesystem::path defaultReportPath(const RunReport& report) {
+std::filesystem::path writeRunReport(const RunReport& report) {
     std::string stamp = report.startedAt;
     std::replace(stamp.begin(), stamp.end(), ':', '-');
     const std::string table = report.table.substr(report.table.rfind('.') + 1);
     const std::string base = "run-" + stamp + "-" + table;
-    // Runs of one table can start within the same second (a rerun that finds everything loaded):
-    // each keeps its own report.
-    std::filesystem::path path = defaultReportDirectory() / (base + ".json");
+    const std::filesystem::path dir = defaultReportDirectory();
     std::error_code ec;
-    for (int n = 2; std::filesystem::exists(path, ec) && n < 1000; ++n) {
-        path = defaultReportDirectory() / (base + "-" + std::to_string(n) + ".json");
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+        throw Error("cannot write the report: cannot create " + dir.string() + ": " + ec.message());
     }
-    return path;
+    // Runs of one table can start within the same second (a rerun that finds everything loaded,
+    // two loads started together): each keeps its own report. O_EXCL reserves the name.
+    for (int n = 1; n < 1000; ++n) {
+        const std::filesystem::path path =
+            dir / (base + (n == 1 ? std::string() : "-" + std::to_string(n)) + ".json");
+        const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            if (errno == EEXIST) {
+                continue;
+            }
+            throw Error("cannot write the report: " + path.string() + ": " + systemErrorText(errno));
+        }
+        ::close(fd);
+        try {
+            writeReport(report, path);
+        } catch (const Error&) {
+            std::filesystem::remove(path, ec); // the empty reservation
+            throw;
+        }
+        return path;
+    }
+    throw Error("cannot write the report: " + (dir / (base + "-999.json")).string() +
+                " and the 998 names before it exist");
 }
 
 } // namespace isobar

@@ -106,8 +106,10 @@ RunReport readReport(const std::filesystem::path& path);
 // Where every run's JSON report goes: $ISOBAR_REPORT_DIR if set, else
 // stateDirectory()/reports.
 std::filesystem::path defaultReportDirectory();
-// Where a run's own JSON report goes: defaultReportDirectory()/run-<start>-<table>.json (-2, -3...
-// when a run of the same table started in the same second).
-std::filesystem::path defaultReportPath(const RunReport& report);
+// Writes a run's own JSON report as defaultReportDirectory()/run-<start>-<table>.json, or -2,
+// -3... when a report of a run of the same table started in the same second is there (or is
+// being written by another process at this moment: the name is reserved before it is written).
+// Returns the path; throws isobar::Error naming it.
+std::filesystem::path writeRunReport(const RunReport& report);
 
 } // namespace isobar

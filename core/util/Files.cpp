@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -47,15 +48,20 @@ void writeFileAtomically(const fs::path& path, const std::string& content, fs::p
             throw Error("cannot create " + path.parent_path().string() + ": " + ec.message());
         }
     }
-    const fs::path tmp = path.string() + ".part";
-    const int fd =
-        ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, static_cast<mode_t>(permissions));
+    // A name of its own: two processes writing the same file at once must not write into one
+    // temporary file (the last rename wins with a whole file).
+    std::string name = path.string() + ".part-XXXXXX";
+    const int fd = ::mkostemp(name.data(), O_CLOEXEC);
     if (fd < 0) {
-        throw Error("cannot write " + tmp.string() + ": " + systemErrorText(errno));
+        throw Error("cannot write " + path.string() + ".part: " + systemErrorText(errno));
+    }
+    const fs::path tmp = name;
+    int error = 0;
+    if (::fchmod(fd, static_cast<mode_t>(permissions)) != 0) {
+        error = errno;
     }
     std::size_t written = 0;
-    int error = 0;
-    while (written < content.size()) {
+    while (error == 0 && written < content.size()) {
         const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
         if (n < 0) {
             if (errno == EINTR) {
