@@ -3,9 +3,12 @@
 
 #include "TestCluster.h"
 #include "TestUtil.h"
+#include "db/Ledger.h"
 #include "db/TableType.h"
 
 #include <QtTest>
+
+#include <future>
 
 using namespace isobar;
 using test::CliRun;
@@ -87,6 +90,51 @@ private slots:
         QVERIFY2(again.err.contains("already in the table"), qPrintable(again.err));
     }
 
+    // A run that chose the unlogged ledger before another run set the table LOGGED (and moved the
+    // ledger) waits for the move, then finds its units taken: nothing is loaded twice. A table made
+    // UNLOGGED again outside Isobar takes its ledger along, so a crash empties both together.
+    void ledgerFollowsPersistence() {
+        QCOMPARE(load("moving", {"--table-type", "unlogged"}).exitCode, 0);
+        Connection mover = cluster_->connect();
+        const TableName table = TableName::parse("moving");
+        const LedgerTarget stale = ledgerFor(mover, table);
+        QVERIFY(stale.unlogged);
+        const std::string unit =
+            test::scalar(mover,
+                         "SELECT min(unit_key) FROM isobar.ledger_unlogged WHERE relid = " + stale.relid)
+                .toStdString();
+
+        mover.exec("BEGIN");
+        lockLedgerMove(mover, stale.relid);
+        mover.exec("ALTER TABLE moving SET LOGGED");
+        moveLedgerRows(mover, LedgerTarget{stale.relid, false, "isobar.ledger"});
+        auto claimed = std::async(std::launch::async, [this, &stale, &unit] {
+            Connection late = cluster_->connect();
+            late.exec("BEGIN");
+            const bool result = claimUnit(late, stale, unit, 1);
+            late.exec("ROLLBACK");
+            return result;
+        });
+        // The claim waits for the move (it cannot have decided before the move commits).
+        QCOMPARE(claimed.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout);
+        mover.exec("COMMIT");
+        QCOMPARE(claimed.get(), false);
+        QCOMPARE(
+            test::scalar(mover, "SELECT count(*) FROM isobar.ledger_unlogged WHERE relid = " + stale.relid),
+            QString("0"));
+
+        mover.exec("ALTER TABLE moving SET UNLOGGED");
+        const CliRun again = load("moving", {});
+        QCOMPARE(again.exitCode, 0);
+        QVERIFY2(again.err.contains("already in the table"), qPrintable(again.err));
+        QCOMPARE(test::scalar(mover, "SELECT count(*) FROM moving"), QString::number(kRows));
+        QCOMPARE(
+            test::scalar(mover, "SELECT sum(rows) FROM isobar.ledger_unlogged WHERE relid = " + stale.relid),
+            QString::number(kRows));
+        QCOMPARE(test::scalar(mover, "SELECT count(*) FROM isobar.ledger WHERE relid = " + stale.relid),
+                 QString("0"));
+    }
+
     // An existing table is loaded as it is; asking for another type is refused, naming both.
     void existingTableOfAnotherType() {
         QCOMPARE(load("plain", {}).exitCode, 0);
@@ -121,8 +169,13 @@ private slots:
             QSKIP(qPrintable("TimescaleDB cannot be used on the test server: " +
                              QString::fromStdString(status.reason)));
         }
-        const CliRun run = load("hyper", {"--table-type", "hypertable", "--chunk-interval", "12 hours"});
+        const CliRun run =
+            load("hyper", {"--table-type", "hypertable", "--chunk-interval", "12 hours", "--compress"});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.err.contains("compressed 4 chunk(s)"), qPrintable(run.err));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM chunk_compression_stats('hyper') WHERE "
+                                    "compression_status = 'Compressed'"),
+                 QString("4"));
         QCOMPARE(typeOf(conn, "hyper"), QString("hypertable"));
         QCOMPARE(test::scalar(conn, "SELECT count(*) FROM hyper"), QString::number(kRows));
         QCOMPARE(test::scalar(conn, "SELECT count(*) FROM show_chunks('hyper')"), QString("4"));

@@ -18,6 +18,17 @@ void forgetDroppedTables(Connection& conn) {
     }
 }
 
+namespace {
+
+const char* otherLedger(const LedgerTarget& target) {
+    return target.unlogged ? "isobar.ledger" : "isobar.ledger_unlogged";
+}
+
+// The lock's key: one per target table, apart from the table-preparation lock's keys.
+constexpr const char* kMoveLockKey = "hashtextextended('isobar ledger move ' || $1, 0)";
+
+} // namespace
+
 LedgerTarget ledgerFor(Connection& conn, const TableName& table) {
     const Result r =
         conn.query("SELECT c.oid, c.relpersistence = 'u' FROM pg_class c WHERE c.oid = $1::regclass",
@@ -26,7 +37,25 @@ LedgerTarget ledgerFor(Connection& conn, const TableName& table) {
     target.relid = r.text(0, 0);
     target.unlogged = r.text(0, 1) == "t";
     target.table = target.unlogged ? "isobar.ledger_unlogged" : "isobar.ledger";
+    if (conn.query(std::string("SELECT EXISTS (SELECT 1 FROM ") + otherLedger(target) +
+                       " WHERE relid = $1::oid)",
+                   {target.relid})
+            .text(0, 0) == "t") {
+        lockLedgerMove(conn, target.relid);
+        moveLedgerRows(conn, target);
+    }
     return target;
+}
+
+void lockLedgerMove(Connection& conn, const std::string& relid) {
+    conn.query(std::string("SELECT pg_advisory_xact_lock(") + kMoveLockKey + ")", {relid});
+}
+
+void moveLedgerRows(Connection& conn, const LedgerTarget& to) {
+    conn.query("INSERT INTO " + to.table + " SELECT * FROM " + otherLedger(to) +
+                   " WHERE relid = $1::oid ON CONFLICT DO NOTHING",
+               {to.relid});
+    conn.query(std::string("DELETE FROM ") + otherLedger(to) + " WHERE relid = $1::oid", {to.relid});
 }
 
 std::set<std::string> committedUnits(Connection& conn, const LedgerTarget& target) {
@@ -45,11 +74,15 @@ void clearLedger(Connection& conn, const LedgerTarget& target) {
 }
 
 bool claimUnit(Connection& conn, const LedgerTarget& target, const std::string& key, std::uint64_t rows) {
+    // Waits while another run moves the rows between the ledgers; the INSERT's snapshot is taken
+    // after that, so it sees them where they went.
+    conn.query(std::string("SELECT pg_advisory_xact_lock_shared(") + kMoveLockKey + ")", {target.relid});
     // A concurrent run claiming the same unit waits here for ours to end, then sees the conflict.
     const Result r =
         conn.query("INSERT INTO " + target.table +
-                       " (relid, unit_key, rows) VALUES ($1::oid, $2, $3) ON CONFLICT DO NOTHING "
-                       "RETURNING 1",
+                       " (relid, unit_key, rows) SELECT $1::oid, $2, $3 WHERE NOT EXISTS (SELECT 1 FROM " +
+                       otherLedger(target) +
+                       " WHERE relid = $1::oid AND unit_key = $2) ON CONFLICT DO NOTHING RETURNING 1",
                    {target.relid, key, std::to_string(rows)});
     return r.rows() == 1;
 }

@@ -21,7 +21,18 @@ struct LedgerTarget {
 // Creates the ledger tables if missing (autocommitted; see ensureMetadataSchema).
 void ensureLedgerTables(Connection& conn);
 
+// The ledger that matches the table's persistence now. Inside the load's preparation: rows left
+// in the other ledger (the table's persistence was changed outside Isobar) move into it, so a
+// crash empties the record together with an unlogged table and never takes it from a logged one.
 LedgerTarget ledgerFor(Connection& conn, const TableName& table);
+
+// Inside a transaction, before the table itself is locked: keeps every run's claims on the table
+// waiting while its rows move between the ledgers (a claim then sees where they went).
+void lockLedgerMove(Connection& conn, const std::string& relid);
+
+// Inside a transaction, after lockLedgerMove: moves the target's rows from the other ledger into
+// the one `to` names.
+void moveLedgerRows(Connection& conn, const LedgerTarget& to);
 
 // Removes the ledger rows of tables that no longer exist.
 void forgetDroppedTables(Connection& conn);
@@ -32,8 +43,10 @@ std::set<std::string> committedUnits(Connection& conn, const LedgerTarget& targe
 // Forgets the target's progress (both ledgers). Rows already in the table stay.
 void clearLedger(Connection& conn, const LedgerTarget& target);
 
-// Inside a unit's transaction: records the unit, or returns false when it is already recorded
-// (committed by an earlier or a concurrent run: its rows are in the table, load nothing).
+// Inside a unit's transaction: records the unit, or returns false when it is already recorded in
+// either ledger (committed by an earlier or a concurrent run: its rows are in the table, load
+// nothing). A concurrent run may have set the table LOGGED and moved the rows since this run
+// chose its ledger.
 bool claimUnit(Connection& conn, const LedgerTarget& target, const std::string& key, std::uint64_t rows);
 
 } // namespace isobar

@@ -1,5 +1,6 @@
 #include "db/TableType.h"
 
+#include "db/TableMetadata.h"
 #include "db/WeatherSchema.h"
 #include "era5/TimeUnits.h"
 #include "util/Error.h"
@@ -260,6 +261,10 @@ void finishTable(Connection& conn, const TableName& table, TableType type, const
                  const LedgerTarget& ledger, const std::function<void(const std::string&)>& note) {
     const std::string qualified = table.quoted(conn);
     if (type == TableType::Hypertable) {
+        // Two runs of the table ending together would both build the index (CREATE INDEX IF NOT
+        // EXISTS is not safe against that: the second fails on a unique violation).
+        conn.exec("BEGIN");
+        lockTablePreparation(conn, table);
         conn.exec("CREATE INDEX IF NOT EXISTS " + conn.quoteIdentifier(table.name + "_time_idx") + " ON " +
                   qualified + " (" + conn.quoteIdentifier("time") + " DESC)");
         note("built the hypertable's index on time after the load");
@@ -272,16 +277,17 @@ void finishTable(Connection& conn, const TableName& table, TableType type, const
                                         {qualified});
             note("compressed " + r.text(0, 0) + " chunk(s)");
         }
+        conn.exec("COMMIT");
     }
     if (type == TableType::Unlogged && options.setLoggedAfter) {
         // The table becomes crash-safe, and so must the record of what it holds: the ledger rows
-        // move to the logged ledger in the same transaction.
+        // move to the logged ledger in the same transaction. Another run of the table may still be
+        // claiming units in the unlogged ledger: its claims wait for the move, then find the units
+        // in the logged one.
         conn.exec("BEGIN");
+        lockLedgerMove(conn, ledger.relid);
         conn.exec("ALTER TABLE " + qualified + " SET LOGGED");
-        conn.query("INSERT INTO isobar.ledger SELECT * FROM isobar.ledger_unlogged WHERE relid = $1::oid "
-                   "ON CONFLICT DO NOTHING",
-                   {ledger.relid});
-        conn.query("DELETE FROM isobar.ledger_unlogged WHERE relid = $1::oid", {ledger.relid});
+        moveLedgerRows(conn, LedgerTarget{ledger.relid, false, "isobar.ledger"});
         conn.exec("COMMIT");
         note("set " + table.display() + " LOGGED after the load (its ledger moved along)");
     }
