@@ -45,7 +45,10 @@ namespace isobar::test {
 
 using namespace isobar::ui;
 
-inline constexpr int kLoadTimeoutMs = 120'000;
+// Limits that only catch a hang: a load here takes seconds, on a busy shared machine a minute.
+inline constexpr int kLoadTimeoutMs = 300'000;
+// For background work (inspection, history parsing on the thread pool, the first chart point).
+inline constexpr int kSlowMs = 30'000;
 
 inline QString sampleFile(const QString& dir, const QString& name, int hours, const SampleRegion& region) {
     SampleOptions o;

@@ -9,38 +9,68 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <signal.h>
+#include <sstream>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
+#include <utility>
+#include <vector>
 
 using namespace isobar;
 namespace fs = std::filesystem;
 
 namespace {
 
-// Waits until no process has its working directory in `dataDir` (the postmaster's children linger a
-// moment after it is killed, holding the shared memory).
-bool waitForNoProcessesIn(const fs::path& dataDir, std::chrono::seconds timeout) {
+// The process's parent and state from /proc/<pid>/stat (world-readable, unlike cwd, which root
+// cannot read for another user's process without CAP_SYS_PTRACE); state 0 when it is gone.
+std::pair<pid_t, char> parentAndState(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    std::getline(in, text);
+    const auto close = text.rfind(')'); // the command name may hold spaces and parentheses
+    if (close == std::string::npos) {
+        return {0, 0};
+    }
+    std::istringstream rest(text.substr(close + 1));
+    char state = 0;
+    pid_t parent = 0;
+    rest >> state >> parent;
+    return {parent, state};
+}
+
+std::vector<pid_t> childrenOf(pid_t parent) {
+    std::vector<pid_t> children;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") == std::string::npos &&
+            parentAndState(std::stoi(name)).first == parent) {
+            children.push_back(std::stoi(name));
+        }
+    }
+    return children;
+}
+
+// Kills the postmaster with SIGKILL, as a crash would, and waits until its children are gone too:
+// they linger a moment after it, holding the shared memory a new start would refuse to share.
+bool crashPostmaster(pid_t postmaster, std::chrono::seconds timeout) {
+    std::vector<pid_t> processes = childrenOf(postmaster);
+    processes.push_back(postmaster);
+    if (kill(postmaster, SIGKILL) != 0) {
+        return false;
+    }
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (std::chrono::steady_clock::now() < deadline) {
-        bool any = false;
-        std::error_code ec;
-        for (const auto& entry : fs::directory_iterator("/proc", ec)) {
-            const std::string name = entry.path().filename().string();
-            if (name.find_first_not_of("0123456789") != std::string::npos) {
-                continue;
-            }
-            std::error_code ec2;
-            if (fs::read_symlink(entry.path() / "cwd", ec2) == dataDir) {
-                any = true;
-                break;
-            }
-        }
-        if (!any) {
+        // A zombie holds nothing; with no reaper in a container it may stay one.
+        if (std::all_of(processes.begin(), processes.end(), [](pid_t p) {
+                const char state = parentAndState(p).second;
+                return state == 0 || state == 'Z' || state == 'X';
+            })) {
             return true;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -177,8 +207,7 @@ private slots:
 
         // Crash: kill -9 the postmaster. Its postmaster.pid stays, naming a dead PID.
         pid_t pid = c.status().pid;
-        QCOMPARE(kill(pid, SIGKILL), 0);
-        QVERIFY(waitForNoProcessesIn(c.dataDir(), std::chrono::seconds(20)));
+        QVERIFY(crashPostmaster(pid, std::chrono::seconds(20)));
         QVERIFY(fs::exists(c.dataDir() / "postmaster.pid"));
         QCOMPARE(c.status().state, ClusterState::Stopped);
         QCOMPARE(c.start(), true);
@@ -190,8 +219,7 @@ private slots:
         // Crash again, then the PID is reused by an unrelated live process (a reboot, a container
         // restart): PostgreSQL alone would refuse to start.
         pid = c.status().pid;
-        QCOMPARE(kill(pid, SIGKILL), 0);
-        QVERIFY(waitForNoProcessesIn(c.dataDir(), std::chrono::seconds(20)));
+        QVERIFY(crashPostmaster(pid, std::chrono::seconds(20)));
         const fs::path pidFile = c.dataDir() / "postmaster.pid";
         std::ifstream in(pidFile);
         std::string firstLine;

@@ -284,9 +284,13 @@ private:
             QVERIFY2(err.contains("cancelled") && err.contains("Run the same command again"),
                      qPrintable(err));
         }
-        // Whole units only: the rows in the table are exactly those the ledger accounts for.
-        QCOMPARE(test::scalar(watch, "SELECT count(*) FROM " + table.toStdString()),
-                 ledgerRows(watch, table));
+        // Whole units only: the rows in the table are exactly those the ledger accounts for. One
+        // statement, one snapshot: a COMMIT the killed worker had sent may still land meanwhile.
+        QCOMPARE(
+            test::scalar(watch, "SELECT (SELECT count(*) FROM " + table.toStdString() +
+                                    ") - (SELECT coalesce(sum(rows), 0) FROM isobar.ledger WHERE relid = '" +
+                                    table.toStdString() + "'::regclass)"),
+            QString("0"));
         QVERIFY(test::scalar(watch, "SELECT count(*) FROM " + table.toStdString()).toLongLong() < kRows);
         const CliRun rerun = load_(table, {});
         QVERIFY2(rerun.exitCode == 0, qPrintable(rerun.err));

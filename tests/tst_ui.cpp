@@ -173,7 +173,7 @@ private slots:
         }
         QCOMPARE(sent, report->rows); // each worker's row, by its number
         QVERIFY(!samples.isEmpty());
-        QTRY_VERIFY(w->runPanel()->chart()->pointCount() > 0);
+        QTRY_VERIFY_WITH_TIMEOUT(w->runPanel()->chart()->pointCount() > 0, kSlowMs);
         // In the database: every row, tp left NULL, an unlogged table.
         QCOMPARE(scalar("SELECT count(*) FROM gui_small"), QString::number(41 * 41 * 3));
         QCOMPARE(scalar("SELECT count(*) FROM gui_small WHERE total_precipitation IS NOT NULL"),
@@ -183,7 +183,7 @@ private slots:
                  QString("u"));
         // Written where every run's report goes, and listed in the history.
         QVERIFY(QFile::exists(w->runPanel()->lastReportPath()));
-        QTRY_VERIFY(w->historyPanel()->runCount() >= 1);
+        QTRY_VERIFY_WITH_TIMEOUT(w->historyPanel()->runCount() >= 1, kSlowMs);
 
         // Every export format, read back.
         const QString out = state_.path() + "/export";
@@ -238,7 +238,7 @@ private slots:
 
         // Two runs compared on one chart.
         HistoryPanel* history = w->historyPanel();
-        QTRY_VERIFY(history->runCount() >= 3);
+        QTRY_VERIFY_WITH_TIMEOUT(history->runCount() >= 3, kSlowMs);
         QVERIFY(history->chart()->pointCount() > 0); // the newest run's curve, before any is opened
         history->select({0, 1});
         history->compareSelected();
