@@ -119,6 +119,9 @@ void HistoryPanel::refresh() {
         const QFileInfoList files =
             QDir(dir).entryInfoList({QStringLiteral("*.json")}, QDir::Files | QDir::Readable, QDir::Name);
         for (const QFileInfo& f : files) {
+            if (f.size() == 0) {
+                continue; // a name a run reserved for the report it is writing this moment
+            }
             try {
                 entries.push_back(
                     Entry{f.absoluteFilePath(), readReport(f.absoluteFilePath().toStdString())});
