@@ -37,6 +37,10 @@ LedgerTarget ledgerFor(Connection& conn, const TableName& table) {
     target.relid = r.text(0, 0);
     target.unlogged = r.text(0, 1) == "t";
     target.table = target.unlogged ? "isobar.ledger_unlogged" : "isobar.ledger";
+    return target;
+}
+
+void adoptStrayLedgerRows(Connection& conn, const LedgerTarget& target) {
     if (conn.query(std::string("SELECT EXISTS (SELECT 1 FROM ") + otherLedger(target) +
                        " WHERE relid = $1::oid)",
                    {target.relid})
@@ -44,7 +48,6 @@ LedgerTarget ledgerFor(Connection& conn, const TableName& table) {
         lockLedgerMove(conn, target.relid);
         moveLedgerRows(conn, target);
     }
-    return target;
 }
 
 void lockLedgerMove(Connection& conn, const std::string& relid) {

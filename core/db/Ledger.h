@@ -21,10 +21,13 @@ struct LedgerTarget {
 // Creates the ledger tables if missing (autocommitted; see ensureMetadataSchema).
 void ensureLedgerTables(Connection& conn);
 
-// The ledger that matches the table's persistence now. Inside the load's preparation: rows left
-// in the other ledger (the table's persistence was changed outside Isobar) move into it, so a
-// crash empties the record together with an unlogged table and never takes it from a logged one.
+// The ledger that matches the table's persistence now.
 LedgerTarget ledgerFor(Connection& conn, const TableName& table);
+
+// Inside the load's preparation: rows of the target left in the other ledger (the table's
+// persistence was changed outside Isobar) move into its own, so a crash empties the record
+// together with an unlogged table and never takes it from a logged one.
+void adoptStrayLedgerRows(Connection& conn, const LedgerTarget& target);
 
 // Inside a transaction, before the table itself is locked: keeps every run's claims on the table
 // waiting while its rows move between the ledgers (a claim then sees where they went).

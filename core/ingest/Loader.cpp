@@ -72,6 +72,7 @@ Prepared prepareTarget(const LoadRequest& request, const Dataset& dataset) {
         createPartitions(conn, request.table, request.tableOptions.partitionInterval, times);
     }
     p.ledger = ledgerFor(conn, request.table);
+    adoptStrayLedgerRows(conn, p.ledger);
     forgetDroppedTables(conn);
     if (request.replace && !p.tableCreated) {
         conn.exec("TRUNCATE " + request.table.quoted(conn));
