@@ -10,11 +10,14 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <arpa/inet.h>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sstream>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -400,6 +403,43 @@ private slots:
             QVERIFY2(m.find("/nonexistent-socket-dir") != std::string::npos, e.what());
             QVERIFY2(m.find("s3cret") == std::string::npos, e.what());
         }
+    }
+
+    // A server that accepts the connection and never answers (a hung host, a proxy with nothing
+    // behind it) is given up on after Isobar's default connect timeout, not waited for forever; a
+    // connect_timeout in the string still decides.
+    void silentServerTimesOut() {
+        // The kernel completes the handshakes of a listening socket; nobody reads or answers.
+        const int silent = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        QVERIFY(silent >= 0);
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t length = sizeof address;
+        QCOMPARE(bind(silent, reinterpret_cast<sockaddr*>(&address), length), 0);
+        QCOMPARE(listen(silent, 8), 0);
+        QCOMPARE(getsockname(silent, reinterpret_cast<sockaddr*>(&address), &length), 0);
+        const auto closeSilent = qScopeGuard([silent] { close(silent); });
+        const std::string target = "host=127.0.0.1 port=" + std::to_string(ntohs(address.sin_port)) +
+                                   " dbname=x user=u sslmode=disable";
+        std::string message;
+        QElapsedTimer clock;
+        clock.start();
+        try {
+            Connection::open(target + " connect_timeout=2");
+        } catch (const DbError& e) {
+            message = e.what();
+        }
+        QVERIFY2(message.find("timeout expired") != std::string::npos, message.c_str());
+        QVERIFY2(message.find("127.0.0.1") != std::string::npos, message.c_str());
+        QVERIFY(clock.elapsed() < std::stoi(Connection::kDefaultConnectTimeout) * 1000);
+        message.clear();
+        try {
+            Connection::open(target);
+        } catch (const DbError& e) {
+            message = e.what();
+        }
+        QVERIFY2(message.find("timeout expired") != std::string::npos, message.c_str());
     }
 
     // libpq quotes bad input in its parse errors; a password must not come back that way.

@@ -5,6 +5,8 @@
 #include <spdlog/spdlog.h>
 
 #include <cctype>
+#include <cstdlib>
+#include <vector>
 
 namespace isobar {
 
@@ -53,7 +55,16 @@ Connection Connection::open(const std::string& conninfo) {
         PQconninfoFree(parsed);
     }
     const std::string target = redactConnInfo(conninfo);
-    PGconn* conn = PQconnectdb(conninfo.c_str());
+    // The string is passed as an expanded dbname: its own settings override the entries before it.
+    std::vector<const char*> keywords;
+    std::vector<const char*> values;
+    if (const char* env = std::getenv("PGCONNECT_TIMEOUT"); env == nullptr || *env == '\0') {
+        keywords.push_back("connect_timeout");
+        values.push_back(kDefaultConnectTimeout);
+    }
+    keywords.insert(keywords.end(), {"dbname", nullptr});
+    values.insert(values.end(), {conninfo.c_str(), nullptr});
+    PGconn* conn = PQconnectdbParams(keywords.data(), values.data(), 1);
     if (conn == nullptr) {
         throw DbError("cannot connect to " + target + ": out of memory", "");
     }

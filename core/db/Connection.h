@@ -35,8 +35,12 @@ private:
 // gives each worker its own and never shares them.
 class Connection {
 public:
-    // Connects or throws DbError naming the target (without password) and libpq's reason.
+    // Connects or throws DbError naming the target (without password) and libpq's reason. A
+    // server that does not answer (a host gone from the network, a firewall dropping packets)
+    // fails after kDefaultConnectTimeout seconds instead of the operating system's minutes,
+    // unless the string sets connect_timeout or PGCONNECT_TIMEOUT is set.
     static Connection open(const std::string& conninfo);
+    static constexpr const char* kDefaultConnectTimeout = "15";
 
     Connection(Connection&&) noexcept = default;
     Connection& operator=(Connection&&) noexcept = default;
