@@ -62,6 +62,10 @@ std::vector<pid_t> childrenOf(pid_t parent) {
 // Kills the postmaster with SIGKILL, as a crash would, and waits until its children are gone too:
 // they linger a moment after it, holding the shared memory a new start would refuse to share.
 bool crashPostmaster(pid_t postmaster, std::chrono::seconds timeout) {
+    // Stopped first, so it forks no new child between the listing and the kill.
+    if (kill(postmaster, SIGSTOP) != 0) {
+        return false;
+    }
     std::vector<pid_t> processes = childrenOf(postmaster);
     processes.push_back(postmaster);
     if (kill(postmaster, SIGKILL) != 0) {
@@ -433,13 +437,28 @@ private slots:
         QVERIFY2(message.find("timeout expired") != std::string::npos, message.c_str());
         QVERIFY2(message.find("127.0.0.1") != std::string::npos, message.c_str());
         QVERIFY(clock.elapsed() < std::stoi(Connection::kDefaultConnectTimeout) * 1000);
+        // Without one: Isobar's default, not libpq's (none, waiting forever) nor a shorter one.
+        const QByteArray timeoutEnv = qgetenv("PGCONNECT_TIMEOUT");
+        const QByteArray serviceEnv = qgetenv("PGSERVICE");
+        qunsetenv("PGCONNECT_TIMEOUT");
+        qunsetenv("PGSERVICE");
+        const auto restoreEnv = qScopeGuard([&] {
+            if (!timeoutEnv.isNull()) {
+                qputenv("PGCONNECT_TIMEOUT", timeoutEnv);
+            }
+            if (!serviceEnv.isNull()) {
+                qputenv("PGSERVICE", serviceEnv);
+            }
+        });
         message.clear();
+        clock.restart();
         try {
             Connection::open(target);
         } catch (const DbError& e) {
             message = e.what();
         }
         QVERIFY2(message.find("timeout expired") != std::string::npos, message.c_str());
+        QVERIFY(clock.elapsed() >= (std::stoi(Connection::kDefaultConnectTimeout) - 1) * 1000);
     }
 
     // libpq quotes bad input in its parse errors; a password must not come back that way.

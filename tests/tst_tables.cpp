@@ -9,6 +9,7 @@
 #include <QtTest>
 
 #include <future>
+#include <tuple>
 
 using namespace isobar;
 using test::CliRun;
@@ -108,17 +109,32 @@ private slots:
         lockLedgerMove(mover, stale.relid);
         mover.exec("ALTER TABLE moving SET LOGGED");
         moveLedgerRows(mover, LedgerTarget{stale.relid, false, "isobar.ledger"});
-        auto claimed = std::async(std::launch::async, [this, &stale, &unit] {
+        std::promise<void> connected;
+        auto claimed = std::async(std::launch::async, [this, &stale, &unit, &connected] {
             Connection late = cluster_->connect();
-            late.exec("BEGIN");
-            const bool result = claimUnit(late, stale, unit, 1);
+            // As a worker begins its unit, even where the role defaults to another isolation.
+            late.exec("SET default_transaction_isolation = 'repeatable read'");
+            late.exec(kBeginReadCommitted);
+            connected.set_value();
+            const bool taken = claimUnit(late, stale, unit, 1);
+            // A unit nobody loaded yet goes into the ledger of the table as it is now (logged),
+            // not the one this run chose before the move.
+            const bool fresh = claimUnit(late, stale, "a unit not loaded yet", 1);
+            const bool intoLogged =
+                test::scalar(late,
+                             "SELECT count(*) FROM isobar.ledger WHERE unit_key = 'a unit not loaded yet'") ==
+                "1";
             late.exec("ROLLBACK");
-            return result;
+            return std::tuple{taken, fresh, intoLogged};
         });
+        connected.get_future().wait();
         // The claim waits for the move (it cannot have decided before the move commits).
         QCOMPARE(claimed.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout);
         mover.exec("COMMIT");
-        QCOMPARE(claimed.get(), false);
+        const auto [taken, fresh, intoLogged] = claimed.get();
+        QCOMPARE(taken, false);
+        QCOMPARE(fresh, true);
+        QCOMPARE(intoLogged, true);
         QCOMPARE(
             test::scalar(mover, "SELECT count(*) FROM isobar.ledger_unlogged WHERE relid = " + stale.relid),
             QString("0"));

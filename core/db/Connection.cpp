@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <string_view>
 #include <vector>
 
 namespace isobar {
@@ -41,6 +42,7 @@ long long Result::integer(int row, int column) const {
 Connection Connection::open(const std::string& conninfo) {
     // libpq's parse errors quote the offending text, which may be a password: check the string
     // first and say what is wrong without echoing it.
+    bool usesService = false;
     {
         char* parseError = nullptr;
         PQconninfoOption* parsed = PQconninfoParse(conninfo.c_str(), &parseError);
@@ -52,13 +54,23 @@ Connection Connection::open(const std::string& conninfo) {
                           "%-escapes; it is not shown because it may hold a password)",
                           "");
         }
+        for (const PQconninfoOption* o = parsed; o->keyword != nullptr; ++o) {
+            if (std::string_view(o->keyword) == "service" && o->val != nullptr && *o->val != '\0') {
+                usesService = true;
+            }
+        }
         PQconninfoFree(parsed);
     }
     const std::string target = redactConnInfo(conninfo);
     // The string is passed as an expanded dbname: its own settings override the entries before it.
+    // A service file only fills settings left unset, so with a service the default stays out.
+    const auto unset = [](const char* name) {
+        const char* env = std::getenv(name);
+        return env == nullptr || *env == '\0';
+    };
     std::vector<const char*> keywords;
     std::vector<const char*> values;
-    if (const char* env = std::getenv("PGCONNECT_TIMEOUT"); env == nullptr || *env == '\0') {
+    if (unset("PGCONNECT_TIMEOUT") && unset("PGSERVICE") && !usesService) {
         keywords.push_back("connect_timeout");
         values.push_back(kDefaultConnectTimeout);
     }

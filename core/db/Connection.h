@@ -38,7 +38,8 @@ public:
     // Connects or throws DbError naming the target (without password) and libpq's reason. A
     // server that does not answer (a host gone from the network, a firewall dropping packets)
     // fails after kDefaultConnectTimeout seconds instead of the operating system's minutes,
-    // unless the string sets connect_timeout or PGCONNECT_TIMEOUT is set.
+    // unless the string sets connect_timeout, PGCONNECT_TIMEOUT is set or a service
+    // (service=, PGSERVICE) is used: its file decides.
     static Connection open(const std::string& conninfo);
     static constexpr const char* kDefaultConnectTimeout = "15";
 

@@ -72,22 +72,37 @@ std::set<std::string> committedUnits(Connection& conn, const LedgerTarget& targe
 }
 
 void clearLedger(Connection& conn, const LedgerTarget& target) {
+    lockLedgerMove(conn, target.relid); // a run setting the table LOGGED must not move rows back
     conn.query("DELETE FROM isobar.ledger WHERE relid = $1::oid", {target.relid});
     conn.query("DELETE FROM isobar.ledger_unlogged WHERE relid = $1::oid", {target.relid});
 }
 
 bool claimUnit(Connection& conn, const LedgerTarget& target, const std::string& key, std::uint64_t rows) {
-    // Waits while another run moves the rows between the ledgers; the INSERT's snapshot is taken
-    // after that, so it sees them where they went.
+    // Waits while another run moves the rows between the ledgers. The statements after it take
+    // their snapshots later (READ COMMITTED), so they see the table's persistence and the rows
+    // as the move left them: every run of the table claims in the same ledger, where the
+    // primary key serialises them.
     conn.query(std::string("SELECT pg_advisory_xact_lock_shared(") + kMoveLockKey + ")", {target.relid});
+    LedgerTarget now = target;
+    now.unlogged = conn.query("SELECT relpersistence = 'u' FROM pg_class WHERE oid = $1::oid", {target.relid})
+                       .text(0, 0) == "t";
+    now.table = now.unlogged ? "isobar.ledger_unlogged" : "isobar.ledger";
     // A concurrent run claiming the same unit waits here for ours to end, then sees the conflict.
-    const Result r =
-        conn.query("INSERT INTO " + target.table +
-                       " (relid, unit_key, rows) SELECT $1::oid, $2, $3 WHERE NOT EXISTS (SELECT 1 FROM " +
-                       otherLedger(target) +
-                       " WHERE relid = $1::oid AND unit_key = $2) ON CONFLICT DO NOTHING RETURNING 1",
-                   {target.relid, key, std::to_string(rows)});
+    // The other ledger is looked at too, in case the persistence changed outside Isobar.
+    const Result r = conn.query(
+        "INSERT INTO " + now.table +
+            " (relid, unit_key, rows) SELECT $1::oid, $2, $3 WHERE NOT EXISTS (SELECT 1 FROM " +
+            otherLedger(now) + " WHERE relid = $1::oid AND unit_key = $2) ON CONFLICT DO NOTHING RETURNING 1",
+        {target.relid, key, std::to_string(rows)});
     return r.rows() == 1;
+}
+
+std::uint64_t recordedRows(Connection& conn, const LedgerTarget& target) {
+    return static_cast<std::uint64_t>(
+        conn.query("SELECT (SELECT coalesce(sum(rows), 0) FROM isobar.ledger WHERE relid = $1::oid) + "
+                   "(SELECT coalesce(sum(rows), 0) FROM isobar.ledger_unlogged WHERE relid = $1::oid)",
+                   {target.relid})
+            .integer(0, 0));
 }
 
 } // namespace isobar

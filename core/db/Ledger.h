@@ -29,8 +29,9 @@ LedgerTarget ledgerFor(Connection& conn, const TableName& table);
 // together with an unlogged table and never takes it from a logged one.
 void adoptStrayLedgerRows(Connection& conn, const LedgerTarget& target);
 
-// Inside a transaction, before the table itself is locked: keeps every run's claims on the table
-// waiting while its rows move between the ledgers (a claim then sees where they went).
+// Inside a transaction, before the table itself is locked (lock order: the table's preparation,
+// this, the table): keeps every run's claims on the table waiting while its rows move between
+// the ledgers or are cleared (a claim then sees where they went).
 void lockLedgerMove(Connection& conn, const std::string& relid);
 
 // Inside a transaction, after lockLedgerMove: moves the target's rows from the other ledger into
@@ -43,13 +44,22 @@ void forgetDroppedTables(Connection& conn);
 // Keys of the units already committed into the target.
 std::set<std::string> committedUnits(Connection& conn, const LedgerTarget& target);
 
-// Forgets the target's progress (both ledgers). Rows already in the table stay.
+// Forgets the target's progress (both ledgers), under lockLedgerMove. Rows already in the table
+// stay.
 void clearLedger(Connection& conn, const LedgerTarget& target);
 
-// Inside a unit's transaction: records the unit, or returns false when it is already recorded in
-// either ledger (committed by an earlier or a concurrent run: its rows are in the table, load
-// nothing). A concurrent run may have set the table LOGGED and moved the rows since this run
-// chose its ledger.
+// Inside a unit's READ COMMITTED transaction: records the unit, or returns false when it is
+// already recorded in either ledger (committed by an earlier or a concurrent run: its rows are in
+// the table, load nothing). The ledger is the one of the table's persistence at the claim, not
+// `target`'s: a concurrent run may have set the table LOGGED and moved the rows since.
 bool claimUnit(Connection& conn, const LedgerTarget& target, const std::string& key, std::uint64_t rows);
+
+// The rows both ledgers account for in the target.
+std::uint64_t recordedRows(Connection& conn, const LedgerTarget& target);
+
+// Every transaction that claims, moves or clears ledger rows begins so: the claim's reasoning
+// needs each statement to see what committed before it, whatever default_transaction_isolation
+// the server or role sets.
+inline constexpr const char* kBeginReadCommitted = "BEGIN ISOLATION LEVEL READ COMMITTED";
 
 } // namespace isobar

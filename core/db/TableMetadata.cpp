@@ -46,11 +46,13 @@ void ensureMetadataSchema(Connection& conn) {
 }
 
 void lockTablePreparation(Connection& conn, const TableName& table) {
-    // Keyed by schema and name, not OID: the table may not exist yet. An unqualified name is
-    // created in current_schema(), so that is the schema it locks.
-    conn.query("SELECT pg_advisory_xact_lock(hashtextextended('isobar prepare ' || "
-               "coalesce(nullif($1, ''), current_schema()) || '.' || $2, 0))",
-               {table.schema, table.name});
+    // Keyed by schema and name, not OID: the table may not exist yet. The schema is the one the
+    // name resolves to when the table exists (roles' search paths differ), else the one it will
+    // be created in.
+    conn.query("SELECT pg_advisory_xact_lock(hashtextextended('isobar prepare ' || coalesce((SELECT "
+               "n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = "
+               "to_regclass($3)), nullif($1, ''), current_schema()) || '.' || $2, 0))",
+               {table.schema, table.name, table.quoted(conn)});
 }
 
 void checkTableGrid(Connection& conn, const TableName& table, const TableGrid& wanted) {

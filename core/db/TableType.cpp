@@ -263,7 +263,7 @@ void finishTable(Connection& conn, const TableName& table, TableType type, const
     if (type == TableType::Hypertable) {
         // Two runs of the table ending together would both build the index (CREATE INDEX IF NOT
         // EXISTS is not safe against that: the second fails on a unique violation).
-        conn.exec("BEGIN");
+        conn.exec(kBeginReadCommitted);
         lockTablePreparation(conn, table);
         conn.exec("CREATE INDEX IF NOT EXISTS " + conn.quoteIdentifier(table.name + "_time_idx") + " ON " +
                   qualified + " (" + conn.quoteIdentifier("time") + " DESC)");
@@ -284,7 +284,7 @@ void finishTable(Connection& conn, const TableName& table, TableType type, const
         // move to the logged ledger in the same transaction. Another run of the table may still be
         // claiming units in the unlogged ledger: its claims wait for the move, then find the units
         // in the logged one.
-        conn.exec("BEGIN");
+        conn.exec(kBeginReadCommitted);
         lockLedgerMove(conn, ledger.relid);
         conn.exec("ALTER TABLE " + qualified + " SET LOGGED");
         moveLedgerRows(conn, LedgerTarget{ledger.relid, false, "isobar.ledger"});

@@ -91,7 +91,7 @@ Connection& CopyWorker::connection() {
 
 bool CopyWorker::send(const WorkUnit& unit, std::uint64_t rows, const std::stop_token& stop) {
     Connection& conn = connection();
-    conn.exec("BEGIN");
+    conn.exec(kBeginReadCommitted);
     // The ledger row first: it claims the unit, so a concurrent run of the same load waits here
     // and then finds the unit taken instead of copying it a second time.
     if (!claimUnit(conn, shared_.ledger, unit.key, rows)) {

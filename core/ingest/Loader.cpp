@@ -61,9 +61,14 @@ Prepared prepareTarget(const LoadRequest& request, const Dataset& dataset) {
     conn.exec("SET application_name = 'isobar'");
     ensureMetadataSchema(conn);
     Prepared p;
-    conn.exec("BEGIN");
+    conn.exec(kBeginReadCommitted);
     lockTablePreparation(conn, request.table);
     p.type = ensureTargetTable(conn, request.table, request.tableOptions, p.tableCreated);
+    // The ledger lock before any lock on the table (TRUNCATE, new partitions), as every run takes
+    // them: held to COMMIT, it keeps other runs' claims out while the ledger is put in order.
+    p.ledger = ledgerFor(conn, request.table);
+    lockLedgerMove(conn, p.ledger.relid);
+    adoptStrayLedgerRows(conn, p.ledger);
     if (p.type == TableType::Partitioned) {
         std::vector<PgTimestamp> times;
         for (const DatasetStep& step : dataset.steps()) {
@@ -71,8 +76,6 @@ Prepared prepareTarget(const LoadRequest& request, const Dataset& dataset) {
         }
         createPartitions(conn, request.table, request.tableOptions.partitionInterval, times);
     }
-    p.ledger = ledgerFor(conn, request.table);
-    adoptStrayLedgerRows(conn, p.ledger);
     forgetDroppedTables(conn);
     if (request.replace && !p.tableCreated) {
         conn.exec("TRUNCATE " + request.table.quoted(conn));

@@ -144,10 +144,7 @@ RunReport ReportRecorder::finish(const LoadSummary& summary) {
         }
         if (!conn.query("SELECT to_regclass($1)", {request_.table.quoted(conn)}).isNull(0, 0)) {
             const LedgerTarget ledger = ledgerFor(conn, request_.table);
-            r.ledgerRows = static_cast<std::uint64_t>(
-                conn.query("SELECT coalesce(sum(rows), 0) FROM " + ledger.table + " WHERE relid = $1::oid",
-                           {ledger.relid})
-                    .integer(0, 0));
+            r.ledgerRows = recordedRows(conn, ledger);
             // Counting a warehouse of billions of rows takes long: a minute at most, then say so.
             // Not at all after a cancel: the user asked to stop (or to quit), not to wait.
             if (summary.status == LoadStatus::Cancelled) {

@@ -2,10 +2,10 @@
 
 #include "util/Error.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -48,18 +48,23 @@ void writeFileAtomically(const fs::path& path, const std::string& content, fs::p
             throw Error("cannot create " + path.parent_path().string() + ": " + ec.message());
         }
     }
-    // A name of its own: two processes writing the same file at once must not write into one
-    // temporary file (the last rename wins with a whole file).
-    std::string name = path.string() + ".part-XXXXXX";
-    const int fd = ::mkostemp(name.data(), O_CLOEXEC);
+    // A name of its own: two processes (or threads) writing the same file at once must not write
+    // into one temporary file; the last rename wins with a whole file. Created with the
+    // permissions asked for, less the umask.
+    static std::atomic<unsigned> serial{0};
+    fs::path tmp;
+    int fd = -1;
+    for (int attempt = 0; fd < 0 && attempt < 100; ++attempt) {
+        tmp = path.string() + ".part-" + std::to_string(::getpid()) + "-" + std::to_string(serial++);
+        fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, static_cast<mode_t>(permissions));
+        if (fd < 0 && errno != EEXIST) {
+            break;
+        }
+    }
     if (fd < 0) {
-        throw Error("cannot write " + path.string() + ".part: " + systemErrorText(errno));
+        throw Error("cannot write " + tmp.string() + ": " + systemErrorText(errno));
     }
-    const fs::path tmp = name;
     int error = 0;
-    if (::fchmod(fd, static_cast<mode_t>(permissions)) != 0) {
-        error = errno;
-    }
     std::size_t written = 0;
     while (error == 0 && written < content.size()) {
         const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
