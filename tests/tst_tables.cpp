@@ -108,7 +108,7 @@ private slots:
         mover.exec("BEGIN");
         lockLedgerMove(mover, stale.relid);
         mover.exec("ALTER TABLE moving SET LOGGED");
-        moveLedgerRows(mover, LedgerTarget{stale.relid, false, "isobar.ledger"});
+        moveLedgerRows(mover, LedgerTarget::of(stale.relid, false));
         std::promise<void> connected;
         auto claimed = std::async(std::launch::async, [this, &stale, &unit, &connected] {
             Connection late = cluster_->connect();

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <functional>
 #include <iostream>
 #include <sstream>
 
@@ -271,18 +273,19 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
     stoppable() = false;
     // Every run leaves a report, also a failed or cancelled one.
     const RunReport report = recorder.finish(summary);
-    try {
-        std::cerr << "report: " << writeRunReport(report).string() << "\n";
-    } catch (const Error& e) {
-        std::cerr << "isobar-cli: warning: " << e.what() << "\n";
-    }
-    if (extraReport) {
+    const auto tell = [](const std::function<std::filesystem::path()>& write) {
         try {
-            writeReport(report, *extraReport);
-            std::cerr << "report: " << *extraReport << "\n";
+            std::cerr << "report: " << write().string() << "\n";
         } catch (const Error& e) {
             std::cerr << "isobar-cli: warning: " << e.what() << "\n";
         }
+    };
+    tell([&] { return writeRunReport(report); });
+    if (extraReport) {
+        tell([&] {
+            writeReport(report, *extraReport);
+            return std::filesystem::path(*extraReport);
+        });
     }
     switch (summary.status) {
     case LoadStatus::Completed:

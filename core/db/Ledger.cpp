@@ -33,11 +33,7 @@ LedgerTarget ledgerFor(Connection& conn, const TableName& table) {
     const Result r =
         conn.query("SELECT c.oid, c.relpersistence = 'u' FROM pg_class c WHERE c.oid = $1::regclass",
                    {table.quoted(conn)});
-    LedgerTarget target;
-    target.relid = r.text(0, 0);
-    target.unlogged = r.text(0, 1) == "t";
-    target.table = target.unlogged ? "isobar.ledger_unlogged" : "isobar.ledger";
-    return target;
+    return LedgerTarget::of(r.text(0, 0), r.text(0, 1) == "t");
 }
 
 void adoptStrayLedgerRows(Connection& conn, const LedgerTarget& target) {
@@ -83,10 +79,10 @@ bool claimUnit(Connection& conn, const LedgerTarget& target, const std::string& 
     // as the move left them: every run of the table claims in the same ledger, where the
     // primary key serialises them.
     conn.query(std::string("SELECT pg_advisory_xact_lock_shared(") + kMoveLockKey + ")", {target.relid});
-    LedgerTarget now = target;
-    now.unlogged = conn.query("SELECT relpersistence = 'u' FROM pg_class WHERE oid = $1::oid", {target.relid})
-                       .text(0, 0) == "t";
-    now.table = now.unlogged ? "isobar.ledger_unlogged" : "isobar.ledger";
+    const LedgerTarget now = LedgerTarget::of(
+        target.relid,
+        conn.query("SELECT relpersistence = 'u' FROM pg_class WHERE oid = $1::oid", {target.relid})
+                .text(0, 0) == "t");
     // A concurrent run claiming the same unit waits here for ours to end, then sees the conflict.
     // The other ledger is looked at too, in case the persistence changed outside Isobar.
     const Result r = conn.query(

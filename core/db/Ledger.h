@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <utility>
 
 namespace isobar {
 
@@ -16,6 +17,11 @@ struct LedgerTarget {
     std::string relid; // the target's OID, as text
     bool unlogged = false;
     std::string table; // isobar.ledger or isobar.ledger_unlogged
+
+    static LedgerTarget of(std::string relid, bool unlogged) {
+        return LedgerTarget{std::move(relid), unlogged,
+                            unlogged ? "isobar.ledger_unlogged" : "isobar.ledger"};
+    }
 };
 
 // Creates the ledger tables if missing (autocommitted; see ensureMetadataSchema).

@@ -287,7 +287,7 @@ void finishTable(Connection& conn, const TableName& table, TableType type, const
         conn.exec(kBeginReadCommitted);
         lockLedgerMove(conn, ledger.relid);
         conn.exec("ALTER TABLE " + qualified + " SET LOGGED");
-        moveLedgerRows(conn, LedgerTarget{ledger.relid, false, "isobar.ledger"});
+        moveLedgerRows(conn, LedgerTarget::of(ledger.relid, false));
         conn.exec("COMMIT");
         note("set " + table.display() + " LOGGED after the load (its ledger moved along)");
     }
