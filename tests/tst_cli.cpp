@@ -18,8 +18,8 @@ using test::runCli;
 namespace {
 
 // Every value of every step of a dataset, decoded, in step/row/column order per variable.
-std::array<std::vector<float>, kVariableCount> decodeAll(const Dataset& dataset) {
-    std::array<std::vector<float>, kVariableCount> out;
+PerVariable<std::vector<float>> decodeAll(const Dataset& dataset) {
+    PerVariable<std::vector<float>> out;
     const BandReader reader(dataset);
     RawUnit raw;
     DecodedBand band;
@@ -27,7 +27,7 @@ std::array<std::vector<float>, kVariableCount> decodeAll(const Dataset& dataset)
         const GridBox& box = dataset.geometries()[dataset.steps()[s].geometry].box;
         reader.fetch(s, 0, box.rows, raw);
         reader.decode(raw, band);
-        for (std::size_t v = 0; v < kVariableCount; ++v) {
+        for (std::size_t v = 0; v < variableCount(); ++v) {
             const std::size_t n = box.rows * box.cols;
             if (band.values[v] == nullptr) {
                 out[v].insert(out[v].end(), n, std::numeric_limits<float>::quiet_NaN());
@@ -136,7 +136,7 @@ private slots:
             {"cds-expver", "expver.nc", "CDS with expver dimension (ERA5 + ERA5T)"},
             {"ncar", "ncar", "NCAR RDA ds633.0"},
         };
-        std::map<QString, std::array<std::vector<float>, kVariableCount>> values;
+        std::map<QString, PerVariable<std::vector<float>>> values;
         for (const Case& c : cases) {
             // 07 UTC + 12 h is exactly one NCAR forecast window, so every layout covers the same hours.
             const CliRun run = runCli({"sample", "--out", dir_.filePath(c.out), "--hours", "12", "--region",
@@ -151,7 +151,7 @@ private slots:
             QCOMPARE(d.variables().size(), size_t{6});
             values[c.layout] = decodeAll(d);
         }
-        for (std::size_t v = 0; v < kVariableCount; ++v) {
+        for (std::size_t v = 0; v < variableCount(); ++v) {
             QCOMPARE(values["cds-2024-zip"][v], values["cds-2024"][v]);
             QCOMPARE(values["ncar"][v], values["cds-2024"][v]);
             QCOMPARE(values["cds-expver"][v], values["cds-legacy"][v]);

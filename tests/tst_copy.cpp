@@ -2,8 +2,8 @@
 
 #include "TestCluster.h"
 #include "copy/BinaryCopyBuffer.h"
-#include "copy/CopyStream.h"
 #include "copy/WeatherRowEncoder.h"
+#include "db/CopyStream.h"
 #include "util/Error.h"
 
 #include <QtTest>
@@ -193,7 +193,7 @@ private slots:
     // A whole weather row with NULLs and odd values, through the row encoder.
     void weatherRowMatchesServer() {
         Connection conn = cluster_->connect();
-        const GridGeometry grid = GridGeometry::fromAxes({-90.0, 90.0}, {359.75, 0.0, 180.0, -180.0});
+        const WeatherRowEncoder encoder(GridGeometry::fromAxes({-90.0, 90.0}, {359.75, 0.0, 180.0, -180.0}));
         // Eight rows (2 latitudes x 4 longitudes); only a few values matter, the rest are NULL.
         std::vector<float> t2m(8, std::numeric_limits<float>::quiet_NaN());
         std::vector<float> tp(8, -0.0f);
@@ -204,7 +204,7 @@ private slots:
         values[index(Variable::Tp)] = tp.data();
         BinaryCopyBuffer buffer(16);
         buffer.writeHeader();
-        encodeWeatherBand(grid, PgTimestamp{762'525'296'789'012LL}, 0, 2, values, buffer);
+        encoder.encode(PgTimestamp{762'525'296'789'012LL}, 0, 2, values, buffer);
         buffer.writeTrailer();
         const QByteArray actual(buffer.data(), static_cast<qsizetype>(buffer.size()));
 

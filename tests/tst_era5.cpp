@@ -2,11 +2,11 @@
 
 #include "Fixtures.h"
 #include "TestUtil.h"
+#include "domain/Grid.h"
 #include "era5/BandReader.h"
 #include "era5/ClassicHeader.h"
 #include "era5/Dataset.h"
 #include "era5/Era5File.h"
-#include "era5/Grid.h"
 #include "era5/TimeUnits.h"
 #include "era5/ValueDecoder.h"
 #include "util/Error.h"

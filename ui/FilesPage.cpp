@@ -93,8 +93,8 @@ FilesPage::FilesPage(QWidget* parent)
 
     auto* variables = new QGroupBox(tr("Variables to load (the columns of the others stay NULL)"));
     auto* grid = new QGridLayout(variables);
-    for (std::size_t i = 0; i < kVariableCount; ++i) {
-        const VariableSpec& v = kVariables[i];
+    for (std::size_t i = 0; i < variableCount(); ++i) {
+        const VariableSpec& v = variableCatalog()[i];
         auto* box = new QCheckBox(
             QStringLiteral("%1  %2").arg(q(std::string(v.shortName)), q(std::string(v.longName))));
         box->setChecked(true);
@@ -222,8 +222,8 @@ void FilesPage::dropEvent(QDropEvent* event) {
 std::vector<Variable> FilesPage::chosenVariables() const {
     const auto present = model_->presentVariables();
     std::vector<Variable> out;
-    for (std::size_t i = 0; i < kVariableCount; ++i) {
-        const auto v = static_cast<Variable>(i);
+    for (std::size_t i = 0; i < variableCount(); ++i) {
+        const auto v = Variable(i);
         if (boxes_[i]->isChecked() && present.count(v) > 0) {
             out.push_back(v);
         }
@@ -253,9 +253,9 @@ AllMissingPolicy FilesPage::allMissing() const {
 
 void FilesPage::save(QSettings& s) const {
     QStringList unticked;
-    for (std::size_t i = 0; i < kVariableCount; ++i) {
+    for (std::size_t i = 0; i < variableCount(); ++i) {
         if (!boxes_[i]->isChecked()) {
-            unticked << q(std::string(kVariables[i].shortName));
+            unticked << q(std::string(variableCatalog()[i].shortName));
         }
     }
     s.setValue(QStringLiteral("files/unticked"), unticked);
@@ -267,8 +267,8 @@ void FilesPage::save(QSettings& s) const {
 
 void FilesPage::restore(QSettings& s) {
     const QStringList unticked = s.value(QStringLiteral("files/unticked")).toStringList();
-    for (std::size_t i = 0; i < kVariableCount; ++i) {
-        boxes_[i]->setChecked(!unticked.contains(q(std::string(kVariables[i].shortName))));
+    for (std::size_t i = 0; i < variableCount(); ++i) {
+        boxes_[i]->setChecked(!unticked.contains(q(std::string(variableCatalog()[i].shortName))));
     }
     offGrid_->setCurrentIndex(s.value(QStringLiteral("files/offGrid"), 0).toInt());
     product_->setCurrentIndex(s.value(QStringLiteral("files/product"), 0).toInt());
@@ -278,13 +278,13 @@ void FilesPage::restore(QSettings& s) {
 
 void FilesPage::updateSummary() {
     const auto present = model_->presentVariables();
-    for (std::size_t i = 0; i < kVariableCount; ++i) {
-        const bool has = present.count(static_cast<Variable>(i)) > 0;
+    for (std::size_t i = 0; i < variableCount(); ++i) {
+        const bool has = present.count(Variable(i)) > 0;
         boxes_[i]->setEnabled(has);
         boxes_[i]->setToolTip(
             has ? tr("Column %1 (%2)")
-                      .arg(q(std::string(kVariables[i].column)), conversionText(kVariables[i]))
-                : tr("None of the files has %1").arg(q(std::string(kVariables[i].shortName))));
+                      .arg(q(std::string(variableCatalog()[i].column)), conversionText(variableCatalog()[i]))
+                : tr("None of the files has %1").arg(q(std::string(variableCatalog()[i].shortName))));
     }
     const int files = model_->rowCount();
     const auto loadable = model_->loadableFiles().size();

@@ -49,7 +49,7 @@ public:
     void save(QSettings& settings) const;
     void restore(QSettings& settings);
 
-    QCheckBox* variableBox(Variable v) const { return boxes_[static_cast<std::size_t>(v)]; }
+    QCheckBox* variableBox(Variable v) const { return boxes_[v.index()]; }
     QComboBox* offGridBox() const { return offGrid_; }
     QTableView* view() const { return view_; }
     QLabel* summaryLabel() const { return summary_; }
@@ -72,7 +72,7 @@ private:
     QTextBrowser* details_;
     QLabel* summary_;
     QPushButton* remove_;
-    std::array<QCheckBox*, kVariableCount> boxes_{};
+    PerVariable<QCheckBox*> boxes_{};
     QComboBox* offGrid_;
     QComboBox* product_;
     QComboBox* gridStep_;

@@ -240,9 +240,9 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
         std::stringstream in(*list);
         std::string item;
         while (std::getline(in, item, ',')) {
-            auto v = conventions::matchVariable(item, "");
-            for (const auto& s : kVariables) {
-                v = v ? v : (item == s.column ? std::optional<Variable>(s.variable) : std::nullopt);
+            auto v = findVariable(item);
+            for (Variable c : allVariables()) {
+                v = v ? v : (item == spec(c).column ? std::optional<Variable>(c) : std::nullopt);
             }
             if (!v) {
                 throw UsageError{"--variables: '" + item + "' is none of t2m, u10, v10, tcc, tp, sf"};

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "copy/PgTypes.h"
+#include "domain/Timestamp.h"
 
 #include <bit>
 #include <cstddef>

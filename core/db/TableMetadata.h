@@ -1,7 +1,6 @@
 #pragma once
 
 #include "db/Connection.h"
-#include "era5/Grid.h"
 
 #include <string>
 

@@ -2,7 +2,7 @@
 
 #include "db/TableMetadata.h"
 #include "db/WeatherSchema.h"
-#include "era5/TimeUnits.h"
+#include "domain/Timestamp.h"
 #include "util/Error.h"
 
 #include <algorithm>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "copy/PgTypes.h"
 #include "db/Connection.h"
 #include "db/Ledger.h"
+#include "domain/Timestamp.h"
 
 #include <functional>
 #include <optional>

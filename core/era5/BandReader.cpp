@@ -5,16 +5,6 @@
 
 namespace isobar {
 
-namespace {
-constexpr std::int64_t kMicrosPerHour = 3'600'000'000LL;
-
-// Hour of day (UTC) of a timestamp.
-int hourOfDay(PgTimestamp t) {
-    const std::int64_t hours = (t.micros / kMicrosPerHour) % 24;
-    return static_cast<int>(hours < 0 ? hours + 24 : hours);
-}
-} // namespace
-
 BandReader::BandReader(const Dataset& dataset)
     : dataset_(dataset) {
     for (std::uint32_t f = 0; f < dataset.files().size(); ++f) {
@@ -52,14 +42,14 @@ void BandReader::fetch(std::size_t stepIndex, std::size_t row0, std::size_t rows
     unit.row0 = row0;
     unit.rows = rows;
     unit.pieces.clear();
-    for (std::size_t v = 0; v < kVariableCount; ++v) {
+    for (std::size_t v = 0; v < variableCount(); ++v) {
         const auto& source = step.sources[v];
         if (!source) {
             continue;
         }
-        const auto variable = static_cast<Variable>(v);
+        const auto variable = Variable(v);
         fetchSource(*source, variable, false, row0, rows, unit);
-        if (dataset_.variableOf(*source).accumulatedSinceMidnight && hourOfDay(step.time) != 1 &&
+        if (dataset_.variableOf(*source).accumulatedSinceMidnight && needsPreviousHour(step.time) &&
             step.previous[v]) {
             fetchSource(*step.previous[v], variable, true, row0, rows, unit);
         }
@@ -99,16 +89,16 @@ void BandReader::decode(const RawUnit& unit, DecodedBand& out) const {
     const DatasetStep& step = dataset_.steps()[unit.step];
     const std::size_t cols = dataset_.geometries()[step.geometry].box.cols;
     const std::size_t n = unit.rows * cols;
-    out.values = {};
-    for (std::size_t v = 0; v < kVariableCount; ++v) {
+    std::fill(out.values.begin(), out.values.end(), nullptr);
+    for (std::size_t v = 0; v < variableCount(); ++v) {
         if (!step.sources[v]) {
             continue;
         }
-        const auto variable = static_cast<Variable>(v);
+        const auto variable = Variable(v);
         auto& column = out.columns[v];
         column.resize(n);
         decodePieces(unit, variable, false, cols, column.data(), out.scratch);
-        if (dataset_.variableOf(*step.sources[v]).accumulatedSinceMidnight && hourOfDay(step.time) != 1) {
+        if (dataset_.variableOf(*step.sources[v]).accumulatedSinceMidnight && needsPreviousHour(step.time)) {
             // ERA5-Land: the amount of this hour is this value minus the one an hour earlier (the
             // 01 UTC value is the first hour's amount as it is). Tiny negative differences are
             // packing noise: no precipitation falls upwards.

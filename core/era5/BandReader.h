@@ -1,6 +1,6 @@
 #pragma once
 
-#include "copy/WeatherRowEncoder.h"
+#include "domain/Band.h"
 #include "era5/Dataset.h"
 #include "era5/ValueDecoder.h"
 
@@ -28,7 +28,7 @@ struct RawUnit {
 
 // Decoded values of one band: per variable rows x cols floats in table units (NaN = NULL).
 struct DecodedBand {
-    std::array<std::vector<float>, kVariableCount> columns;
+    PerVariable<std::vector<float>> columns;
     std::vector<float> scratch;
     std::vector<float> previous;
     BandValues values{}; // pointers into columns, nullptr for variables without a source

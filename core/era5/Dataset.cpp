@@ -19,8 +19,6 @@ namespace isobar {
 
 namespace {
 
-constexpr std::int64_t kMicrosPerHour = 3'600'000'000LL;
-
 bool isEra5Label(const std::string& expver) {
     try {
         return !expver.empty() && std::stoi(expver) == 1;
@@ -282,7 +280,7 @@ private:
 
     void collectSteps() {
         // (time, variable) -> every file step that provides it.
-        std::map<std::int64_t, std::array<std::vector<SourceRef>, kVariableCount>> byTime;
+        std::map<std::int64_t, PerVariable<std::vector<SourceRef>>> byTime;
         for (std::uint32_t f = 0; f < d_.files_.size(); ++f) {
             const Era5File& file = d_.files_[f];
             for (std::uint32_t s = 0; s < file.steps().size(); ++s) {
@@ -298,14 +296,13 @@ private:
             step.time = PgTimestamp{micros};
             std::optional<std::uint32_t> geometry;
             std::uint32_t geometrySource = 0;
-            for (std::size_t v = 0; v < kVariableCount; ++v) {
+            for (std::size_t v = 0; v < variableCount(); ++v) {
                 const auto& candidates = slots[v];
                 if (candidates.empty()) {
                     continue;
                 }
-                const SourceRef chosen = candidates.size() == 1
-                                             ? candidates.front()
-                                             : resolve(static_cast<Variable>(v), step.time, candidates);
+                const SourceRef chosen =
+                    candidates.size() == 1 ? candidates.front() : resolve(Variable(v), step.time, candidates);
                 const std::uint32_t g = geometryFor(chosen.file);
                 if (geometry && *geometry != g) {
                     const Era5File& a = d_.files_[geometrySource];
@@ -318,7 +315,7 @@ private:
                 geometry = g;
                 geometrySource = chosen.file;
                 step.sources[v] = chosen;
-                present.insert(static_cast<Variable>(v));
+                present.insert(Variable(v));
             }
             step.geometry = *geometry;
             d_.rows_ += static_cast<std::uint64_t>(d_.geometries_[step.geometry].box.rows) *
@@ -344,15 +341,14 @@ private:
         for (std::size_t i = 0; i < d_.steps_.size(); ++i) {
             stepAt[d_.steps_[i].time.micros] = i;
         }
-        std::array<std::size_t, kVariableCount> gaps{};
+        PerVariable<std::size_t> gaps{};
         for (DatasetStep& step : d_.steps_) {
-            for (std::size_t v = 0; v < kVariableCount; ++v) {
+            for (std::size_t v = 0; v < variableCount(); ++v) {
                 if (!step.sources[v] || !d_.variableOf(*step.sources[v]).accumulatedSinceMidnight) {
                     continue;
                 }
-                const std::int64_t hour = ((step.time.micros / kMicrosPerHour) % 24 + 24) % 24;
-                if (hour == 1) {
-                    continue; // the first hour of the day's accumulation is an hourly amount already
+                if (!needsPreviousHour(step.time)) {
+                    continue;
                 }
                 const auto it = stepAt.find(step.time.micros - kMicrosPerHour);
                 if (it != stepAt.end() && d_.steps_[it->second].sources[v] &&
@@ -363,10 +359,10 @@ private:
                 }
             }
         }
-        for (std::size_t v = 0; v < kVariableCount; ++v) {
+        for (std::size_t v = 0; v < variableCount(); ++v) {
             if (gaps[v] > 0) {
                 d_.notes_.push_back(
-                    std::string(spec(static_cast<Variable>(v)).shortName) + ": " + std::to_string(gaps[v]) +
+                    std::string(spec(Variable(v)).shortName) + ": " + std::to_string(gaps[v]) +
                     " hour(s) cannot be turned into hourly amounts because the hour before is not "
                     "in the files; loaded as NULL");
             }
@@ -418,8 +414,8 @@ void Dataset::keepOnly(const std::vector<Variable>& wanted) {
         return;
     }
     for (DatasetStep& step : steps_) {
-        for (std::size_t v = 0; v < kVariableCount; ++v) {
-            if (std::find(kept.begin(), kept.end(), static_cast<Variable>(v)) == kept.end()) {
+        for (std::size_t v = 0; v < variableCount(); ++v) {
+            if (std::find(kept.begin(), kept.end(), Variable(v)) == kept.end()) {
                 step.sources[v].reset();
                 step.previous[v].reset();
             }

@@ -31,10 +31,10 @@ struct DatasetGeometry {
 struct DatasetStep {
     PgTimestamp time;
     std::uint32_t geometry = 0;
-    std::array<std::optional<SourceRef>, kVariableCount> sources;
+    PerVariable<std::optional<SourceRef>> sources;
     // For ERA5-Land accumulations: the same variable one hour earlier (none: cannot be turned into
     // an hourly amount, loaded as NULL).
-    std::array<std::optional<SourceRef>, kVariableCount> previous;
+    PerVariable<std::optional<SourceRef>> previous;
 };
 
 // The files behind the paths a user gives: a directory stands for the NetCDF files in it (*.nc,

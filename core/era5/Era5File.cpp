@@ -18,16 +18,6 @@ namespace isobar {
 
 using namespace conventions;
 
-std::string GridBox::describe(const GlobalGrid& grid) const {
-    const double north = grid.latitudeOf(northRow);
-    const double south = grid.latitudeOf(northRow - static_cast<std::int32_t>(rows) + 1);
-    const double west = grid.longitudeOf(westColumn);
-    const double east =
-        grid.longitudeOf((westColumn + static_cast<std::int32_t>(cols) - 1) % grid.longitudes());
-    return "lat " + number(north) + ".." + number(south) + ", lon " + number(west) + ".." + number(east) +
-           " (" + std::to_string(rows) + " x " + std::to_string(cols) + " points)";
-}
-
 // Does the detective work of Era5File::open, one concern per method.
 
 Era5File Era5File::open(const std::filesystem::path& path, const OpenOptions& options,
@@ -37,7 +27,8 @@ Era5File Era5File::open(const std::filesystem::path& path, const OpenOptions& op
     file.name_ = displayName.empty() ? path.string() : displayName;
     std::error_code ec;
     const auto size = std::filesystem::file_size(path, ec);
-    file.identity_ = std::filesystem::path(file.name_).filename().string() + ":" + std::to_string(ec ? 0 : size);
+    file.identity_ =
+        std::filesystem::path(file.name_).filename().string() + ":" + std::to_string(ec ? 0 : size);
     {
         // Inspected with a handle of its own, closed again at once: reads reopen it on demand.
         const NetcdfHandle handle = NetcdfHandle::open(path, displayName);

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "copy/PgTypes.h"
-#include "era5/Grid.h"
+#include "domain/Grid.h"
+#include "domain/Timestamp.h"
+#include "domain/Variable.h"
 #include "era5/Netcdf.h"
-#include "era5/Variable.h"
 #include "util/Error.h"
 
 #include <cstdint>
@@ -106,19 +106,6 @@ struct ColumnRun {
     std::size_t boxCol = 0;
     std::size_t length = 0;
     int step = 1;
-};
-
-// The part of the global grid a file covers: rows from north to south, columns from west to east
-// (wrapping at the date line).
-struct GridBox {
-    std::int32_t northRow = 0; // global latitude index of the first (northernmost) row
-    std::size_t rows = 0;
-    std::int32_t westColumn = 0; // global longitude index of the first (westernmost) column
-    std::size_t cols = 0;
-
-    friend bool operator==(const GridBox&, const GridBox&) = default;
-    // "70..30 N x -30..10 E (161 x 161 points)"
-    std::string describe(const GlobalGrid& grid) const;
 };
 
 // An opened ERA5 surface file: layout, grid, time axis and the target variables it holds. Detects

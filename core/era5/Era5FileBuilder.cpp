@@ -102,7 +102,7 @@ void Era5FileBuilder::findTargetVariables() {
             continue;
         }
         const std::string longName = text(v, "long_name").value_or("");
-        auto target = matchVariable(name, longName);
+        auto target = findVariable(name, longName);
         if (!target) {
             if (const auto standard = text(v, "standard_name");
                 standard && lower(*standard) == "cloud_area_fraction") {

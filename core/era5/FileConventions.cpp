@@ -19,20 +19,6 @@ bool contains(const std::string& haystack, const char* needle) {
     return haystack.find(needle) != std::string::npos;
 }
 
-// Coordinates and spacings as people write them: 55.695, not 55.69499969 (the float32 the file holds).
-std::string number(double v) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.6f", v);
-    std::string s = buf;
-    while (!s.empty() && s.back() == '0') {
-        s.pop_back();
-    }
-    if (!s.empty() && s.back() == '.') {
-        s.pop_back();
-    }
-    return s == "-0" ? "0" : s;
-}
-
 // Variables that describe the data rather than being data: never "ignored variables".
 bool isAuxiliary(const std::string& name) {
     static const std::set<std::string> aux = {"number",
@@ -51,24 +37,6 @@ bool isAuxiliary(const std::string& name) {
     return aux.count(lower(name)) > 0;
 }
 
-std::optional<Variable> matchVariable(const std::string& name, const std::string& longName) {
-    const std::string n = lower(name);
-    const std::string ln = lower(longName);
-    for (const auto& s : kVariables) {
-        if (n == s.shortName || (!ln.empty() && ln == lower(std::string(s.longName)))) {
-            return s.variable;
-        }
-    }
-    for (const auto& s : kVariables) {
-        for (std::string_view alias : s.aliases) {
-            if (!alias.empty() && (n == alias || ln == alias)) {
-                return s.variable;
-            }
-        }
-    }
-    return std::nullopt;
-}
-
 // The conversion for a variable given the units its file declares, or an error naming both.
 Conversion conversionFor(Variable v, const std::string& unitsText, const std::string& file,
                          const std::string& varName) {
@@ -79,8 +47,8 @@ Conversion conversionFor(Variable v, const std::string& unitsText, const std::st
                     std::string(spec(v).shortName) + " is expected in " + std::string(spec(v).fileUnits) +
                     " (or a unit Isobar converts from); refusing to guess");
     };
-    switch (v) {
-    case Variable::T2m:
+    switch (spec(v).quantity) {
+    case Quantity::Temperature:
         if (u == "k" || u == "kelvin" || u == "degk" || u == "degrees_kelvin") {
             return Conversion::KelvinToCelsius;
         }
@@ -89,14 +57,13 @@ Conversion conversionFor(Variable v, const std::string& unitsText, const std::st
             return Conversion::None;
         }
         return refuse();
-    case Variable::U10:
-    case Variable::V10:
+    case Quantity::Speed:
         if (u == "ms**-1" || u == "m/s" || u == "ms-1" || u == "ms^-1" || u == "m.s-1" ||
             u == "meterspersecond") {
             return Conversion::None;
         }
         return refuse();
-    case Variable::Tcc:
+    case Quantity::Fraction:
         if (u.empty() || u == "(0-1)" || u == "1" || u == "0-1" || u == "fraction" || u == "dimensionless" ||
             u == "~") {
             return Conversion::None;
@@ -105,8 +72,7 @@ Conversion conversionFor(Variable v, const std::string& unitsText, const std::st
             return Conversion::PercentToFraction;
         }
         return refuse();
-    case Variable::Tp:
-    case Variable::Sf:
+    case Quantity::WaterDepth:
         if (u == "m" || u == "mofwaterequivalent" || u == "metres" || u == "meters" || u == "mday**-1" ||
             u == "m/day") {
             return Conversion::MetresToMillimetres;

@@ -2,7 +2,8 @@
 
 // Naming and unit conventions of ERA5 files, shared by the Era5File readers. Not a public API.
 
-#include "era5/Variable.h"
+#include "domain/Variable.h"
+#include "util/Format.h"
 
 #include <netcdf.h>
 
@@ -13,11 +14,11 @@ namespace isobar::conventions {
 
 std::string lower(std::string s);
 bool contains(const std::string& haystack, const char* needle);
-// Coordinates and spacings as people write them: 55.695, not 55.69499969 (the float32 the file holds).
-std::string number(double v);
+inline std::string number(double v) {
+    return formatCoordinate(v);
+}
 // Variables that describe the data rather than being data: never "ignored variables".
 bool isAuxiliary(const std::string& name);
-std::optional<Variable> matchVariable(const std::string& name, const std::string& longName);
 // The conversion for a variable given the units its file declares, or an error naming both.
 Conversion conversionFor(Variable v, const std::string& unitsText, const std::string& file,
                          const std::string& varName);

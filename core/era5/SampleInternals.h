@@ -2,7 +2,7 @@
 
 // Shared by the synthetic sample writers (SampleWriter.cpp, SampleLayouts.cpp); not a public API.
 
-#include "era5/Variable.h"
+#include "domain/Variable.h"
 
 #include <array>
 #include <cstdint>
@@ -25,7 +25,7 @@ class SyntheticWeather {
 public:
     SyntheticWeather(std::uint64_t seed, const Grid& grid);
     // All six variables at one hour (hours since 1900-01-01), row-major.
-    void fill(std::int64_t hour1900, std::array<std::vector<double>, kVariableCount>& out) const;
+    void fill(std::int64_t hour1900, PerVariable<std::vector<double>>& out) const;
     std::uint64_t seed() const noexcept { return seed_; }
 
 private:

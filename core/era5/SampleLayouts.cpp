@@ -32,29 +32,10 @@ struct Packing {
     }
 };
 
-constexpr std::array<Packing, kVariableCount> kPacking{{
-    {180.0, 335.0}, // t2m, K
-    {-40.0, 40.0},  // u10, m/s
-    {-40.0, 40.0},  // v10, m/s
-    {0.0, 1.0},     // tcc
-    {0.0, 0.05},    // tp, m
-    {0.0, 0.02},    // sf, m of water equivalent
-}};
-
-// GRIB parameter ids and NCAR names of the six variables.
-struct Codes {
-    int param;
-    const char* grib;
-    const char* ncar;
-};
-constexpr std::array<Codes, kVariableCount> kCodes{{
-    {167, "2t", "VAR_2T"},
-    {165, "10u", "VAR_10U"},
-    {166, "10v", "VAR_10V"},
-    {164, "tcc", "TCC"},
-    {228, "tp", "TP"},
-    {144, "sf", "SF"},
-}};
+// Packed over the range where the variable's values usually lie.
+Packing packingOf(const VariableSpec& s) {
+    return Packing{s.typicalMin, s.typicalMax};
+}
 
 // All netcdf-c calls of one file happen under the library lock, on this thread.
 class Writer {
@@ -139,11 +120,12 @@ void writeClassic(const std::filesystem::path& path, const Job& job, bool expver
     w.text(vTime, "units", "hours since 1900-01-01 00:00:00.0");
     w.text(vTime, "long_name", "time");
     w.text(vTime, "calendar", "gregorian");
-    std::array<int, kVariableCount> ids{};
+    PerVariable<int> ids{};
     const std::vector<int> dims =
         expverDimension ? std::vector<int>{dTime, dExpver, dLat, dLon} : std::vector<int>{dTime, dLat, dLon};
-    for (const auto& s : kVariables) {
-        const Packing& p = kPacking[index(s.variable)];
+    for (Variable v : allVariables()) {
+        const VariableSpec& s = spec(v);
+        const Packing p = packingOf(s);
         const int id = w.var(std::string(s.shortName).c_str(), NC_SHORT, dims);
         w.number(id, "scale_factor", p.scale());
         w.number(id, "add_offset", p.offset());
@@ -152,7 +134,7 @@ void writeClassic(const std::filesystem::path& path, const Job& job, bool expver
                 "cannot write missing_value");
         w.text(id, "units", std::string(s.fileUnits));
         w.text(id, "long_name", std::string(s.longName));
-        ids[index(s.variable)] = id;
+        ids[v] = id;
     }
     const std::string layout = expverDimension ? "a CDS download mixing ERA5 and ERA5T (expver dimension)"
                                                : "a classic Copernicus CDS (grib_to_netcdf)";
@@ -178,7 +160,7 @@ void writeClassic(const std::filesystem::path& path, const Job& job, bool expver
     // as ERA5.
     const int tail = std::max(1, job.hours / 3);
     const int overlap = job.hours - tail - 1;
-    std::array<std::vector<double>, kVariableCount> values;
+    PerVariable<std::vector<double>> values;
     std::vector<std::int16_t> packed(nlat * nlon);
     const std::vector<std::int16_t> missing(nlat * nlon, kFill);
     for (int h = 0; h < job.hours; ++h) {
@@ -187,9 +169,9 @@ void writeClassic(const std::filesystem::path& path, const Job& job, bool expver
         const size_t hIndex = static_cast<size_t>(h);
         const auto hourValue = static_cast<int>(job.firstHour1900 + h);
         w.check(nc_put_var1_int(w.id(), vTime, &hIndex, &hourValue), "cannot write time");
-        for (size_t v = 0; v < kVariableCount; ++v) {
+        for (size_t v = 0; v < variableCount(); ++v) {
             for (size_t k = 0; k < packed.size(); ++k) {
-                packed[k] = kPacking[v].pack(values[v][k]);
+                packed[k] = packingOf(variableCatalog()[v]).pack(values[v][k]);
             }
             if (!expverDimension) {
                 const size_t start[3] = {hIndex, 0, 0};
@@ -258,7 +240,7 @@ void writeCf2024(const std::filesystem::path& path, const Job& job, const std::v
         w.check(nc_def_var_chunking(w.id(), id, NC_CHUNKED, chunks), "cannot set chunking");
         w.check(nc_def_var_deflate(w.id(), id, 1, 1, 1), "cannot set compression");
         w.check(nc_put_att_float(w.id(), id, "_FillValue", NC_FLOAT, 1, &nanf), "cannot write _FillValue");
-        const long long param = kCodes[index(v)].param;
+        const long long param = s.paramId;
         w.check(nc_put_att_longlong(w.id(), id, "GRIB_paramId", NC_INT64, 1, &param),
                 "cannot write an attribute");
         w.text(id, "GRIB_dataType", s.accumulated ? "fc" : "an");
@@ -266,7 +248,7 @@ void writeCf2024(const std::filesystem::path& path, const Job& job, const std::v
         w.text(id, "GRIB_gridType", "regular_ll");
         w.number(id, "GRIB_iDirectionIncrementInDegrees", 0.25);
         w.number(id, "GRIB_jDirectionIncrementInDegrees", 0.25);
-        w.text(id, "GRIB_shortName", kCodes[index(v)].grib);
+        w.text(id, "GRIB_shortName", std::string(s.gribName));
         w.text(id, "GRIB_name", std::string(s.longName));
         w.text(id, "GRIB_units", std::string(s.fileUnits));
         w.text(id, "long_name", std::string(s.longName));
@@ -290,7 +272,7 @@ void writeCf2024(const std::filesystem::path& path, const Job& job, const std::v
     w.check(nc_put_var_longlong(w.id(), vNumber, &zero), "cannot write number");
     w.check(nc_put_var_double(w.id(), vLat, job.grid.latitudes.data()), "cannot write latitudes");
     w.check(nc_put_var_double(w.id(), vLon, job.grid.longitudes.data()), "cannot write longitudes");
-    std::array<std::vector<double>, kVariableCount> values;
+    PerVariable<std::vector<double>> values;
     std::vector<float> data(nlat * nlon);
     for (size_t h = 0; h < hours; ++h) {
         checkStop(job);
@@ -337,14 +319,14 @@ std::vector<std::filesystem::path> writeNcar(const std::filesystem::path& dir, c
     const std::int64_t last = inits.back() + 12;
     const auto analysisHours = static_cast<size_t>(last - first + 1);
     std::vector<std::filesystem::path> written;
-    std::array<std::vector<double>, kVariableCount> values;
+    PerVariable<std::vector<double>> values;
     std::vector<float> data(nlat * nlon);
     const std::string range = yyyymmddhh(first) + "_" + yyyymmddhh(last);
-    for (const auto& s : kVariables) {
-        const Codes& code = kCodes[index(s.variable)];
+    for (Variable v : allVariables()) {
+        const VariableSpec& s = spec(v);
         char name[160];
         std::snprintf(name, sizeof name, "e5.oper.%s.128_%03d_%s.ll025sc.%s.nc",
-                      s.accumulated ? "fc.sfc.accumu" : "an.sfc", code.param, code.grib,
+                      s.accumulated ? "fc.sfc.accumu" : "an.sfc", s.paramId, std::string(s.gribName).c_str(),
                       s.accumulated ? (yyyymmddhh(inits.front()) + "_" + yyyymmddhh(inits.back())).c_str()
                                     : range.c_str());
         const std::filesystem::path final = dir / name;
@@ -377,7 +359,7 @@ std::vector<std::filesystem::path> writeNcar(const std::filesystem::path& dir, c
             w.text(vUtc, "units", "Gregorian_year month day hour");
             const std::vector<int> dims = s.accumulated ? std::vector<int>{dTime, dHour, dLat, dLon}
                                                         : std::vector<int>{dTime, dLat, dLon};
-            const int id = w.var(code.ncar, NC_FLOAT, dims);
+            const int id = w.var(std::string(s.ncarName).c_str(), NC_FLOAT, dims);
             std::vector<size_t> chunks(dims.size(), 1);
             chunks[dims.size() - 2] = nlat;
             chunks[dims.size() - 1] = nlon;
@@ -388,7 +370,7 @@ std::vector<std::filesystem::path> writeNcar(const std::filesystem::path& dir, c
             w.check(nc_put_att_float(w.id(), id, "missing_value", NC_FLOAT, 1, &kNcarMissing),
                     "cannot write missing_value");
             w.text(id, "long_name", std::string(s.longName));
-            w.text(id, "short_name", code.grib);
+            w.text(id, "short_name", std::string(s.gribName));
             w.text(id, "units", std::string(s.fileUnits));
             w.text(NC_GLOBAL, "DATA_SOURCE", "SYNTHETIC - written by Isobar, not ECMWF data");
             w.text(NC_GLOBAL, "NETCDF_CONVERSION",
@@ -416,7 +398,7 @@ std::vector<std::filesystem::path> writeNcar(const std::filesystem::path& dir, c
                 for (size_t h = 0; h < (s.accumulated ? 12u : 1u); ++h) {
                     const std::int64_t valid = s.accumulated ? base + static_cast<std::int64_t>(h) + 1 : base;
                     job.weather.fill(valid, values);
-                    const auto& src = values[index(s.variable)];
+                    const auto& src = values[v];
                     std::transform(src.begin(), src.end(), data.begin(),
                                    [](double x) { return static_cast<float>(x); });
                     std::vector<size_t> start(dims.size(), 0);

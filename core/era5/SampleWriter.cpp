@@ -47,8 +47,7 @@ SyntheticWeather::SyntheticWeather(std::uint64_t seed, const Grid& grid)
     }
 }
 
-void SyntheticWeather::fill(std::int64_t hour1900,
-                            std::array<std::vector<double>, kVariableCount>& out) const {
+void SyntheticWeather::fill(std::int64_t hour1900, PerVariable<std::vector<double>>& out) const {
     const std::size_t nlat = grid_.latitudes.size();
     const std::size_t nlon = grid_.longitudes.size();
     for (auto& v : out) {

@@ -60,18 +60,6 @@ std::int64_t unitFor(const std::string& unit) {
 
 } // namespace
 
-std::int64_t daysFromCivil(std::int64_t year, unsigned month, unsigned day) {
-    // Shift the year to start in March so the leap day is the last day of the "year"; then count
-    // 400-year eras of 146097 days.
-    year -= month <= 2 ? 1 : 0;
-    const std::int64_t era = (year >= 0 ? year : year - 399) / 400;
-    const auto yearOfEra = static_cast<std::int64_t>(year - era * 400);
-    const std::int64_t monthFromMarch = month > 2 ? month - 3 : month + 9;
-    const std::int64_t dayOfYear = (153 * monthFromMarch + 2) / 5 + day - 1;
-    const std::int64_t dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear;
-    return era * 146097 + dayOfEra - 719468;
-}
-
 TimeUnits TimeUnits::parse(std::string_view unitsText, std::string_view calendarText) {
     const std::string units = lower(trim(unitsText));
     const auto fail = [&](const std::string& why) -> TimeUnits {
@@ -230,45 +218,6 @@ std::optional<PgTimestamp> timestampFromDateNumber(double value) {
 PgTimestamp TimeUnits::fromDouble(double value) const {
     const double offset = value * static_cast<double>(unitMicros_);
     return PgTimestamp{reference_.micros + static_cast<std::int64_t>(std::llround(offset))};
-}
-
-std::string formatTimestamp(PgTimestamp t) {
-    const std::int64_t unixMicros = unixMicrosFromPgTimestamp(t);
-    std::int64_t seconds = unixMicros / kMicrosPerSecond;
-    std::int64_t micros = unixMicros % kMicrosPerSecond;
-    if (micros < 0) {
-        micros += kMicrosPerSecond;
-        seconds -= 1;
-    }
-    std::int64_t days = seconds / 86400;
-    std::int64_t secOfDay = seconds % 86400;
-    if (secOfDay < 0) {
-        secOfDay += 86400;
-        days -= 1;
-    }
-    // Inverse of daysFromCivil.
-    const std::int64_t z = days + 719468;
-    const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const std::int64_t doe = z - era * 146097;
-    const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const std::int64_t mp = (5 * doy + 2) / 153;
-    const std::int64_t d = doy - (153 * mp + 2) / 5 + 1;
-    const std::int64_t m = mp < 10 ? mp + 3 : mp - 9;
-    const std::int64_t y = yoe + era * 400 + (m <= 2 ? 1 : 0);
-    char buf[64];
-    if (micros != 0) {
-        std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lld %02lld:%02lld:%02lld.%06lld+00",
-                      static_cast<long long>(y), static_cast<long long>(m), static_cast<long long>(d),
-                      static_cast<long long>(secOfDay / 3600), static_cast<long long>(secOfDay / 60 % 60),
-                      static_cast<long long>(secOfDay % 60), static_cast<long long>(micros));
-    } else {
-        std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lld %02lld:%02lld:%02lld+00",
-                      static_cast<long long>(y), static_cast<long long>(m), static_cast<long long>(d),
-                      static_cast<long long>(secOfDay / 3600), static_cast<long long>(secOfDay / 60 % 60),
-                      static_cast<long long>(secOfDay % 60));
-    }
-    return buf;
 }
 
 } // namespace isobar

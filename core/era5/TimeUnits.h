@@ -1,6 +1,6 @@
 #pragma once
 
-#include "copy/PgTypes.h"
+#include "domain/Timestamp.h"
 
 #include <cstdint>
 #include <optional>
@@ -8,9 +8,6 @@
 #include <string_view>
 
 namespace isobar {
-
-// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (negative before).
-std::int64_t daysFromCivil(std::int64_t year, unsigned month, unsigned day);
 
 // A CF time coordinate's meaning: "<unit> since <reference date-time>" in a given calendar.
 // Values convert exactly (integer arithmetic) to PostgreSQL timestamps in UTC.
@@ -44,8 +41,5 @@ std::optional<PgTimestamp> timestampFromDateNumber(double value);
 // The length of the unit of a duration coordinate ("hour", "hours", "h", "minutes", "s", ...), in
 // microseconds; 0 when unknown.
 std::int64_t durationUnitMicros(std::string_view unit);
-
-// "2024-01-01 00:00:00+00" (UTC, ISO 8601 with a space), for messages and reports.
-std::string formatTimestamp(PgTimestamp t);
 
 } // namespace isobar

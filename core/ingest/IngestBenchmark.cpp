@@ -1,14 +1,13 @@
 #include "ingest/IngestBenchmark.h"
 
-#include "copy/CopyStream.h"
-#include "copy/WeatherRowEncoder.h"
 #include "db/Connection.h"
+#include "db/CopyStream.h"
 #include "db/Ledger.h"
 #include "db/ServerProbe.h"
 #include "db/TableMetadata.h"
 #include "db/WeatherSchema.h"
-#include "era5/BandReader.h"
 #include "ingest/Loader.h"
+#include "ingest/UnitSource.h"
 #include "plan/LoadPlan.h"
 #include "util/Error.h"
 #include "util/Format.h"
@@ -49,12 +48,7 @@ void checkServerCanReadFiles(Connection& conn) {
 std::vector<std::filesystem::path> writeCopyFiles(const Dataset& dataset, const LoadPlan& plan, int n,
                                                   const std::filesystem::path& dir,
                                                   const std::stop_token& stop) {
-    const BandReader reader(dataset);
-    std::vector<GridGeometry> geometries;
-    for (const DatasetGeometry& g : dataset.geometries()) {
-        geometries.push_back(GridGeometry::forBox(dataset.grid(), g.box.northRow, g.box.westColumn,
-                                                  g.latitudes, g.longitudes));
-    }
+    const UnitSource source(dataset);
     std::vector<std::filesystem::path> paths;
     std::vector<std::ofstream> outs;
     for (int i = 0; i < n; ++i) {
@@ -74,11 +68,10 @@ std::vector<std::filesystem::path> writeCopyFiles(const Dataset& dataset, const 
             throw Cancelled();
         }
         const WorkUnit& unit = plan.units()[u];
-        const DatasetStep& step = dataset.steps()[unit.step];
-        reader.fetch(unit.step, unit.row0, unit.rows, raw);
-        reader.decode(raw, decoded);
+        source.fetch(unit, raw);
+        source.decode(raw, decoded);
         buffer.clear();
-        encodeWeatherBand(geometries[step.geometry], step.time, unit.row0, unit.rows, decoded.values, buffer);
+        source.encode(unit, decoded, buffer);
         outs[u % static_cast<std::size_t>(n)].write(buffer.data(),
                                                     static_cast<std::streamsize>(buffer.size()));
     }

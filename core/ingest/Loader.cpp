@@ -1,12 +1,13 @@
 #include "ingest/Loader.h"
 
 #include "db/ConnInfo.h"
-#include "db/ServerProbe.h"
-#include "db/SettingsAdvice.h"
-#include "db/TableMetadata.h"
 #include "db/WeatherSchema.h"
+#include "ingest/CopyWorker.h"
 #include "ingest/LoadEngine.h"
-#include "monitor/ServerMonitor.h"
+#include "ingest/TargetPreparation.h"
+#include "ingest/UnitSource.h"
+#include "ingest/WriteMethod.h"
+#include "monitor/RateSampler.h"
 #include "util/Error.h"
 #include "util/TempDir.h"
 
@@ -14,12 +15,15 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
-#include <fstream>
 #include <optional>
 #include <thread>
 
 namespace isobar {
+
+int defaultWorkerCount() {
+    const unsigned cores = std::thread::hardware_concurrency();
+    return static_cast<int>(std::clamp(cores == 0 ? 2U : cores, 1U, 8U));
+}
 
 namespace {
 
@@ -48,190 +52,139 @@ void reportInput(const Dataset& dataset, LoadSink& sink) {
     }
 }
 
-// Creates or checks the table and the bookkeeping, in one transaction, before any worker starts.
-struct Prepared {
-    bool tableCreated = false;
-    TableType type = TableType::Regular;
-    LedgerTarget ledger;
-    std::set<std::string> committed;
-};
-
-Prepared prepareTarget(const LoadRequest& request, const Dataset& dataset) {
-    Connection conn = Connection::open(request.conninfo);
-    conn.exec("SET application_name = 'isobar'");
-    ensureMetadataSchema(conn);
-    Prepared p;
-    conn.exec(kBeginReadCommitted);
-    lockTablePreparation(conn, request.table);
-    p.type = ensureTargetTable(conn, request.table, request.tableOptions, p.tableCreated);
-    // The ledger lock before any lock on the table (TRUNCATE, new partitions), as every run takes
-    // them: held to COMMIT, it keeps other runs' claims out while the ledger is put in order.
-    p.ledger = ledgerFor(conn, request.table);
-    lockLedgerMove(conn, p.ledger.relid);
-    adoptStrayLedgerRows(conn, p.ledger);
-    if (p.type == TableType::Partitioned) {
-        std::vector<PgTimestamp> times;
-        for (const DatasetStep& step : dataset.steps()) {
-            times.push_back(step.time);
+// The units of the plan that are not committed yet, in plan order; the committed ones count as
+// resumed in `summary`.
+std::vector<std::size_t> pendingUnits(const LoadPlan& plan, const PreparedTarget& prepared,
+                                      LoadSummary& summary, std::uint64_t& plannedRows) {
+    std::vector<std::size_t> todo;
+    plannedRows = 0;
+    for (std::size_t i = 0; i < plan.units().size(); ++i) {
+        if (prepared.committed.count(plan.units()[i].key) > 0) {
+            summary.resumedRows += plan.units()[i].rowCount;
+            ++summary.unitsResumed;
+        } else {
+            todo.push_back(i);
+            plannedRows += plan.units()[i].rowCount;
         }
-        createPartitions(conn, request.table, request.tableOptions.partitionInterval, times);
     }
-    forgetDroppedTables(conn);
-    if (request.replace && !p.tableCreated) {
-        conn.exec("TRUNCATE " + request.table.quoted(conn));
-    }
-    // A table created just now holds nothing, whatever an old ledger row with a reused OID says.
-    if (request.replace || request.restart || p.tableCreated) {
-        clearLedger(conn, p.ledger);
-    }
-    checkTableGrid(conn, request.table,
-                   TableGrid{dataset.grid().step(), dataset.grid().describe(), dataset.productName(),
-                             dataset.selection()});
-    p.committed = committedUnits(conn, p.ledger);
-    conn.exec("COMMIT");
-    return p;
+    return todo;
 }
 
-// Emits RateSample at the request's interval and ServerSample once a second until told to stop.
-class Sampler {
-public:
-    Sampler(EngineShared& shared, const std::vector<std::unique_ptr<WorkerCounters>>& counters,
-            std::uint64_t plannedRows, std::chrono::milliseconds interval)
-        : shared_(shared)
-        , counters_(counters)
-        , plannedRows_(plannedRows)
-        , interval_(interval)
-        , monitor_(shared.request.conninfo)
-        , lastRows_(counters.size(), 0) {}
+LoadStart describeStart(const LoadRequest& request, const Dataset& dataset, const LoadPlan& plan,
+                        const PreparedTarget& prepared, const LoadSummary& summary) {
+    LoadStart start;
+    for (const Era5File& f : dataset.files()) {
+        start.files.push_back(f.name());
+        start.fileLayouts.push_back(f.layout() + ", " + f.format());
+    }
+    for (Variable v : dataset.variables()) {
+        start.variables.push_back(std::string(spec(v).shortName) + " -> " + std::string(spec(v).column));
+    }
+    start.product = dataset.productName();
+    start.grid = dataset.grid().describe();
+    start.tableType = std::string(tableTypeName(prepared.type));
+    start.target = redactConnInfo(request.conninfo);
+    start.table = request.table.display();
+    start.plannedRows = plan.totalRows();
+    start.resumedRows = summary.resumedRows;
+    start.units = plan.units().size();
+    start.resumedUnits = summary.unitsResumed;
+    start.workers = summary.workers;
+    return start;
+}
 
-    void run(std::stop_token stop) {
-        auto nextServer = Clock::now();
-        while (!stop.stop_requested()) {
-            sampleOnce();
-            if (Clock::now() >= nextServer) {
-                nextServer = Clock::now() + std::chrono::seconds(1);
-                if (const auto server = monitor_.sample(secondsSince(t0_))) {
-                    shared_.emit([&](LoadSink& sink) { sink.serverSampled(*server); });
-                }
-            }
-            std::mutex m;
-            std::condition_variable_any cv;
-            std::unique_lock lock(m);
-            cv.wait_for(lock, stop, interval_, [] { return false; });
+// One write method per worker, as the request's transport asks. The server-file transport writes
+// its unit files into `unitFiles`, which the caller keeps until the workers are done.
+std::vector<std::unique_ptr<WriteMethod>>
+makeWriteMethods(const LoadRequest& request, int workers, std::optional<TempDir>& unitFiles, LoadSink& sink) {
+    Connection conn = Connection::open(request.conninfo);
+    const std::string copy = "COPY " + request.table.quoted(conn) + " " + weatherColumnList(conn) + " FROM ";
+    std::vector<std::unique_ptr<WriteMethod>> methods;
+    if (request.transport == Transport::Stream) {
+        for (int w = 0; w < workers; ++w) {
+            methods.push_back(makeStreamWrite(copy + "STDIN (FORMAT binary)"));
         }
-        sampleOnce(); // the final state
-        if (const auto server = monitor_.sample(secondsSince(t0_))) {
-            shared_.emit([&](LoadSink& sink) { sink.serverSampled(*server); });
-        }
+        return methods;
     }
+    unitFiles.emplace("isobar-units", 0711); // the server's account reads the files by name
+    conn.exec("BEGIN");
+    const auto unusable = serverFilesUnusable(conn, unitFiles->path());
+    conn.exec("ROLLBACK");
+    if (unusable) {
+        throw Error("--transport file is not possible: " + *unusable);
+    }
+    sink.note("units go to the server as files (COPY ... FROM 'file'), not through the connection");
+    for (int w = 1; w <= workers; ++w) {
+        methods.push_back(
+            makeServerFileWrite(copy, unitFiles->path() / ("unit-" + std::to_string(w) + ".bin")));
+    }
+    return methods;
+}
 
-private:
-    void sampleOnce() {
-        RateSample s;
-        const auto now = Clock::now();
-        s.elapsed = std::chrono::duration<double>(now - t0_).count();
-        const double dt = std::chrono::duration<double>(now - lastTime_).count();
-        for (std::size_t w = 0; w < counters_.size(); ++w) {
-            const WorkerCounters& c = *counters_[w];
-            const std::uint64_t rows = c.rowsSent.load();
-            s.rows += rows;
-            s.committedRows += c.rowsCommitted.load() + c.skippedRows.load() + c.concurrentRows.load();
-            s.bytes += c.bytes.load();
-            s.workers.push_back(WorkerRate{
-                static_cast<int>(w + 1), dt > 0 ? static_cast<double>(rows - lastRows_[w]) / dt : 0.0, rows});
-            lastRows_[w] = rows;
-        }
-        s.intervalRate = dt > 0 ? static_cast<double>(s.rows - lastTotal_) / dt : 0.0;
-        s.overallRate = s.elapsed > 0 ? static_cast<double>(s.rows) / s.elapsed : 0.0;
-        s.queueDepth = shared_.queue.size();
-        s.queueCapacity = shared_.queue.capacity();
-        s.plannedRows = plannedRows_;
-        s.percent = plannedRows_ > 0
-                        ? 100.0 * static_cast<double>(s.committedRows) / static_cast<double>(plannedRows_)
-                        : 100.0;
-        const double committedRate = s.elapsed > 0 ? static_cast<double>(s.committedRows) / s.elapsed : 0.0;
-        s.etaSeconds =
-            committedRate > 0
-                ? static_cast<double>(plannedRows_ - std::min(plannedRows_, s.committedRows)) / committedRate
-                : -1.0;
-        lastTotal_ = s.rows;
-        lastTime_ = now;
-        shared_.emit([&](LoadSink& sink) { sink.rateSampled(s); });
-    }
-
-    EngineShared& shared_;
-    const std::vector<std::unique_ptr<WorkerCounters>>& counters_;
-    std::uint64_t plannedRows_;
-    std::chrono::milliseconds interval_;
-    ServerMonitor monitor_;
-    std::vector<std::uint64_t> lastRows_;
-    std::uint64_t lastTotal_ = 0;
-    Clock::time_point t0_ = Clock::now();
-    Clock::time_point lastTime_ = Clock::now();
-};
-
-// Whether the server can read unit files written into `dir`: on this machine, allowed to read
-// server files, and able to reach the directory (checked by reading a probe file). The reason
-// when not.
-std::optional<std::string> serverFilesUnusable(Connection& conn, const std::filesystem::path& dir) {
-    const ServerFileAccess access = probeServerFileAccess(conn);
-    if (!access.onThisMachine) {
-        return std::string("the server is on another machine");
-    }
-    if (!access.mayReadFiles) {
-        return std::string("the role may not read server files (superuser or pg_read_server_files)");
-    }
-    const std::filesystem::path probe = dir / "probe";
-    {
-        std::ofstream out(probe);
-        out << "x";
-    }
-    std::filesystem::permissions(
-        probe, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
-                   std::filesystem::perms::group_read | std::filesystem::perms::others_read);
+// The reader stage's thread body: fetches the pending units in order and queues them, until the
+// queue is closed or the run stops.
+void readUnits(EngineShared& shared, const std::vector<std::size_t>& todo) {
+    std::size_t current = 0;
     try {
-        conn.exec("SAVEPOINT isobar_probe");
-        conn.query("SELECT pg_read_binary_file($1, 0, 1)", {probe.string()});
-        conn.exec("RELEASE SAVEPOINT isobar_probe");
-    } catch (const DbError& e) {
-        conn.exec("ROLLBACK TO SAVEPOINT isobar_probe");
-        return std::string("the server cannot read ") + dir.string() + ": " + e.what();
-    }
-    return std::nullopt;
-}
-
-} // namespace
-
-int defaultWorkerCount() {
-    const unsigned cores = std::thread::hardware_concurrency();
-    return static_cast<int>(std::clamp(cores == 0 ? 2U : cores, 1U, 8U));
-}
-
-namespace {
-
-// The server as the load finds it: its settings and the target table turned into warnings for
-// the sink; what would make the load fail (too few connections, a hypertable without its
-// preloaded library) stops it here, before anything is created or changed.
-void checkServer(const LoadRequest& request, int workers, LoadSink& sink) {
-    Connection conn = Connection::open(request.conninfo);
-    conn.exec("SET application_name = 'isobar'");
-    const ServerInfo info = probeServer(conn, &request.table);
-    LoadIntent intent;
-    intent.workers = workers;
-    if (!info.table) {
-        intent.newTableType = request.tableOptions.type.value_or(TableType::Regular);
-    }
-    const std::vector<SettingWarning> warnings = adviseSettings(info, intent);
-    sink.settingsChecked(info, warnings);
-    checkDurabilityRights(info, request.durability);
-    std::string errors;
-    for (const SettingWarning& w : warnings) {
-        if (w.severity == Severity::Error) {
-            errors += (errors.empty() ? "" : "; ") + w.message;
+        for (std::size_t i : todo) {
+            current = i;
+            if (shared.stop.stop_requested()) {
+                break;
+            }
+            QueuedUnit item{i, {}};
+            shared.source.fetch(shared.plan.units()[i], item.raw);
+            if (!shared.queue.push(std::move(item), shared.stop.get_token())) {
+                break;
+            }
         }
+    } catch (const Error& e) {
+        const WorkUnit& unit = shared.plan.units()[current];
+        shared.fail(LoadError{shared.source.filesOf(unit.step), {}, unit.key, 0, {}, e.what()});
+    } catch (const std::exception& e) {
+        shared.fail(LoadError{{}, {}, {}, 0, {}, std::string("unexpected failure: ") + e.what()});
     }
-    if (!errors.empty()) {
-        throw Error(errors);
+    shared.queue.close();
+}
+
+// Runs the reader stage, the workers and the sampler until every pending unit is loaded or the
+// run stops; adds what the workers did to `summary`.
+void runPipeline(EngineShared& shared, const std::vector<std::size_t>& todo, std::uint64_t plannedRows,
+                 std::vector<std::unique_ptr<WriteMethod>> methods, LoadSummary& summary) {
+    std::vector<std::unique_ptr<WorkerCounters>> counters;
+    std::vector<std::unique_ptr<CopyWorker>> workers;
+    for (std::size_t w = 0; w < methods.size(); ++w) {
+        counters.push_back(std::make_unique<WorkerCounters>());
+        workers.push_back(std::make_unique<CopyWorker>(static_cast<int>(w + 1), shared, *counters.back(),
+                                                       std::move(methods[w])));
+    }
+    RateSampler sampler(
+        counters, plannedRows, shared.request.sampleInterval, shared.request.conninfo,
+        RateSampler::QueueGauge{[&shared] { return shared.queue.size(); }, shared.queue.capacity()},
+        RateSampler::Events{
+            [&shared](const RateSample& s) { shared.emit([&s](LoadSink& sink) { sink.rateSampled(s); }); },
+            [&shared](const ServerSample& s) {
+                shared.emit([&s](LoadSink& sink) { sink.serverSampled(s); });
+            }});
+    {
+        // Thread boundary: the reader stage owns every netcdf-c call (serialized anyway);
+        // workers decode, encode and COPY in parallel; the sampler only reads counters.
+        std::jthread samplerThread([&sampler](const std::stop_token& s) { sampler.run(s); });
+        {
+            std::vector<std::jthread> threads;
+            threads.emplace_back([&shared, &todo] { readUnits(shared, todo); });
+            for (auto& worker : workers) {
+                threads.emplace_back([&worker, &shared] { worker->run(shared.stop.get_token()); });
+            }
+        } // joins the reader and the workers
+        samplerThread.request_stop();
+    }
+    for (const auto& c : counters) {
+        summary.rows += c->rowsCommitted.load();
+        summary.bytes += c->bytes.load();
+        summary.unitsCommitted += c->units.load();
+        summary.skippedRows += c->skippedRows.load();
+        summary.retries += c->retries.load();
+        summary.resumedRows += c->concurrentRows.load();
     }
 }
 
@@ -258,134 +211,24 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
             throw Error("loading with " + request.durability.describe() +
                         " needs the user's consent, because " + request.durability.risks());
         }
-        checkServer(request, summary.workers, sink);
-        const Prepared prepared = prepareTarget(request, dataset);
+        checkServerForLoad(request, summary.workers, sink);
+        const PreparedTarget prepared = prepareTarget(request, dataset);
         summary.tableCreated = prepared.tableCreated;
         if (request.durability.any()) {
             durability.emplace(request.conninfo, request.durability,
                                [&sink](const std::string& n) { sink.note(n); });
         }
-
-        std::vector<std::size_t> todo;
         std::uint64_t plannedRows = 0;
-        for (std::size_t i = 0; i < plan.units().size(); ++i) {
-            if (prepared.committed.count(plan.units()[i].key) > 0) {
-                summary.resumedRows += plan.units()[i].rowCount;
-                ++summary.unitsResumed;
-            } else {
-                todo.push_back(i);
-                plannedRows += plan.units()[i].rowCount;
-            }
-        }
-        LoadStart start;
-        for (const Era5File& f : dataset.files()) {
-            start.files.push_back(f.name());
-            start.fileLayouts.push_back(f.layout() + ", " + f.format());
-        }
-        for (Variable v : dataset.variables()) {
-            start.variables.push_back(std::string(spec(v).shortName) + " -> " + std::string(spec(v).column));
-        }
-        start.product = dataset.productName();
-        start.grid = dataset.grid().describe();
-        start.tableType = std::string(tableTypeName(prepared.type));
-        start.target = redactConnInfo(request.conninfo);
-        start.table = request.table.display();
-        start.plannedRows = plan.totalRows();
-        start.resumedRows = summary.resumedRows;
-        start.units = plan.units().size();
-        start.resumedUnits = summary.unitsResumed;
-        start.workers = summary.workers;
-        sink.started(start);
+        const std::vector<std::size_t> todo = pendingUnits(plan, prepared, summary, plannedRows);
+        sink.started(describeStart(request, dataset, plan, prepared, summary));
 
-        std::vector<GridGeometry> geometries;
-        for (const DatasetGeometry& g : dataset.geometries()) {
-            geometries.push_back(GridGeometry::forBox(dataset.grid(), g.box.northRow, g.box.westColumn,
-                                                      g.latitudes, g.longitudes));
-        }
-        const BandReader reader(dataset);
+        const UnitSource source(dataset);
         // One unit waiting per worker: enough to keep them busy, little enough to bound memory.
         BoundedQueue<QueuedUnit> queue(static_cast<std::size_t>(summary.workers) + 1);
-        std::string copySql;
-        {
-            Connection quoting = Connection::open(request.conninfo);
-            copySql = "COPY " + request.table.quoted(quoting) + " " + weatherColumnList(quoting) +
-                      " FROM STDIN (FORMAT binary)";
-        }
-        EngineShared shared{request, dataset,         plan,  reader, geometries,
-                            copySql, prepared.ledger, queue, stop,   sink};
         std::optional<TempDir> unitFiles;
-        if (request.transport != Transport::Stream) {
-            unitFiles.emplace("isobar-units", 0711); // the server's account reads the files by name
-            Connection probe = Connection::open(request.conninfo);
-            probe.exec("BEGIN");
-            const auto unusable = serverFilesUnusable(probe, unitFiles->path());
-            probe.exec("ROLLBACK");
-            if (!unusable) {
-                shared.fileDir = unitFiles->path();
-                shared.copyFromFileSql =
-                    "COPY " + request.table.quoted(probe) + " " + weatherColumnList(probe) + " FROM ";
-                sink.note(
-                    "units go to the server as files (COPY ... FROM 'file'), not through the connection");
-            } else {
-                throw Error("--transport file is not possible: " + *unusable);
-            }
-        }
-
-        std::vector<std::unique_ptr<WorkerCounters>> counters;
-        std::vector<std::unique_ptr<CopyWorker>> workers;
-        for (int w = 0; w < summary.workers; ++w) {
-            counters.push_back(std::make_unique<WorkerCounters>());
-            workers.push_back(std::make_unique<CopyWorker>(w + 1, shared, *counters.back()));
-        }
-        Sampler sampler(shared, counters, plannedRows, request.sampleInterval);
-        {
-            // Thread boundary: the reader stage owns every netcdf-c call (serialized anyway);
-            // workers decode, encode and COPY in parallel; the sampler only reads counters.
-            std::jthread samplerThread([&sampler](std::stop_token s) { sampler.run(s); });
-            {
-                std::vector<std::jthread> threads;
-                threads.emplace_back([&] {
-                    std::size_t current = 0;
-                    try {
-                        for (std::size_t i : todo) {
-                            current = i;
-                            if (stop.stop_requested()) {
-                                break;
-                            }
-                            QueuedUnit item{i, {}};
-                            const WorkUnit& unit = plan.units()[i];
-                            reader.fetch(unit.step, unit.row0, unit.rows, item.raw);
-                            if (!queue.push(std::move(item), stop.get_token())) {
-                                break;
-                            }
-                        }
-                    } catch (const Error& e) {
-                        shared.fail(LoadError{shared.filesOf(plan.units()[current].step),
-                                              {},
-                                              plan.units()[current].key,
-                                              0,
-                                              {},
-                                              e.what()});
-                    } catch (const std::exception& e) {
-                        shared.fail(
-                            LoadError{{}, {}, {}, 0, {}, std::string("unexpected failure: ") + e.what()});
-                    }
-                    queue.close();
-                });
-                for (auto& worker : workers) {
-                    threads.emplace_back([&worker, &stop] { worker->run(stop.get_token()); });
-                }
-            } // joins the reader and the workers
-            samplerThread.request_stop();
-        }
-        for (const auto& c : counters) {
-            summary.rows += c->rowsCommitted.load();
-            summary.bytes += c->bytes.load();
-            summary.unitsCommitted += c->units.load();
-            summary.skippedRows += c->skippedRows.load();
-            summary.retries += c->retries.load();
-            summary.resumedRows += c->concurrentRows.load();
-        }
+        auto methods = makeWriteMethods(request, summary.workers, unitFiles, sink);
+        EngineShared shared{request, plan, source, prepared.ledger, queue, stop, sink};
+        runPipeline(shared, todo, plannedRows, std::move(methods), summary);
         summary.seconds = secondsSince(t0);
         if (const auto error = shared.error()) {
             summary.status = LoadStatus::Failed;

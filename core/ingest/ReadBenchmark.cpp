@@ -1,8 +1,8 @@
 #include "ingest/ReadBenchmark.h"
 
-#include "copy/WeatherRowEncoder.h"
-#include "era5/BandReader.h"
 #include "era5/Dataset.h"
+#include "ingest/UnitSource.h"
+#include "plan/LoadPlan.h"
 #include "util/Error.h"
 
 #include <chrono>
@@ -15,7 +15,9 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
 }
-constexpr std::size_t kTargetBandRows = 32 * 1024;
+// Bands of about this many rows: what the reader stage of a load fetches at a time, small enough
+// to stay in the CPU caches between the stages.
+constexpr std::uint64_t kTargetBandRows = 32 * 1024;
 } // namespace
 
 ReadBenchmarkResult benchmarkRead(const std::vector<std::filesystem::path>& files, const OpenOptions& options,
@@ -29,39 +31,29 @@ ReadBenchmarkResult benchmarkRead(const std::vector<std::filesystem::path>& file
         // A fresh dataset per pass: its files are reopened, so HDF5's chunk cache starts empty and
         // every pass pays for decompression as a load does (the OS page cache stays warm).
         const Dataset dataset = Dataset::open(files, options);
-        const BandReader reader(dataset);
-        std::vector<GridGeometry> geometries;
-        for (const DatasetGeometry& g : dataset.geometries()) {
-            geometries.push_back(GridGeometry::forBox(dataset.grid(), g.box.northRow, g.box.westColumn,
-                                                      g.latitudes, g.longitudes));
-        }
+        const UnitSource source(dataset);
+        const LoadPlan plan = LoadPlan::build(dataset, kTargetBandRows);
         best.rows = dataset.rowCount();
         best.steps = dataset.steps().size();
         double read = 0;
         double decode = 0;
         double encode = 0;
         std::uint64_t bytes = 0;
-        for (std::size_t s = 0; s < dataset.steps().size(); ++s) {
-            const DatasetStep& step = dataset.steps()[s];
-            const GridBox& box = dataset.geometries()[step.geometry].box;
-            const std::size_t band = std::max<std::size_t>(1, kTargetBandRows / box.cols);
-            for (std::size_t row0 = 0; row0 < box.rows; row0 += band) {
-                if (stop.stop_requested()) {
-                    throw Cancelled();
-                }
-                const std::size_t count = std::min(band, box.rows - row0);
-                auto t = Clock::now();
-                reader.fetch(s, row0, count, raw);
-                read += since(t);
-                t = Clock::now();
-                reader.decode(raw, decoded);
-                decode += since(t);
-                t = Clock::now();
-                buffer.clear();
-                encodeWeatherBand(geometries[step.geometry], step.time, row0, count, decoded.values, buffer);
-                encode += since(t);
-                bytes += buffer.size();
+        for (const WorkUnit& unit : plan.units()) {
+            if (stop.stop_requested()) {
+                throw Cancelled();
             }
+            auto t = Clock::now();
+            source.fetch(unit, raw);
+            read += since(t);
+            t = Clock::now();
+            source.decode(raw, decoded);
+            decode += since(t);
+            t = Clock::now();
+            buffer.clear();
+            source.encode(unit, decoded, buffer);
+            encode += since(t);
+            bytes += buffer.size();
         }
         const double total = read + decode + encode;
         if (pass == 0 || total < best.readSeconds + best.decodeSeconds + best.encodeSeconds) {

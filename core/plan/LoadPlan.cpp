@@ -1,6 +1,6 @@
 #include "plan/LoadPlan.h"
 
-#include "era5/TimeUnits.h"
+#include "domain/Timestamp.h"
 
 #include <algorithm>
 #include <cstdio>

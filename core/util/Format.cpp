@@ -68,4 +68,17 @@ std::string formatBytes(std::uint64_t bytes) {
     return buf;
 }
 
+std::string formatCoordinate(double v) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.6f", v);
+    std::string s = buf;
+    while (!s.empty() && s.back() == '0') {
+        s.pop_back();
+    }
+    if (!s.empty() && s.back() == '.') {
+        s.pop_back();
+    }
+    return s == "-0" ? "0" : s;
+}
+
 } // namespace isobar

@@ -17,6 +17,9 @@ std::string formatCopySummary(std::uint64_t rows, double seconds, int workers);
 // The current UTC time in a strftime format ("%Y-%m-%dT%H:%M:%SZ").
 std::string formatUtcNow(const char* format);
 
+// Coordinates and spacings as people write them: 55.695, not 55.69499969 (the float32 a file holds).
+std::string formatCoordinate(double v);
+
 // "123.4 MiB"
 std::string formatBytes(std::uint64_t bytes);
 

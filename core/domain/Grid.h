@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace isobar {
 
@@ -56,8 +57,10 @@ public:
         return ((k % longitudes_) + longitudes_) % longitudes_;
     }
     LocationId locationId(std::int32_t latIndex, std::int32_t lonIndex) const {
-        return LocationId{latIndex * longitudes_ + lonIndex + 1};
+        return LocationId{firstIdOfRow(latIndex) + lonIndex};
     }
+    // The location_id of column 0 of a row: ids run on by one per column eastwards.
+    std::int32_t firstIdOfRow(std::int32_t latIndex) const { return latIndex * longitudes_ + 1; }
     LocationId locationId(double lat, double lon) const {
         return locationId(latitudeIndex(lat), longitudeIndex(lon));
     }
@@ -87,6 +90,36 @@ private:
     std::int32_t longitudes_;
     std::int32_t southRows_;   // rows south of the equator (the equator is row southRows_)
     std::int32_t firstColumn_; // column 0 is at firstColumn_ * step (the westmost point after -180)
+};
+
+// The part of the global grid a file covers: rows from north to south, columns from west to east
+// (wrapping at the date line).
+struct GridBox {
+    std::int32_t northRow = 0; // global latitude index of the first (northernmost) row
+    std::size_t rows = 0;
+    std::int32_t westColumn = 0; // global longitude index of the first (westernmost) column
+    std::size_t cols = 0;
+
+    friend bool operator==(const GridBox&, const GridBox&) = default;
+    // "70..30 N x -30..10 E (161 x 161 points)"
+    std::string describe(const GlobalGrid& grid) const;
+};
+
+// What every row of a box needs besides its values, computed once per box: the stored latitude,
+// the normalized longitude and the parts of location_id (GlobalGrid::locationId split into a
+// per-row and a per-column term, so a row's id is rowFirstId[i] + lonIndex[j]).
+struct GridGeometry {
+    std::vector<float> latitude;          // per latitude row, as the file stores it
+    std::vector<std::int32_t> rowFirstId; // location_id of the row's column 0
+    std::vector<float> longitude;         // per longitude column, normalized to (-180, 180]
+    std::vector<std::int32_t> lonIndex;   // global column index
+
+    // On the seed's 0.25 deg grid, for coordinates on that grid.
+    static GridGeometry fromAxes(const std::vector<double>& latitudes, const std::vector<double>& longitudes);
+    // For a box of `grid` (rows north to south from northRow, columns east from westColumn) with the
+    // real coordinates of its rows and columns (which differ from the grid's for off-grid points).
+    static GridGeometry forBox(const GlobalGrid& grid, std::int32_t northRow, std::int32_t westColumn,
+                               const std::vector<double>& latitudes, const std::vector<double>& longitudes);
 };
 
 // The seed's formulas on the 0.25 deg grid, kept by name because the tests and the docs speak of

@@ -1,4 +1,4 @@
-#include "copy/CopyStream.h"
+#include "db/CopyStream.h"
 
 #include <limits>
 

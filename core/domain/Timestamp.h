@@ -2,6 +2,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <string>
 
 namespace isobar {
 
@@ -17,6 +18,8 @@ struct PgTimestamp {
 // Seconds between the Unix epoch (1970-01-01) and PostgreSQL's (2000-01-01).
 inline constexpr std::int64_t kUnixToPgEpochSeconds = 946'684'800;
 inline constexpr std::int64_t kMicrosPerSecond = 1'000'000;
+inline constexpr std::int64_t kMicrosPerHour = 3'600 * kMicrosPerSecond;
+inline constexpr std::int64_t kSecondsPerDay = 86'400;
 
 constexpr PgTimestamp pgTimestampFromUnixMicros(std::int64_t unixMicros) {
     return PgTimestamp{unixMicros - kUnixToPgEpochSeconds * kMicrosPerSecond};
@@ -25,5 +28,17 @@ constexpr PgTimestamp pgTimestampFromUnixMicros(std::int64_t unixMicros) {
 constexpr std::int64_t unixMicrosFromPgTimestamp(PgTimestamp t) {
     return t.micros + kUnixToPgEpochSeconds * kMicrosPerSecond;
 }
+
+// Hour of day (0-23, UTC).
+constexpr int hourOfDay(PgTimestamp t) {
+    const std::int64_t hours = (t.micros / kMicrosPerHour) % 24;
+    return static_cast<int>(hours < 0 ? hours + 24 : hours);
+}
+
+// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (negative before).
+std::int64_t daysFromCivil(std::int64_t year, unsigned month, unsigned day);
+
+// "2024-01-01 00:00:00+00" (UTC, ISO 8601 with a space), for messages, reports and SQL literals.
+std::string formatTimestamp(PgTimestamp t);
 
 } // namespace isobar

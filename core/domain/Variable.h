@@ -1,0 +1,152 @@
+#pragma once
+
+#include "domain/Timestamp.h"
+
+#include <array>
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace isobar {
+
+// How a file's value becomes the table's value.
+enum class Conversion : std::uint8_t {
+    None,                // same unit in file and table
+    KelvinToCelsius,     // K -> degC: x - 273.15
+    MetresToMillimetres, // m (of water equivalent) -> mm: x * 1000
+    PercentToFraction,   // % -> (0 - 1): x / 100
+};
+
+// What a parameter measures, which decides the units a file may declare for it and how they are
+// converted: by the parameter's kind, never guessed from the units string alone.
+enum class Quantity : std::uint8_t {
+    Temperature, // K in ERA5, stored in degC
+    Speed,       // m s**-1
+    Fraction,    // (0 - 1), or % converted
+    WaterDepth,  // m of water equivalent in ERA5, stored in mm
+};
+
+// One entry of the variable catalog: everything Isobar knows of an ERA5 parameter.
+struct VariableSpec {
+    std::string_view shortName; // CDS short name (the NetCDF variable name the CDS writes)
+    std::string_view column;    // target table column
+    std::string_view fileUnits; // units ERA5 stores
+    std::string_view tableUnits;
+    std::string_view longName; // long_name as the CDS writes it
+    Quantity quantity;
+    Conversion conversion; // from the units ERA5 stores to the table's
+    // Other names the variable goes by, compared case-insensitively with a file's variable name or
+    // long_name: GRIB short names, NCAR RDA names, CDS request names.
+    std::array<std::string_view, 4> aliases;
+    bool accumulated;          // an amount over a period (precipitation, snowfall), not an instant value
+    int paramId;               // ECMWF GRIB parameter id
+    std::string_view gribName; // ecCodes shortName
+    std::string_view ncarName; // variable name in NCAR RDA's ds633.0 files
+    // Where values usually lie, in the units ERA5 stores (what the sample writer packs into).
+    double typicalMin;
+    double typicalMax;
+};
+
+// A variable of the catalog: its position there, which is also its column's position among the
+// value columns of the weather table. A handle, not an enumeration: what a variable is lives in
+// its catalog entry (spec()).
+class Variable {
+public:
+    constexpr Variable() = default;
+    constexpr explicit Variable(std::size_t index)
+        : index_(static_cast<std::uint16_t>(index)) {}
+
+    constexpr std::size_t index() const noexcept { return index_; }
+
+    friend constexpr bool operator==(Variable, Variable) = default;
+    friend constexpr auto operator<=>(Variable, Variable) = default;
+
+    // The seed's six, the catalog's first entries, in the seed table's column order.
+    static const Variable T2m, U10, V10, Tcc, Tp, Sf;
+
+private:
+    std::uint16_t index_ = 0;
+};
+
+inline constexpr Variable Variable::T2m{0};
+inline constexpr Variable Variable::U10{1};
+inline constexpr Variable Variable::V10{2};
+inline constexpr Variable Variable::Tcc{3};
+inline constexpr Variable Variable::Tp{4};
+inline constexpr Variable Variable::Sf{5};
+
+// The catalog: every variable Isobar loads, in the weather table's column order.
+std::span<const VariableSpec> variableCatalog();
+std::size_t variableCount();
+// Every variable of the catalog, in order.
+std::vector<Variable> allVariables();
+const VariableSpec& spec(Variable v);
+inline std::size_t index(Variable v) {
+    return v.index();
+}
+
+// The catalog variable a file's variable is, by its name or long_name (short names and long names
+// first, then aliases); nullopt when the catalog does not know it.
+std::optional<Variable> findVariable(std::string_view name, std::string_view longName = {});
+
+// One value per catalog variable (the ways a dataset, a band or a form keeps something for each).
+template <typename T>
+class PerVariable {
+public:
+    PerVariable()
+        : values_(variableCount()) {}
+
+    T& operator[](Variable v) { return values_[v.index()]; }
+    const T& operator[](Variable v) const { return values_[v.index()]; }
+    T& operator[](std::size_t i) { return values_[i]; }
+    const T& operator[](std::size_t i) const { return values_[i]; }
+    std::size_t size() const noexcept { return values_.size(); }
+    auto begin() noexcept { return values_.begin(); }
+    auto end() noexcept { return values_.end(); }
+    auto begin() const noexcept { return values_.begin(); }
+    auto end() const noexcept { return values_.end(); }
+
+private:
+    std::vector<T> values_;
+};
+
+// Applies a unit conversion in double precision; the table stores the result as float4.
+constexpr double convert(Conversion c, double value) {
+    switch (c) {
+    case Conversion::KelvinToCelsius:
+        return value - 273.15;
+    case Conversion::MetresToMillimetres:
+        return value * 1000.0;
+    case Conversion::PercentToFraction:
+        return value / 100.0;
+    case Conversion::None:
+        break;
+    }
+    return value;
+}
+
+constexpr std::string_view describe(Conversion c) {
+    switch (c) {
+    case Conversion::KelvinToCelsius:
+        return "K -> degC (x - 273.15)";
+    case Conversion::MetresToMillimetres:
+        return "m -> mm (x * 1000)";
+    case Conversion::PercentToFraction:
+        return "% -> fraction (x / 100)";
+    case Conversion::None:
+        break;
+    }
+    return "none";
+}
+
+// ERA5-Land accumulates from 00 UTC: the 01 UTC value is the first hour's amount as it is, every
+// other hour's amount is its value minus the one an hour earlier.
+constexpr bool needsPreviousHour(PgTimestamp validTime) {
+    return hourOfDay(validTime) != 1;
+}
+
+} // namespace isobar

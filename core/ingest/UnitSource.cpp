@@ -1,0 +1,58 @@
+#include "ingest/UnitSource.h"
+
+#include <cmath>
+#include <set>
+
+namespace isobar {
+
+UnitSource::UnitSource(const Dataset& dataset)
+    : dataset_(dataset)
+    , reader_(dataset) {
+    for (const DatasetGeometry& g : dataset.geometries()) {
+        encoders_.emplace_back(GridGeometry::forBox(dataset.grid(), g.box.northRow, g.box.westColumn,
+                                                    g.latitudes, g.longitudes));
+    }
+}
+
+void UnitSource::fetch(const WorkUnit& unit, RawUnit& raw) const {
+    reader_.fetch(unit.step, unit.row0, unit.rows, raw);
+}
+
+void UnitSource::decode(const RawUnit& raw, DecodedBand& out) const {
+    reader_.decode(raw, out);
+}
+
+void UnitSource::encode(const WorkUnit& unit, const DecodedBand& band, BinaryCopyBuffer& out) const {
+    const DatasetStep& step = dataset_.steps()[unit.step];
+    encoders_[step.geometry].encode(step.time, unit.row0, unit.rows, band.values, out);
+}
+
+std::string UnitSource::filesOf(std::size_t step) const {
+    std::set<std::string> names;
+    for (const auto& source : dataset_.steps()[step].sources) {
+        if (source) {
+            names.insert(dataset_.files()[source->file].name());
+        }
+    }
+    std::string out;
+    for (const auto& n : names) {
+        out += (out.empty() ? "" : ", ") + n;
+    }
+    return out;
+}
+
+bool allMissing(const BandValues& values, std::size_t n) {
+    for (const float* column : values) {
+        if (column == nullptr) {
+            continue;
+        }
+        for (std::size_t k = 0; k < n; ++k) {
+            if (!std::isnan(column[k])) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+} // namespace isobar

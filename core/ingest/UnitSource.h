@@ -1,0 +1,41 @@
+#pragma once
+
+#include "copy/BinaryCopyBuffer.h"
+#include "copy/WeatherRowEncoder.h"
+#include "era5/BandReader.h"
+#include "era5/Dataset.h"
+#include "plan/LoadPlan.h"
+
+#include <vector>
+
+namespace isobar {
+
+// The row source of a load: turns a work unit of the plan into the rows it holds, in three stages
+// that run on different threads. fetch() makes the netcdf-c calls (the reader thread: netcdf-c is
+// not thread-safe); decode() unpacks, converts units, merges ERA5/ERA5T and de-accumulates; and
+// encode() writes the rows on the binary COPY wire (both on any thread). The load, the ingest
+// benchmark and the read benchmark all take their rows from here, so they measure the same work.
+class UnitSource {
+public:
+    explicit UnitSource(const Dataset& dataset);
+
+    const Dataset& dataset() const noexcept { return dataset_; }
+
+    void fetch(const WorkUnit& unit, RawUnit& raw) const;
+    void decode(const RawUnit& raw, DecodedBand& out) const;
+    // Appends the unit's rows (no COPY header or trailer) to `out`.
+    void encode(const WorkUnit& unit, const DecodedBand& band, BinaryCopyBuffer& out) const;
+
+    // "a.nc, b.nc": the files behind a time step, for messages.
+    std::string filesOf(std::size_t step) const;
+
+private:
+    const Dataset& dataset_;
+    BandReader reader_;
+    std::vector<WeatherRowEncoder> encoders_; // one per geometry of the dataset
+};
+
+// True when every value of every variable of the decoded band (n rows) is missing.
+bool allMissing(const BandValues& values, std::size_t n);
+
+} // namespace isobar

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "copy/BinaryCopyBuffer.h"
+#include "db/Connection.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+
+namespace isobar {
+
+// How a unit's rows reach the server, inside the transaction its worker holds open: the write
+// side of a load, separate from the row source (UnitSource), so another method is a small class,
+// not a fork of the engine. One instance per worker: an instance may keep per-worker state.
+class WriteMethod {
+public:
+    // Told as data leaves: bytes handed over and (an estimate of) the rows they hold.
+    using Progress = std::function<void(std::uint64_t bytes, std::uint64_t rows)>;
+
+    virtual ~WriteMethod() = default;
+
+    // Sends one unit, encoded whole (COPY header to trailer, `rows` rows), on `conn`. Throws
+    // DbError for the server's failures, Error when the server's count disagrees, and Cancelled
+    // when `stop` is requested midway (after rolling the transaction back).
+    virtual void write(Connection& conn, const BinaryCopyBuffer& unit, std::uint64_t rows,
+                       const std::stop_token& stop, const Progress& progress) = 0;
+};
+
+// COPY ... FROM STDIN (FORMAT binary), in chunks so a cancel is noticed quickly.
+// `copySql` is the whole statement.
+std::unique_ptr<WriteMethod> makeStreamWrite(std::string copySql);
+
+// For a server on this machine that may read the client's files: the unit is written to `file`
+// and the server reads it with COPY ... FROM 'file', which skips the socket. `copyFromSql` is the
+// statement up to FROM ("COPY t (cols) FROM "); the quoted path and options follow.
+std::unique_ptr<WriteMethod> makeServerFileWrite(std::string copyFromSql, std::filesystem::path file);
+
+// Whether the server on `conn` can read unit files written into `dir` (on this machine, allowed
+// to read server files, and able to reach the directory: checked by reading a probe file inside a
+// savepoint of the open transaction). The reason when not.
+std::optional<std::string> serverFilesUnusable(Connection& conn, const std::filesystem::path& dir);
+
+} // namespace isobar

@@ -1,0 +1,56 @@
+#pragma once
+
+#include "monitor/RateSample.h"
+#include "monitor/ServerMonitor.h"
+#include "monitor/WorkerCounters.h"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+namespace isobar {
+
+// The one sampler of a load: reads the workers' counters at a fixed interval (4-10 Hz is what a
+// UI wants) and emits a RateSample; once a second it asks the server (ServerMonitor, its own
+// connection) and emits a ServerSample. It runs on a thread of its own and only reads counters.
+class RateSampler {
+public:
+    struct Events {
+        std::function<void(const RateSample&)> rate;
+        std::function<void(const ServerSample&)> server;
+    };
+    // How full the queue between the reader and the workers is.
+    struct QueueGauge {
+        std::function<std::size_t()> depth;
+        std::size_t capacity = 0;
+    };
+
+    RateSampler(const std::vector<std::unique_ptr<WorkerCounters>>& counters, std::uint64_t plannedRows,
+                std::chrono::milliseconds interval, std::string conninfo, QueueGauge queue, Events events);
+
+    // The thread body: samples until `stop`, then once more for the final state.
+    void run(const std::stop_token& stop);
+
+private:
+    using Clock = std::chrono::steady_clock;
+
+    void sampleRates();
+    void sampleServer();
+
+    const std::vector<std::unique_ptr<WorkerCounters>>& counters_;
+    std::uint64_t plannedRows_;
+    std::chrono::milliseconds interval_;
+    ServerMonitor monitor_;
+    QueueGauge queue_;
+    Events events_;
+    std::vector<std::uint64_t> lastRows_;
+    std::uint64_t lastTotal_ = 0;
+    Clock::time_point t0_ = Clock::now();
+    Clock::time_point lastTime_ = t0_;
+};
+
+} // namespace isobar
