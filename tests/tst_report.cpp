@@ -8,6 +8,7 @@
 
 #include <QtTest>
 
+#include <limits>
 #include <set>
 #include <thread>
 
@@ -134,6 +135,39 @@ private slots:
         QCOMPARE(back.samples.size(), r.samples.size());
         QCOMPARE(back.rows, r.rows);
         QCOMPARE(back.medianSustainedRate, r.medianSustainedRate);
+    }
+
+    // What a report holds comes back as it was: row counts beyond a double's 2^53, doubles,
+    // text that is not ASCII or needs escaping. Broken JSON is refused saying where and why.
+    void reportValuesSurviveTheRoundTrip() {
+        RunReport r;
+        r.tool = "isobar test";
+        r.table = "public.wetter_zürich";
+        r.files = {{"/data/☃ \"quoted\" back\\slash.nc", "CDS 2024 (cfgrib)", "netCDF4 (HDF5)"}};
+        r.rows = (std::uint64_t{1} << 53) + 1;
+        r.plannedRows = std::numeric_limits<std::uint64_t>::max();
+        r.walBytes = 123'456'789'012'345'678;
+        r.meanRate = 1723220.7;
+        r.seconds = 0.1;
+        r.error = "tab\there\nnewline \x01 control, \u00e9";
+        r.samples = {{2.0, 9'007'199'254'740'993, 0, 5000.0 / 3, 1e-7, 2, {1, 2}}};
+        const RunReport back = parseReportJson(renderReportJson(r));
+        QCOMPARE(back.table, r.table);
+        QCOMPARE(back.files.at(0).name, r.files[0].name);
+        QCOMPARE(back.rows, r.rows);
+        QCOMPARE(back.plannedRows, r.plannedRows);
+        QCOMPARE(back.walBytes, r.walBytes);
+        QCOMPARE(back.meanRate, r.meanRate);
+        QCOMPARE(back.seconds, r.seconds);
+        QCOMPARE(back.error.value(), r.error.value());
+        QCOMPARE(back.samples.at(0).rows, r.samples[0].rows);
+        QCOMPARE(back.samples.at(0).intervalRate, r.samples[0].intervalRate);
+        QCOMPARE(back.samples.at(0).overallRate, r.samples[0].overallRate);
+        QCOMPARE(back.samples.at(0).workerRows, r.samples[0].workerRows);
+        EXPECT_ERROR_CONTAINING(parseReportJson("{\"tool\": \"isobar 1\",\n \"files\": [1, 2"),
+                                "not valid JSON at line 2, column", "unexpected end of input");
+        EXPECT_ERROR_CONTAINING(parseReportJson("{\"tool\": \"isobar 1\", \"x\": \"a\\qb\"}"),
+                                "not valid JSON at line 1, column", "after backslash");
     }
 
     // Runs of one table started in the same second, also in processes writing at the same moment,

@@ -107,6 +107,45 @@ private slots:
             QVERIFY2(message.contains(part), qPrintable(message));
         }
     }
+
+    // The same archive damaged as downloads get damaged: the message names the file and what is
+    // wrong with it.
+    void brokenZipArchives_data() {
+        QTest::addColumn<qint64>("keep");   // bytes kept from the start (-1: all)
+        QTest::addColumn<qint64>("zeroAt"); // four bytes zeroed there (-1: none)
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("cut short") << qint64{200000} << qint64{-1} << "no end-of-archive record";
+        // Inside the first member's data (it starts at byte 0 and is 93,598 bytes compressed).
+        QTest::newRow("damaged member")
+            << qint64{-1} << qint64{50000} << "data_stream-oper_stepType-instant.nc fails its CRC-32";
+    }
+    void brokenZipArchives() {
+        QFETCH(qint64, keep);
+        QFETCH(qint64, zeroAt);
+        QFETCH(QString, reason);
+        const QString dir = test::samplesDir();
+        if (dir.isEmpty()) {
+            QSKIP("../shared/era5-samples is not present next to the repository");
+        }
+        QFile original(dir + "/zip-disguised-as-nc_fluxes.nc");
+        QVERIFY(original.open(QIODevice::ReadOnly));
+        QByteArray bytes = original.readAll();
+        if (keep >= 0) {
+            bytes.truncate(keep);
+        }
+        if (zeroAt >= 0) {
+            bytes.replace(zeroAt, 4, QByteArray(4, '\0'));
+        }
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString path = tmp.filePath("download.nc");
+        QFile damaged(path);
+        QVERIFY(damaged.open(QIODevice::WriteOnly) && damaged.write(bytes) == bytes.size());
+        damaged.close();
+        EXPECT_ERROR_CONTAINING(Dataset::open({path.toStdString()}), path,
+                                "a ZIP archive that cannot be read", reason,
+                                "the download may be incomplete");
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSamples)

@@ -9,22 +9,20 @@
 namespace isobar {
 
 // The new CDS answers a request that mixes instant and accumulated variables with a ZIP archive of
-// NetCDF files, which users often save under a .nc name. This reads such archives: the central
-// directory (ZIP64 included), stored and deflated members, checked against their CRC-32.
+// NetCDF files, which users often save under a .nc name. libzip reads such archives (ZIP64 included;
+// every member checked against its CRC-32) and writes them for the samples.
 struct ZipMember {
     std::string name;
+    std::uint64_t index = 0; // in the archive's central directory
     std::uint64_t compressedSize = 0;
     std::uint64_t size = 0;
-    std::uint32_t crc32 = 0;
-    std::uint16_t method = 0; // 0 stored, 8 deflate
-    std::uint16_t flags = 0;
-    std::uint64_t localHeaderOffset = 0;
 };
 
 // True when the file starts with a ZIP local-file or end-of-archive signature.
 bool looksLikeZip(const std::filesystem::path& path);
 
-// The members of the archive. Throws isobar::Error naming the archive when it is not a readable ZIP.
+// The members of the archive that are files (not directories). Throws isobar::Error naming the
+// archive when it is not a readable ZIP.
 std::vector<ZipMember> listZipMembers(const std::filesystem::path& archive);
 
 // Writes one member, decompressed and CRC-checked, to `out`. Throws isobar::Error naming the

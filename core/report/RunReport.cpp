@@ -176,7 +176,7 @@ RunReport parseReportJson(const std::string& json) {
         throw Error("not an Isobar run report (no \"tool\": \"isobar ...\")");
     }
     const auto u64 = [](const JsonValue& v) {
-        return static_cast<std::uint64_t>(v.number());
+        return v.unsignedInteger();
     };
     RunReport r;
     r.tool = doc["tool"].string();

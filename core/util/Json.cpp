@@ -3,376 +3,205 @@
 #include "util/Error.h"
 
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
+#include <limits>
+#include <nlohmann/json.hpp>
 
 namespace isobar {
 
-std::string JsonWriter::escape(std::string_view text) {
-    std::string out;
-    out.reserve(text.size() + 2);
-    for (const char ch : text) {
-        const auto c = static_cast<unsigned char>(ch);
-        switch (c) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        default:
-            if (c < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                out += buf;
-            } else {
-                out += ch;
-            }
-        }
-    }
-    return out;
-}
+JsonWriter::JsonWriter()
+    : root_(std::make_unique<nlohmann::ordered_json>()) {}
 
-void JsonWriter::newline() {
-    out_ += '\n';
-    out_.append(stack_.size() * 2, ' ');
-}
+JsonWriter::~JsonWriter() = default;
 
-void JsonWriter::beforeValue() {
-    if (afterKey_) {
-        afterKey_ = false;
-        return;
-    }
-    if (!stack_.empty()) {
-        if (!stack_.back().empty) {
-            out_ += ',';
+void JsonWriter::add(nlohmann::ordered_json v, bool container) {
+    nlohmann::ordered_json* slot = root_.get();
+    if (!open_.empty()) {
+        nlohmann::ordered_json& parent = *open_.back();
+        if (parent.is_array()) {
+            parent.push_back(std::move(v));
+            slot = &parent.back();
+        } else {
+            slot = &(parent[key_] = std::move(v));
         }
-        stack_.back().empty = false;
-        newline();
+    } else {
+        *slot = std::move(v);
+    }
+    if (container) {
+        open_.push_back(slot);
     }
 }
 
 JsonWriter& JsonWriter::beginObject() {
-    beforeValue();
-    out_ += '{';
-    stack_.push_back({false, true});
+    add(nlohmann::ordered_json::object(), true);
     return *this;
 }
 
 JsonWriter& JsonWriter::endObject() {
-    const bool empty = stack_.back().empty;
-    stack_.pop_back();
-    if (!empty) {
-        newline();
-    }
-    out_ += '}';
-    if (stack_.empty()) {
-        out_ += '\n';
-    }
+    open_.pop_back();
     return *this;
 }
 
 JsonWriter& JsonWriter::beginArray() {
-    beforeValue();
-    out_ += '[';
-    stack_.push_back({true, true});
+    add(nlohmann::ordered_json::array(), true);
     return *this;
 }
 
 JsonWriter& JsonWriter::endArray() {
-    const bool empty = stack_.back().empty;
-    stack_.pop_back();
-    if (!empty) {
-        newline();
-    }
-    out_ += ']';
+    open_.pop_back();
     return *this;
 }
 
 JsonWriter& JsonWriter::key(std::string_view name) {
-    beforeValue();
-    out_ += '"' + escape(name) + "\": ";
-    afterKey_ = true;
+    key_ = name;
     return *this;
 }
 
 JsonWriter& JsonWriter::value(std::string_view text) {
-    beforeValue();
-    out_ += '"' + escape(text) + '"';
+    add(std::string(text), false);
     return *this;
 }
 
 JsonWriter& JsonWriter::value(double number) {
-    beforeValue();
-    if (!std::isfinite(number)) {
-        out_ += "null";
-        return *this;
-    }
-    // The shortest of %.15g / %.17g that reads back as the same double: 0.1, not 0.10000000000000001.
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.15g", number);
-    if (std::strtod(buf, nullptr) != number) {
-        std::snprintf(buf, sizeof buf, "%.17g", number);
-    }
-    out_ += buf;
+    add(number, false); // nlohmann prints NaN and infinities as null
     return *this;
 }
 
 JsonWriter& JsonWriter::value(std::int64_t number) {
-    beforeValue();
-    out_ += std::to_string(number);
+    add(number, false);
     return *this;
 }
 
 JsonWriter& JsonWriter::value(std::uint64_t number) {
-    beforeValue();
-    out_ += std::to_string(number);
+    add(number, false);
     return *this;
 }
 
 JsonWriter& JsonWriter::value(bool flag) {
-    beforeValue();
-    out_ += flag ? "true" : "false";
+    add(flag, false);
     return *this;
 }
 
 JsonWriter& JsonWriter::null() {
-    beforeValue();
-    out_ += "null";
+    add(nullptr, false);
     return *this;
+}
+
+std::string JsonWriter::str() const {
+    // A file name or a server message need not be UTF-8; the report is written all the same.
+    return root_->dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + '\n';
 }
 
 namespace {
 
-class JsonParser {
-public:
-    explicit JsonParser(std::string_view text)
-        : t_(text) {}
-
-    JsonValue document() {
-        JsonValue v = value();
-        skipSpace();
-        if (p_ != t_.size()) {
-            fail("text after the document");
-        }
-        return v;
+// "[json.exception.parse_error.101] parse error at line 1, column 36: syntax error while parsing
+// array - unexpected end of input; expected ']'" -> " at line 1, column 36: syntax error ...".
+std::string describe(const nlohmann::json::exception& e) {
+    std::string what = e.what();
+    if (const auto bracket = what.find("] "); what.starts_with("[json.exception.") && bracket != what.npos) {
+        what.erase(0, bracket + 2);
     }
-
-private:
-    [[noreturn]] void fail(const std::string& what) const {
-        throw Error("not valid JSON at byte " + std::to_string(p_) + ": " + what);
+    if (what.starts_with("parse error at ")) {
+        return what.substr(std::string_view("parse error").size());
     }
-    void skipSpace() {
-        while (p_ < t_.size() && (t_[p_] == ' ' || t_[p_] == '\n' || t_[p_] == '\r' || t_[p_] == '\t')) {
-            ++p_;
-        }
-    }
-    bool consume(std::string_view word) {
-        if (t_.substr(p_, word.size()) == word) {
-            p_ += word.size();
-            return true;
-        }
-        return false;
-    }
-    JsonValue value() {
-        skipSpace();
-        if (p_ >= t_.size()) {
-            fail("unexpected end");
-        }
-        const char c = t_[p_];
-        if (c == '{') {
-            ++p_;
-            JsonValue::Object o;
-            skipSpace();
-            if (consume("}")) {
-                return JsonValue(std::move(o));
-            }
-            for (;;) {
-                skipSpace();
-                std::string key = stringValue();
-                skipSpace();
-                if (!consume(":")) {
-                    fail("expected ':'");
-                }
-                o[key] = value();
-                skipSpace();
-                if (consume("}")) {
-                    return JsonValue(std::move(o));
-                }
-                if (!consume(",")) {
-                    fail("expected ',' or '}'");
-                }
-            }
-        }
-        if (c == '[') {
-            ++p_;
-            JsonValue::Array a;
-            skipSpace();
-            if (consume("]")) {
-                return JsonValue(std::move(a));
-            }
-            for (;;) {
-                a.push_back(value());
-                skipSpace();
-                if (consume("]")) {
-                    return JsonValue(std::move(a));
-                }
-                if (!consume(",")) {
-                    fail("expected ',' or ']'");
-                }
-            }
-        }
-        if (c == '"') {
-            return JsonValue(stringValue());
-        }
-        if (consume("true")) {
-            return JsonValue(true);
-        }
-        if (consume("false")) {
-            return JsonValue(false);
-        }
-        if (consume("null")) {
-            return JsonValue();
-        }
-        const char* begin = t_.data() + p_;
-        char* end = nullptr;
-        const double d = std::strtod(begin, &end);
-        if (end == begin) {
-            fail("unexpected character");
-        }
-        p_ += static_cast<std::size_t>(end - begin);
-        return JsonValue(d);
-    }
-    std::string stringValue() {
-        if (!consume("\"")) {
-            fail("expected a string");
-        }
-        std::string out;
-        while (p_ < t_.size() && t_[p_] != '"') {
-            char c = t_[p_++];
-            if (c != '\\') {
-                out += c;
-                continue;
-            }
-            if (p_ >= t_.size()) {
-                fail("unterminated escape");
-            }
-            c = t_[p_++];
-            switch (c) {
-            case 'n':
-                out += '\n';
-                break;
-            case 't':
-                out += '\t';
-                break;
-            case 'r':
-                out += '\r';
-                break;
-            case 'b':
-                out += '\b';
-                break;
-            case 'f':
-                out += '\f';
-                break;
-            case 'u': {
-                if (p_ + 4 > t_.size()) {
-                    fail("short \\u escape");
-                }
-                const unsigned code =
-                    static_cast<unsigned>(std::stoul(std::string(t_.substr(p_, 4)), nullptr, 16));
-                p_ += 4;
-                // UTF-8 (surrogate pairs are not produced by Isobar's writer).
-                if (code < 0x80) {
-                    out += static_cast<char>(code);
-                } else if (code < 0x800) {
-                    out += static_cast<char>(0xC0 | (code >> 6));
-                    out += static_cast<char>(0x80 | (code & 0x3F));
-                } else {
-                    out += static_cast<char>(0xE0 | (code >> 12));
-                    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-                    out += static_cast<char>(0x80 | (code & 0x3F));
-                }
-                break;
-            }
-            default:
-                out += c;
-            }
-        }
-        if (!consume("\"")) {
-            fail("unterminated string");
-        }
-        return out;
-    }
-
-    std::string_view t_;
-    std::size_t p_ = 0;
-};
-
-const JsonValue& nullValue() {
-    static const JsonValue v;
-    return v;
+    return ": " + what;
 }
 
 } // namespace
 
 JsonValue JsonValue::parse(std::string_view text) {
-    return JsonParser(text).document();
+    try {
+        return JsonValue(
+            std::make_shared<const nlohmann::json>(nlohmann::json::parse(text.begin(), text.end())));
+    } catch (const nlohmann::json::exception& e) {
+        // parse_error, or out_of_range for a number beyond a double
+        throw Error("not valid JSON" + describe(e));
+    }
+}
+
+bool JsonValue::isNull() const {
+    return !node_ || node_->is_null();
+}
+
+bool JsonValue::isObject() const {
+    return node_ && node_->is_object();
+}
+
+bool JsonValue::isArray() const {
+    return node_ && node_->is_array();
 }
 
 double JsonValue::number(double fallback) const {
-    if (const auto* d = std::get_if<double>(&v_)) {
-        return *d;
+    return node_ && node_->is_number() ? node_->get<double>() : fallback;
+}
+
+std::int64_t JsonValue::integer(std::int64_t fallback) const {
+    if (!node_) {
+        return fallback;
+    }
+    if (node_->is_number_unsigned()) {
+        const auto u = node_->get<std::uint64_t>();
+        return u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
+                   ? static_cast<std::int64_t>(u)
+                   : fallback;
+    }
+    if (node_->is_number_integer()) {
+        return node_->get<std::int64_t>();
+    }
+    if (node_->is_number_float()) {
+        // 2^63 is exact as a double; anything in [-2^63, 2^63) converts without overflow.
+        const double d = std::trunc(node_->get<double>());
+        return d >= -0x1p63 && d < 0x1p63 ? static_cast<std::int64_t>(d) : fallback;
+    }
+    return fallback;
+}
+
+std::uint64_t JsonValue::unsignedInteger(std::uint64_t fallback) const {
+    if (!node_) {
+        return fallback;
+    }
+    if (node_->is_number_unsigned()) {
+        return node_->get<std::uint64_t>();
+    }
+    if (node_->is_number_integer()) {
+        const auto i = node_->get<std::int64_t>();
+        return i >= 0 ? static_cast<std::uint64_t>(i) : fallback;
+    }
+    if (node_->is_number_float()) {
+        const double d = std::trunc(node_->get<double>());
+        return d >= 0 && d < 0x1p64 ? static_cast<std::uint64_t>(d) : fallback;
     }
     return fallback;
 }
 
 std::string JsonValue::string(const std::string& fallback) const {
-    if (const auto* s = std::get_if<std::string>(&v_)) {
-        return *s;
-    }
-    return fallback;
+    return node_ && node_->is_string() ? node_->get<std::string>() : fallback;
 }
 
 bool JsonValue::boolean(bool fallback) const {
-    if (const auto* b = std::get_if<bool>(&v_)) {
-        return *b;
-    }
-    return fallback;
+    return node_ && node_->is_boolean() ? node_->get<bool>() : fallback;
 }
 
-const JsonValue& JsonValue::operator[](const std::string& key) const {
-    if (const auto* o = std::get_if<std::shared_ptr<Object>>(&v_)) {
-        const auto it = (*o)->find(key);
-        if (it != (*o)->end()) {
-            return it->second;
+JsonValue JsonValue::operator[](const std::string& key) const {
+    if (!isObject()) {
+        return {};
+    }
+    const auto it = node_->find(key);
+    if (it == node_->end()) {
+        return {};
+    }
+    // Aliasing: the member's value, owned by the whole document.
+    return JsonValue(std::shared_ptr<const nlohmann::json>(node_, &*it));
+}
+
+JsonValue::Array JsonValue::array() const {
+    Array out;
+    if (isArray()) {
+        out.reserve(node_->size());
+        for (const auto& element : *node_) {
+            out.push_back(JsonValue(std::shared_ptr<const nlohmann::json>(node_, &element)));
         }
     }
-    return nullValue();
-}
-
-const JsonValue::Array& JsonValue::array() const {
-    static const Array empty;
-    if (const auto* a = std::get_if<std::shared_ptr<Array>>(&v_)) {
-        return **a;
-    }
-    return empty;
-}
-
-const JsonValue::Object& JsonValue::object() const {
-    static const Object empty;
-    if (const auto* o = std::get_if<std::shared_ptr<Object>>(&v_)) {
-        return **o;
-    }
-    return empty;
+    return out;
 }
 
 } // namespace isobar

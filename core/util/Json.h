@@ -1,19 +1,28 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 namespace isobar {
 
-// A small streaming JSON writer (objects, arrays, strings, numbers, booleans, null) with two-space
-// indentation. Non-finite numbers are written as null, since JSON has no NaN.
+// Isobar's own documents (run reports, durability journals, `--json` output) written and read
+// through nlohmann-json. This layer keeps the callers' vocabulary: a writer that is told what comes
+// next, and a forgiving reader.
+
+// Builds one JSON document (objects, arrays, strings, numbers, booleans, null) in the order it is
+// told, and prints it with two-space indentation. Non-finite numbers are written as null, since JSON
+// has no NaN; text that is not UTF-8 is written with U+FFFD in place of the bytes that are not.
 class JsonWriter {
 public:
+    JsonWriter();
+    ~JsonWriter();
+    JsonWriter(const JsonWriter&) = delete;
+    JsonWriter& operator=(const JsonWriter&) = delete;
+
     JsonWriter& beginObject();
     JsonWriter& endObject();
     JsonWriter& beginArray();
@@ -36,58 +45,50 @@ public:
         return value(v);
     }
 
-    const std::string& str() const noexcept { return out_; }
-
-    static std::string escape(std::string_view text);
+    // The document so far, ending with a newline.
+    std::string str() const;
 
 private:
-    void beforeValue();
-    void newline();
+    void add(nlohmann::ordered_json v, bool container);
 
-    std::string out_;
-    struct Level {
-        bool array;
-        bool empty;
-    };
-    std::vector<Level> stack_;
-    bool afterKey_ = false;
+    std::unique_ptr<nlohmann::ordered_json> root_;
+    // The containers being filled, innermost last. Only the innermost one changes, so the
+    // pointers to its ancestors stay valid.
+    std::vector<nlohmann::ordered_json*> open_;
+    std::string key_;
 };
 
 // A parsed JSON document (for reading back Isobar's own reports): null, bool, number, string,
-// array or object. Accessors return a null value for what is absent, so reading is forgiving.
+// array or object. Accessors return a null value or the fallback for what is absent or of another
+// type, so reading is forgiving. A value shares the document it was read from.
 class JsonValue {
 public:
     using Array = std::vector<JsonValue>;
-    using Object = std::map<std::string, JsonValue>;
 
     JsonValue() = default;
-    explicit JsonValue(bool b)
-        : v_(b) {}
-    explicit JsonValue(double d)
-        : v_(d) {}
-    explicit JsonValue(std::string s)
-        : v_(std::move(s)) {}
-    explicit JsonValue(Array a)
-        : v_(std::make_shared<Array>(std::move(a))) {}
-    explicit JsonValue(Object o)
-        : v_(std::make_shared<Object>(std::move(o))) {}
 
-    // Throws isobar::Error with the position of the first problem.
+    // Throws isobar::Error saying where the text stops being JSON and why.
     static JsonValue parse(std::string_view text);
 
-    bool isNull() const { return std::holds_alternative<std::monostate>(v_); }
-    bool isObject() const { return std::holds_alternative<std::shared_ptr<Object>>(v_); }
-    bool isArray() const { return std::holds_alternative<std::shared_ptr<Array>>(v_); }
+    bool isNull() const;
+    bool isObject() const;
+    bool isArray() const;
     double number(double fallback = 0.0) const;
+    // Integers exactly (a row count above 2^53 too); a fractional number truncated; the fallback
+    // for what does not fit.
+    std::int64_t integer(std::int64_t fallback = 0) const;
+    std::uint64_t unsignedInteger(std::uint64_t fallback = 0) const;
     std::string string(const std::string& fallback = {}) const;
     bool boolean(bool fallback = false) const;
-    const JsonValue& operator[](const std::string& key) const;
-    const Array& array() const;
-    const Object& object() const;
+    JsonValue operator[](const std::string& key) const;
+    Array array() const;
 
 private:
-    std::variant<std::monostate, bool, double, std::string, std::shared_ptr<Array>, std::shared_ptr<Object>>
-        v_;
+    explicit JsonValue(std::shared_ptr<const nlohmann::json> node)
+        : node_(std::move(node)) {}
+
+    // Points into the parsed document and keeps all of it alive; empty for an absent value.
+    std::shared_ptr<const nlohmann::json> node_;
 };
 
 } // namespace isobar
