@@ -22,7 +22,7 @@ namespace isobar::ui {
 class FileListModel;
 
 // The first step of a load: the files (added by dialog or dropped; folders stand for the NetCDF
-// files in them), what each one is, and which of the six variables to load. A variable no file
+// files in them), what each one is, and which of the catalog's variables to load. A variable no file
 // has cannot be ticked.
 class FilesPage : public QWidget {
     Q_OBJECT

@@ -245,7 +245,7 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
                 v = v ? v : (item == spec(c).column ? std::optional<Variable>(c) : std::nullopt);
             }
             if (!v) {
-                throw UsageError{"--variables: '" + item + "' is none of t2m, u10, v10, tcc, tp, sf"};
+                throw UsageError{"--variables: '" + item + "' is none of " + catalogShortNames()};
             }
             request.variables.push_back(*v);
         }

@@ -1,15 +1,33 @@
 #include "db/WeatherSchema.h"
 
+#include "domain/Variable.h"
+
 #include <map>
 
 namespace isobar {
+
+const std::vector<ColumnSpec>& weatherColumns() {
+    static const std::vector<ColumnSpec> columns = [] {
+        std::vector<ColumnSpec> c{
+            {"time", "timestamp with time zone", true},
+            {"location_id", "integer", false},
+            {"latitude", "real", false},
+            {"longitude", "real", false},
+        };
+        for (const VariableSpec& v : variableCatalog()) {
+            c.push_back({v.column, "real", false});
+        }
+        return c;
+    }();
+    return columns;
+}
 
 std::string createWeatherTableSql(const Connection& conn, const TableName& table, bool unlogged,
                                   bool partitioned) {
     std::string sql = std::string("CREATE ") + (unlogged ? "UNLOGGED " : "") + "TABLE IF NOT EXISTS " +
                       table.quoted(conn) + " (";
     bool first = true;
-    for (const auto& c : kWeatherColumns) {
+    for (const auto& c : weatherColumns()) {
         sql += (first ? "" : ", ") + conn.quoteIdentifier(c.name) + " " + std::string(c.type) +
                (c.notNull ? " NOT NULL" : "");
         first = false;
@@ -20,7 +38,7 @@ std::string createWeatherTableSql(const Connection& conn, const TableName& table
 std::string weatherColumnList(const Connection& conn) {
     std::string list = "(";
     bool first = true;
-    for (const auto& c : kWeatherColumns) {
+    for (const auto& c : weatherColumns()) {
         list += (first ? "" : ", ") + conn.quoteIdentifier(c.name);
         first = false;
     }
@@ -58,7 +76,7 @@ bool ensureWeatherTable(Connection& conn, const TableName& table, const std::str
     const auto add = [&diff](const std::string& line) {
         diff += "\n  " + line;
     };
-    for (const auto& c : kWeatherColumns) {
+    for (const auto& c : weatherColumns()) {
         const auto it = found.find(std::string(c.name));
         if (it == found.end()) {
             add("missing column " + std::string(c.name) + " " + std::string(c.type));

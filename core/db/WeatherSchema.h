@@ -2,9 +2,9 @@
 
 #include "db/Connection.h"
 
-#include <array>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace isobar {
 
@@ -14,22 +14,13 @@ struct ColumnSpec {
     bool notNull;
 };
 
-// The seed schema, column for column, so existing queries keep working:
+// The weather table's columns: the row's key and place (time, location_id, latitude, longitude),
+// then one float4 column per variable of the catalog, in the catalog's order. For the seed's six
+// that is the seed schema, column for column, so existing queries keep working:
 // weather(time timestamptz not null, location_id int, latitude float4, longitude float4,
 //         temperature_2m float4, zonal_wind_10m float4, meridional_wind_10m float4,
 //         total_cloud_cover float4, total_precipitation float4, snowfall float4)
-inline constexpr std::array<ColumnSpec, 10> kWeatherColumns{{
-    {"time", "timestamp with time zone", true},
-    {"location_id", "integer", false},
-    {"latitude", "real", false},
-    {"longitude", "real", false},
-    {"temperature_2m", "real", false},
-    {"zonal_wind_10m", "real", false},
-    {"meridional_wind_10m", "real", false},
-    {"total_cloud_cover", "real", false},
-    {"total_precipitation", "real", false},
-    {"snowfall", "real", false},
-}};
+const std::vector<ColumnSpec>& weatherColumns();
 
 // CREATE [UNLOGGED] TABLE IF NOT EXISTS for the seed schema [PARTITION BY RANGE (time)].
 std::string createWeatherTableSql(const Connection& conn, const TableName& table, bool unlogged = false,

@@ -125,6 +125,14 @@ const VariableSpec& spec(Variable v) {
     return kCatalog.at(v.index());
 }
 
+std::string catalogShortNames() {
+    std::string out;
+    for (const VariableSpec& v : kCatalog) {
+        out += (out.empty() ? "" : ", ") + std::string(v.shortName);
+    }
+    return out;
+}
+
 std::optional<Variable> findVariable(std::string_view name, std::string_view longName) {
     const std::string n = lower(name);
     const std::string ln = lower(longName);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -88,6 +89,9 @@ const VariableSpec& spec(Variable v);
 inline std::size_t index(Variable v) {
     return v.index();
 }
+
+// "t2m, u10, v10, tcc, tp, sf": the short names of the catalog, for messages.
+std::string catalogShortNames();
 
 // The catalog variable a file's variable is, by its name or long_name (short names and long names
 // first, then aliases); nullopt when the catalog does not know it.

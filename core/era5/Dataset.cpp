@@ -187,10 +187,10 @@ private:
             for (const auto& w : without) {
                 list += (list.empty() ? "" : "; ") + w;
             }
-            throw Error(
-                archive.string() + ": a ZIP archive (as the CDS sends for mixed requests) whose " +
-                std::to_string(members.size()) +
-                " member(s) hold no ERA5 variable that Isobar loads (t2m, u10, v10, tcc, tp, sf): " + list);
+            throw Error(archive.string() + ": a ZIP archive (as the CDS sends for mixed requests) whose " +
+                        std::to_string(members.size()) +
+                        " member(s) hold no ERA5 variable that Isobar loads (" + catalogShortNames() +
+                        "): " + list);
         }
         d_.notes_.push_back(
             archive.string() + " is a ZIP archive: read its " + std::to_string(opened) + " member(s)" +

@@ -32,7 +32,7 @@ struct OpenOptions {
     ProductOverride product = ProductOverride::Auto;
 };
 
-// Thrown when a file holds none of the six variables; archives use it to tell a member with other
+// Thrown when a file holds none of the catalog's variables; archives use it to tell a member with other
 // variables (an sst-only member) from a broken one.
 class NoTargetVariables : public Error {
 public:
@@ -156,7 +156,7 @@ public:
 
     const std::vector<FileStep>& steps() const noexcept { return steps_; }
     const std::vector<FileVariable>& variables() const noexcept { return variables_; }
-    // Data variables that are not one of the six (listed, never loaded).
+    // Data variables the catalog does not know (listed, never loaded).
     const std::vector<std::string>& ignoredVariables() const noexcept { return ignored_; }
     // Facts worth telling the user (expver mix, assumed grid spacing, accumulation handling, ...).
     const std::vector<std::string>& notes() const noexcept { return notes_; }

@@ -181,11 +181,10 @@ void Era5FileBuilder::findTargetVariables() {
         for (const auto& n : f_.ignored_) {
             has += (has.empty() ? "" : ", ") + n;
         }
-        throw NoTargetVariables(f_.name_ +
-                                    ": no ERA5 variable that Isobar loads (t2m, u10, v10, tcc, tp, sf); "
-                                    "the file has: " +
-                                    (has.empty() ? std::string("no data variables") : has),
-                                f_.ignored_);
+        throw NoTargetVariables(
+            f_.name_ + ": no ERA5 variable that Isobar loads (" + catalogShortNames() +
+                "); the file has: " + (has.empty() ? std::string("no data variables") : has),
+            f_.ignored_);
     }
     std::sort(f_.variables_.begin(), f_.variables_.end(),
               [](const FileVariable& a, const FileVariable& b) { return a.variable < b.variable; });
