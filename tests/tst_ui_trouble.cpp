@@ -211,7 +211,7 @@ private slots:
         w->checkTarget();
         QVERIFY(checked.wait(60'000));
         // Hypertable without TimescaleDB (CI), else distributed without Citus preloaded.
-        const ServerCheck first = *w->lastCheck();
+        const TargetCheck first = *w->lastCheck();
         const int type = !first.timescaledb.usable ? 3 : !first.citus.usable ? 4 : -1;
         if (type < 0) {
             QSKIP("TimescaleDB and Citus are both usable here: every table type can be made");

@@ -154,7 +154,7 @@ void MainWindow::checkTarget() {
     // Thread boundary: connecting (or starting the embedded cluster) can take seconds; the check
     // runs on the pool and only its result comes back, dropped when a newer check superseded it.
     checks_->start([self, job, choice, table, workers, type] {
-        ServerCheck check = checkServer(choice, table, workers, type);
+        TargetCheck check = ui::checkTarget(choice, table, workers, type);
         postToGui([self, job, check = std::move(check)] {
             if (self) {
                 self->takeCheck(job, check);
@@ -163,7 +163,7 @@ void MainWindow::checkTarget() {
     });
 }
 
-void MainWindow::takeCheck(quint64 job, const ServerCheck& check) {
+void MainWindow::takeCheck(quint64 job, const TargetCheck& check) {
     if (job != checkJob_) {
         return; // superseded
     }
@@ -214,7 +214,7 @@ void MainWindow::targetChanged() {
     }
 }
 
-void MainWindow::offerRestore(const ServerCheck& check) {
+void MainWindow::offerRestore(const TargetCheck& check) {
     QStringList what;
     for (const DurabilityJournal& j : check.pendingRestores) {
         what << q(j.describeChanges());
@@ -312,7 +312,7 @@ void MainWindow::notStarted(const QString& why) {
     run_->showNotStarted(why);
 }
 
-void MainWindow::launch(const ServerCheck& check, const PendingStart& start) {
+void MainWindow::launch(const TargetCheck& check, const PendingStart& start) {
     if (check.error) {
         notStarted(q(*check.error));
         return;

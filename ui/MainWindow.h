@@ -1,7 +1,7 @@
 #pragma once
 
-#include "ServerCheck.h"
 #include "SettingsPanel.h"
+#include "TargetCheck.h"
 
 #ifndef Q_MOC_RUN // moc 6.4 cannot parse some C++20 standard headers the core pulls in
 #include "ingest/Loader.h"
@@ -53,7 +53,7 @@ public:
     HistoryPanel* historyPanel() const { return history_; }
     LoadController* controller() const { return controller_; }
     QTabWidget* tabs() const { return tabs_; }
-    const std::optional<ServerCheck>& lastCheck() const { return check_; }
+    const std::optional<TargetCheck>& lastCheck() const { return check_; }
     // Where server checks and restores run (tests wait for it to be idle).
     QThreadPool* checkPool() const { return checks_; }
 
@@ -80,10 +80,10 @@ private:
         DurabilityRequest durability;
     };
 
-    void takeCheck(quint64 job, const ServerCheck& check);
+    void takeCheck(quint64 job, const TargetCheck& check);
     void targetChanged();
-    void offerRestore(const ServerCheck& check);
-    void launch(const ServerCheck& check, const PendingStart& start);
+    void offerRestore(const TargetCheck& check);
+    void launch(const TargetCheck& check, const PendingStart& start);
     // A start that will not run: says why, and the durability boxes can be changed again.
     void notStarted(const QString& why);
     void loadEnded(const LoadSummary& summary);
@@ -99,7 +99,7 @@ private:
     QTabWidget* tabs_;
     QThreadPool* checks_;
     SettingsPanel::Confirm confirm_;
-    std::optional<ServerCheck> check_;
+    std::optional<TargetCheck> check_;
     quint64 checkJob_ = 0;
     std::optional<PendingStart> pending_; // Start pressed, the server check not back yet
     bool restoreTried_ = false;           // a pending restore was attempted since the last start
