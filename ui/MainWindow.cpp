@@ -7,6 +7,7 @@
 #include "HistoryPanel.h"
 #include "LoadController.h"
 #include "RunPanel.h"
+#include "SummaryText.h"
 #include "TargetPanel.h"
 #include "Version.h"
 #include "db/ConnInfo.h"
@@ -20,7 +21,6 @@
 #include <QMessageBox>
 #include <QPointer>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -77,7 +77,9 @@ MainWindow::MainWindow(QWidget* parent)
                 }
             });
     connect(controller_, &LoadController::ended, this,
-            [this](const LoadSummary& summary, const RunReport&, const QString&, const QString&) {
+            [this](const LoadSummary& summary, const RunReport& report, const QString& path,
+                   const QString& problem) {
+                run_->showEnded(summary, report, path, problem);
                 loadEnded(summary);
             });
     connect(files_, &FilesPage::selectionChanged, this, [this] {
@@ -380,8 +382,7 @@ void MainWindow::loadEnded(const LoadSummary& summary) {
     // Durability trades are for one run only: the next one asks again.
     settings_->setDurabilityLocked(false);
     settings_->resetDurability();
-    statusBar()->showMessage(
-        run_->statusLabel()->text().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
+    statusBar()->showMessage(SummaryText(summary).plain());
     history_->refresh();
     if (!closeAfterRun_) {
         return;

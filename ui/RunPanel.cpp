@@ -3,6 +3,7 @@
 #include "Format.h"
 #include "RateChart.h"
 #include "ReportExport.h"
+#include "SummaryText.h"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -21,12 +22,6 @@
 namespace isobar::ui {
 
 namespace {
-
-// The server stopped answering (shut down, restarted, network gone): resuming later loads only
-// what is missing, so the run view offers it.
-bool serverWentAway(const LoadError& e) {
-    return e.sqlState.rfind("08", 0) == 0 || e.sqlState.rfind("57P0", 0) == 0;
-}
 
 QString bottleneckText(const RateSample& s) {
     const std::string b = s.bottleneck();
@@ -121,7 +116,6 @@ RunPanel::RunPanel(LoadController* controller, QWidget* parent)
     connect(controller_, &LoadController::started, this, &RunPanel::onStarted);
     connect(controller_, &LoadController::rateSampled, this, &RunPanel::onRate);
     connect(controller_, &LoadController::serverSampled, this, &RunPanel::onServer);
-    connect(controller_, &LoadController::ended, this, &RunPanel::onEnded);
     connect(controller_, &LoadController::note, this, [this](const QString& m) { log(m); });
     connect(controller_, &LoadController::warning, this, [this](const QString& m) { log(m, true); });
     setRunning(false);
@@ -219,50 +213,22 @@ void RunPanel::onServer(const ServerSample& s) {
     }
 }
 
-void RunPanel::onEnded(const LoadSummary& summary, const RunReport& report, const QString& path,
-                       const QString& problem) {
+void RunPanel::showEnded(const LoadSummary& summary, const RunReport& report, const QString& path,
+                         const QString& problem) {
     setRunning(false);
     report_ = report;
     reportPath_ = path;
     export_->setEnabled(true);
-    const QString done =
-        tr("%1 rows in %2 (%3 rows/s)")
-            .arg(formatCount(summary.rows), formatDuration(summary.seconds),
-                 formatRate(summary.seconds > 0 ? static_cast<double>(summary.rows) / summary.seconds : 0));
-    switch (summary.status) {
-    case LoadStatus::Completed:
-        status_->setText(
-            tr("<b>Completed:</b> %1.%2")
-                .arg(done.toHtmlEscaped(),
-                     summary.resumedRows > 0
-                         ? tr(" %1 rows were already there.").arg(formatCount(summary.resumedRows))
-                         : QString()));
+    const SummaryText text(summary);
+    status_->setText(text.html());
+    if (summary.status == LoadStatus::Completed) {
         progress_->setValue(1000);
-        break;
-    case LoadStatus::Cancelled:
-        status_->setText(tr("<b>Cancelled:</b> %1 committed; the units in flight were rolled back. Resume "
-                            "loads the rest.")
-                             .arg(done.toHtmlEscaped()));
-        resume_->show();
-        break;
-    case LoadStatus::Failed: {
-        const LoadError e = summary.error.value_or(LoadError{});
-        QString text = q(e.message).toHtmlEscaped();
-        if (!e.file.empty()) {
-            text += tr("<br>File: %1").arg(q(e.file).toHtmlEscaped());
-        }
-        if (serverWentAway(e)) {
-            status_->setText(tr("<b>The server went away:</b> %1<br>%2 had been committed and stay. Resume "
-                                "when the server is back: only the rest is loaded.")
-                                 .arg(text, done.toHtmlEscaped()));
-        } else {
-            status_->setText(
-                tr("<b>Failed:</b> %1<br>%2 had been committed and stay.").arg(text, done.toHtmlEscaped()));
-        }
-        resume_->show();
-        log(q(e.message), true);
-        break;
     }
+    if (text.offersResume()) {
+        resume_->show();
+    }
+    if (summary.status == LoadStatus::Failed) {
+        log(q(summary.error.value_or(LoadError{}).message), true);
     }
     if (summary.durability.any()) {
         log(summary.durability.restored

@@ -30,6 +30,10 @@ public:
     void showPreparing(const QString& what);
     // The run could not start; `why` names what is wrong.
     void showNotStarted(const QString& why);
+    // What the run that ended did (Resume offered when it did not complete), its report ready to
+    // export.
+    void showEnded(const LoadSummary& summary, const RunReport& report, const QString& path,
+                   const QString& problem);
     void log(const QString& line, bool problem = false);
 
     const std::optional<RunReport>& lastReport() const { return report_; }
@@ -54,8 +58,6 @@ private:
     void onStarted(const LoadStart& start);
     void onRate(const RateSample& sample);
     void onServer(const ServerSample& sample);
-    void onEnded(const LoadSummary& summary, const RunReport& report, const QString& path,
-                 const QString& problem);
     void exportReportAs();
     void setRunning(bool running);
 
