@@ -118,13 +118,13 @@ RunPanel::RunPanel(LoadController* controller, QWidget* parent)
     connect(controller_, &LoadController::serverSampled, this, &RunPanel::onServer);
     connect(controller_, &LoadController::note, this, [this](const QString& m) { log(m); });
     connect(controller_, &LoadController::warning, this, [this](const QString& m) { log(m, true); });
-    setRunning(false);
+    setBusy(false);
 }
 
-void RunPanel::setRunning(bool running) {
-    start_->setEnabled(!running);
-    cancel_->setEnabled(running);
-    if (running) {
+void RunPanel::setBusy(bool busy) {
+    start_->setEnabled(!busy);
+    cancel_->setEnabled(busy);
+    if (busy) {
         resume_->hide();
     }
 }
@@ -135,7 +135,6 @@ void RunPanel::log(const QString& line, bool problem) {
 }
 
 void RunPanel::showPreparing(const QString& what) {
-    setRunning(true); // Cancel works from here: a start waiting for its server check is dropped
     chart_->reset();
     workers_->setRowCount(0);
     progress_->setValue(0);
@@ -148,13 +147,11 @@ void RunPanel::showPreparing(const QString& what) {
 }
 
 void RunPanel::showNotStarted(const QString& why) {
-    setRunning(false);
     status_->setText(tr("<b>Not started:</b> %1").arg(why.toHtmlEscaped()));
     log(tr("not started: %1").arg(why), true);
 }
 
 void RunPanel::onStarted(const LoadStart& s) {
-    setRunning(true);
     plannedRows_ = s.plannedRows - std::min(s.plannedRows, s.resumedRows);
     lastWalBytes_ = 0;
     status_->setText(tr("Loading %1 rows into %2 (%3, %4 workers)%5")
@@ -215,7 +212,6 @@ void RunPanel::onServer(const ServerSample& s) {
 
 void RunPanel::showEnded(const LoadSummary& summary, const RunReport& report, const QString& path,
                          const QString& problem) {
-    setRunning(false);
     report_ = report;
     reportPath_ = path;
     export_->setEnabled(true);

@@ -19,13 +19,16 @@ class RateChart;
 // A run as it happens: Start / Cancel, the live rate chart, progress with % and ETA, rows, bytes,
 // elapsed, per-worker rates and what each worker's server process waits on, whether the reader or
 // the server holds the load back, a log; when it has ended, what happened (and Resume when the
-// server went away) and the export of its report.
+// server went away) and the export of its report. The live figures come from the controller's
+// events; what the panel is doing (busy, not started, ended) is the StartFlow's to say.
 class RunPanel : public QWidget {
     Q_OBJECT
 
 public:
     explicit RunPanel(LoadController* controller, QWidget* parent = nullptr);
 
+    // Busy from Start to the run's end: Start is disabled, Cancel enabled, Resume hidden.
+    void setBusy(bool busy);
     // Before the engine starts: the server is being checked (the embedded cluster may be starting).
     void showPreparing(const QString& what);
     // The run could not start; `why` names what is wrong.
@@ -59,7 +62,6 @@ private:
     void onRate(const RateSample& sample);
     void onServer(const ServerSample& sample);
     void exportReportAs();
-    void setRunning(bool running);
 
     LoadController* controller_;
     RateChart* chart_;
