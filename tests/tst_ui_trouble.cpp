@@ -96,8 +96,11 @@ private slots:
         w->targetPanel()->tableEdit()->setText("gui_closed");
         w->targetPanel()->tableTypeBox()->setCurrentIndex(0);
         QSignalSpy ended(w->controller(), &LoadController::ended);
+        QSignalSpy started(w->controller(), &LoadController::started);
         w->startLoad();
         QTRY_VERIFY_WITH_TIMEOUT(w->controller()->isRunning(), 60'000);
+        // Past preparing: the table and its ledger exist (a cancel before would leave neither).
+        QTRY_VERIFY_WITH_TIMEOUT(!started.isEmpty(), 60'000);
         QVERIFY(!w->close());
         QVERIFY(w->isVisible());
         QVERIFY(w->controller()->isRunning());
@@ -211,7 +214,7 @@ private slots:
         w->checkTarget();
         QVERIFY(checked.wait(60'000));
         // Hypertable without TimescaleDB (CI), else distributed without Citus preloaded.
-        const ServerCheck first = *w->lastCheck();
+        const TargetCheck first = *w->lastCheck();
         const int type = !first.timescaledb.usable ? 3 : !first.citus.usable ? 4 : -1;
         if (type < 0) {
             QSKIP("TimescaleDB and Citus are both usable here: every table type can be made");

@@ -1,11 +1,7 @@
 #pragma once
 
-#include "ServerCheck.h"
 #include "SettingsPanel.h"
-
-#ifndef Q_MOC_RUN // moc 6.4 cannot parse some C++20 standard headers the core pulls in
-#include "ingest/Loader.h"
-#endif
+#include "TargetCheck.h"
 
 #include <QMainWindow>
 
@@ -20,11 +16,12 @@ class FilesPage;
 class HistoryPanel;
 class LoadController;
 class RunPanel;
+class StartFlow;
 class TargetPanel;
 
-// The desktop app: Files -> Target -> Settings -> Run -> History, one tab each. Starting a load
-// checks the server first (starting the embedded cluster when it is the target), then hands the
-// request to the LoadController; the window never waits for the engine.
+// The desktop app: Files -> Target -> Settings -> Run -> History, one tab each. The window builds
+// the tabs and wires them; the StartFlow takes a start from Start to the run's end (a server
+// check first, then the LoadController), and the window never waits for either.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 
@@ -53,9 +50,9 @@ public:
     HistoryPanel* historyPanel() const { return history_; }
     LoadController* controller() const { return controller_; }
     QTabWidget* tabs() const { return tabs_; }
-    const std::optional<ServerCheck>& lastCheck() const { return check_; }
+    const std::optional<TargetCheck>& lastCheck() const;
     // Where server checks and restores run (tests wait for it to be idle).
-    QThreadPool* checkPool() const { return checks_; }
+    QThreadPool* checkPool() const;
 
 signals:
     // A server check finished (also one that failed: see lastCheck()->error).
@@ -66,27 +63,6 @@ protected:
 
 private:
     void createActions();
-    // What a start loads, taken from the window when Start is pressed.
-    struct PendingStart {
-        std::vector<std::filesystem::path> files;
-        OpenOptions open;
-        AllMissingPolicy allMissing = AllMissingPolicy::Skip;
-        std::vector<Variable> variables; // empty: every variable
-        std::string table;
-        TableType type = TableType::Regular;
-        std::string chunkInterval;
-        int workers = 1;
-        bool replace = false;
-        DurabilityRequest durability;
-    };
-
-    void takeCheck(quint64 job, const ServerCheck& check);
-    void targetChanged();
-    void offerRestore(const ServerCheck& check);
-    void launch(const ServerCheck& check, const PendingStart& start);
-    // A start that will not run: says why, and the durability boxes can be changed again.
-    void notStarted(const QString& why);
-    void loadEnded(const LoadSummary& summary);
     void saveSettings() const;
     void restoreSettings();
 
@@ -97,14 +73,8 @@ private:
     RunPanel* run_;
     HistoryPanel* history_;
     QTabWidget* tabs_;
-    QThreadPool* checks_;
     SettingsPanel::Confirm confirm_;
-    std::optional<ServerCheck> check_;
-    quint64 checkJob_ = 0;
-    std::optional<PendingStart> pending_; // Start pressed, the server check not back yet
-    bool restoreTried_ = false;           // a pending restore was attempted since the last start
-    bool restoring_ = false;              // a restore runs on checks_; it checks again when done
-    bool closeAfterRun_ = false;          // quit once the cancelled load has ended
+    StartFlow* flow_ = nullptr;
 };
 
 } // namespace isobar::ui

@@ -3,6 +3,7 @@
 #include "Format.h"
 #include "RateChart.h"
 #include "ReportExport.h"
+#include "SummaryText.h"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -21,12 +22,6 @@
 namespace isobar::ui {
 
 namespace {
-
-// The server stopped answering (shut down, restarted, network gone): resuming later loads only
-// what is missing, so the run view offers it.
-bool serverWentAway(const LoadError& e) {
-    return e.sqlState.rfind("08", 0) == 0 || e.sqlState.rfind("57P0", 0) == 0;
-}
 
 QString bottleneckText(const RateSample& s) {
     const std::string b = s.bottleneck();
@@ -121,16 +116,15 @@ RunPanel::RunPanel(LoadController* controller, QWidget* parent)
     connect(controller_, &LoadController::started, this, &RunPanel::onStarted);
     connect(controller_, &LoadController::rateSampled, this, &RunPanel::onRate);
     connect(controller_, &LoadController::serverSampled, this, &RunPanel::onServer);
-    connect(controller_, &LoadController::ended, this, &RunPanel::onEnded);
     connect(controller_, &LoadController::note, this, [this](const QString& m) { log(m); });
     connect(controller_, &LoadController::warning, this, [this](const QString& m) { log(m, true); });
-    setRunning(false);
+    setBusy(false);
 }
 
-void RunPanel::setRunning(bool running) {
-    start_->setEnabled(!running);
-    cancel_->setEnabled(running);
-    if (running) {
+void RunPanel::setBusy(bool busy) {
+    start_->setEnabled(!busy);
+    cancel_->setEnabled(busy);
+    if (busy) {
         resume_->hide();
     }
 }
@@ -141,7 +135,6 @@ void RunPanel::log(const QString& line, bool problem) {
 }
 
 void RunPanel::showPreparing(const QString& what) {
-    setRunning(true); // Cancel works from here: a start waiting for its server check is dropped
     chart_->reset();
     workers_->setRowCount(0);
     progress_->setValue(0);
@@ -154,13 +147,11 @@ void RunPanel::showPreparing(const QString& what) {
 }
 
 void RunPanel::showNotStarted(const QString& why) {
-    setRunning(false);
     status_->setText(tr("<b>Not started:</b> %1").arg(why.toHtmlEscaped()));
     log(tr("not started: %1").arg(why), true);
 }
 
 void RunPanel::onStarted(const LoadStart& s) {
-    setRunning(true);
     plannedRows_ = s.plannedRows - std::min(s.plannedRows, s.resumedRows);
     lastWalBytes_ = 0;
     status_->setText(tr("Loading %1 rows into %2 (%3, %4 workers)%5")
@@ -219,50 +210,21 @@ void RunPanel::onServer(const ServerSample& s) {
     }
 }
 
-void RunPanel::onEnded(const LoadSummary& summary, const RunReport& report, const QString& path,
-                       const QString& problem) {
-    setRunning(false);
+void RunPanel::showEnded(const LoadSummary& summary, const RunReport& report, const QString& path,
+                         const QString& problem) {
     report_ = report;
     reportPath_ = path;
     export_->setEnabled(true);
-    const QString done =
-        tr("%1 rows in %2 (%3 rows/s)")
-            .arg(formatCount(summary.rows), formatDuration(summary.seconds),
-                 formatRate(summary.seconds > 0 ? static_cast<double>(summary.rows) / summary.seconds : 0));
-    switch (summary.status) {
-    case LoadStatus::Completed:
-        status_->setText(
-            tr("<b>Completed:</b> %1.%2")
-                .arg(done.toHtmlEscaped(),
-                     summary.resumedRows > 0
-                         ? tr(" %1 rows were already there.").arg(formatCount(summary.resumedRows))
-                         : QString()));
+    const SummaryText text(summary);
+    status_->setText(text.html());
+    if (summary.status == LoadStatus::Completed) {
         progress_->setValue(1000);
-        break;
-    case LoadStatus::Cancelled:
-        status_->setText(tr("<b>Cancelled:</b> %1 committed; the units in flight were rolled back. Resume "
-                            "loads the rest.")
-                             .arg(done.toHtmlEscaped()));
-        resume_->show();
-        break;
-    case LoadStatus::Failed: {
-        const LoadError e = summary.error.value_or(LoadError{});
-        QString text = q(e.message).toHtmlEscaped();
-        if (!e.file.empty()) {
-            text += tr("<br>File: %1").arg(q(e.file).toHtmlEscaped());
-        }
-        if (serverWentAway(e)) {
-            status_->setText(tr("<b>The server went away:</b> %1<br>%2 had been committed and stay. Resume "
-                                "when the server is back: only the rest is loaded.")
-                                 .arg(text, done.toHtmlEscaped()));
-        } else {
-            status_->setText(
-                tr("<b>Failed:</b> %1<br>%2 had been committed and stay.").arg(text, done.toHtmlEscaped()));
-        }
-        resume_->show();
-        log(q(e.message), true);
-        break;
     }
+    if (text.offersResume()) {
+        resume_->show();
+    }
+    if (summary.status == LoadStatus::Failed) {
+        log(q(summary.error.value_or(LoadError{}).message), true);
     }
     if (summary.durability.any()) {
         log(summary.durability.restored

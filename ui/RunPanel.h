@@ -19,17 +19,24 @@ class RateChart;
 // A run as it happens: Start / Cancel, the live rate chart, progress with % and ETA, rows, bytes,
 // elapsed, per-worker rates and what each worker's server process waits on, whether the reader or
 // the server holds the load back, a log; when it has ended, what happened (and Resume when the
-// server went away) and the export of its report.
+// server went away) and the export of its report. The live figures come from the controller's
+// events; what the panel is doing (busy, not started, ended) is the StartFlow's to say.
 class RunPanel : public QWidget {
     Q_OBJECT
 
 public:
     explicit RunPanel(LoadController* controller, QWidget* parent = nullptr);
 
+    // Busy from Start to the run's end: Start is disabled, Cancel enabled, Resume hidden.
+    void setBusy(bool busy);
     // Before the engine starts: the server is being checked (the embedded cluster may be starting).
     void showPreparing(const QString& what);
     // The run could not start; `why` names what is wrong.
     void showNotStarted(const QString& why);
+    // What the run that ended did (Resume offered when it did not complete), its report ready to
+    // export.
+    void showEnded(const LoadSummary& summary, const RunReport& report, const QString& path,
+                   const QString& problem);
     void log(const QString& line, bool problem = false);
 
     const std::optional<RunReport>& lastReport() const { return report_; }
@@ -54,10 +61,7 @@ private:
     void onStarted(const LoadStart& start);
     void onRate(const RateSample& sample);
     void onServer(const ServerSample& sample);
-    void onEnded(const LoadSummary& summary, const RunReport& report, const QString& path,
-                 const QString& problem);
     void exportReportAs();
-    void setRunning(bool running);
 
     LoadController* controller_;
     RateChart* chart_;

@@ -136,7 +136,7 @@ void SettingsPanel::clear(const QString& why) {
     summary_->setText(why);
 }
 
-void SettingsPanel::showCheck(const ServerCheck& check) {
+void SettingsPanel::showCheck(const TargetCheck& check) {
     warnings_->clear();
     details_->setText(
         tr("Select a finding to read it in full, with the SQL that fixes it (Ctrl+C copies the SQL)."));

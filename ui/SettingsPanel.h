@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ServerCheck.h"
+#include "TargetCheck.h"
 
 #include <QWidget>
 
@@ -24,7 +24,7 @@ public:
 
     explicit SettingsPanel(QWidget* parent = nullptr);
 
-    void showCheck(const ServerCheck& check);
+    void showCheck(const TargetCheck& check);
     void clear(const QString& why);
     // What the next run trades (consent set: every box was confirmed).
     DurabilityRequest durability() const;

@@ -203,7 +203,7 @@ void TargetPanel::showChecking() {
     test_->setEnabled(false);
 }
 
-void TargetPanel::applyCheck(const ServerCheck& check) {
+void TargetPanel::applyCheck(const TargetCheck& check) {
     test_->setEnabled(true);
     if (check.error) {
         status_->setText(tr("<b>Cannot use this server:</b> %1").arg(q(*check.error).toHtmlEscaped()));

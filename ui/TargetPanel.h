@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ServerCheck.h"
+#include "TargetCheck.h"
 
 #include <QWidget>
 
@@ -33,7 +33,7 @@ public:
     bool replace() const;
 
     // Shows what a server check found: version and extensions, the table types it can do.
-    void applyCheck(const ServerCheck& check);
+    void applyCheck(const TargetCheck& check);
     void showChecking();
     // An earlier check was dropped (the target changed, the start was cancelled).
     void showUnchecked();

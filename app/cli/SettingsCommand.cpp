@@ -1,8 +1,7 @@
 #include "Commands.h"
 #include "db/ConnInfo.h"
 #include "db/Durability.h"
-#include "db/ServerProbe.h"
-#include "db/SettingsAdvice.h"
+#include "db/ServerCheck.h"
 #include "util/Error.h"
 #include "util/Json.h"
 #include "util/Text.h"
@@ -304,14 +303,14 @@ int runSettingsCommand(const std::vector<std::string>& args) {
     if (parsed.flag("restore")) {
         return restore(parsed);
     }
-    TableName table;
+    ServerCheckRequest request;
+    request.applicationName = "isobar settings";
     try {
-        table = TableName::parse(parsed.value("table", "weather"));
+        request.table = TableName::parse(parsed.value("table", "weather"));
     } catch (const Error& e) {
         throw UsageError{std::string("--table: ") + e.what()};
     }
-    LoadIntent intent;
-    intent.workers = static_cast<int>(parsed.integer("workers", defaultWorkerCount(), 1, 256));
+    request.workers = static_cast<int>(parsed.integer("workers", defaultWorkerCount(), 1, 256));
     if (const auto type = parsed.value("table-type")) {
         const auto parsedType = parseTableType(*type);
         if (!parsedType) {
@@ -319,32 +318,18 @@ int runSettingsCommand(const std::vector<std::string>& args) {
                 "--table-type takes regular, unlogged, partitioned, hypertable or distributed, not '" +
                 *type + "'"};
         }
-        intent.newTableType = parsedType;
+        request.newTableType = parsedType;
     }
-    const std::string conninfo = targetFrom(parsed);
-    Connection conn = Connection::open(conninfo);
-    conn.exec("SET application_name = 'isobar settings'");
-    const ServerInfo info = probeServer(conn, &table);
-    if (info.table) {
-        intent.newTableType.reset();
-    } else if (!intent.newTableType) {
-        intent.newTableType = TableType::Regular;
-    }
-    const auto warnings = adviseSettings(info, intent);
-    std::vector<DurabilityJournal> journals;
-    for (auto& j : DurabilityJournal::list()) {
-        if (info.systemIdentifier.empty() || j.systemIdentifier == info.systemIdentifier) {
-            journals.push_back(std::move(j));
-        }
-    }
+    request.conninfo = targetFrom(parsed);
+    const ServerCheck check = checkServer(request);
     if (parsed.flag("json")) {
-        printJson(info, warnings, journals);
+        printJson(check.info, check.warnings, check.journals);
         return kExitOk;
     }
-    printServer(info, warnings, intent.workers);
-    if (!journals.empty()) {
+    printServer(check.info, check.warnings, request.workers);
+    if (!check.journals.empty()) {
         std::cout << "\ndurability changes of an Isobar load still in place on this server:\n";
-        for (const auto& j : journals) {
+        for (const auto& j : check.journals) {
             printJournal(j);
         }
     }

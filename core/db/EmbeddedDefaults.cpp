@@ -26,4 +26,10 @@ LocalClusterOptions embeddedClusterOptions(const std::optional<std::filesystem::
     return options;
 }
 
+std::string startEmbeddedCluster() {
+    LocalCluster cluster(embeddedClusterOptions());
+    cluster.start();
+    return cluster.connectionString();
+}
+
 } // namespace isobar

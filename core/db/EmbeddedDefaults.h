@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <string>
 
 namespace isobar {
 
@@ -13,5 +14,9 @@ namespace isobar {
 // load does not checkpoint every few seconds, checkpoint_timeout 15min.
 LocalClusterOptions embeddedClusterOptions(const std::optional<std::filesystem::path>& rootDir = std::nullopt,
                                            std::optional<int> port = std::nullopt);
+
+// Starts the embedded cluster (with embeddedClusterOptions()) unless it runs already; returns its
+// connection string. Blocking (initdb on first use takes seconds); throws isobar::Error.
+std::string startEmbeddedCluster();
 
 } // namespace isobar

@@ -1,8 +1,7 @@
 #include "ingest/TargetPreparation.h"
 
 #include "db/Connection.h"
-#include "db/ServerProbe.h"
-#include "db/SettingsAdvice.h"
+#include "db/ServerCheck.h"
 #include "db/TableMetadata.h"
 #include "util/Error.h"
 
@@ -11,19 +10,12 @@
 namespace isobar {
 
 void checkServerForLoad(const LoadRequest& request, int workers, LoadSink& sink) {
-    Connection conn = Connection::open(request.conninfo);
-    conn.exec("SET application_name = 'isobar'");
-    const ServerInfo info = probeServer(conn, &request.table);
-    LoadIntent intent;
-    intent.workers = workers;
-    if (!info.table) {
-        intent.newTableType = request.tableOptions.type.value_or(TableType::Regular);
-    }
-    const std::vector<SettingWarning> warnings = adviseSettings(info, intent);
-    sink.settingsChecked(info, warnings);
-    checkDurabilityRights(info, request.durability);
+    const ServerCheck check =
+        checkServer(ServerCheckRequest{request.conninfo, request.table, workers, request.tableOptions.type});
+    sink.settingsChecked(check.info, check.warnings);
+    checkDurabilityRights(check.info, request.durability);
     std::string errors;
-    for (const SettingWarning& w : warnings) {
+    for (const SettingWarning& w : check.warnings) {
         if (w.severity == Severity::Error) {
             errors += (errors.empty() ? "" : "; ") + w.message;
         }

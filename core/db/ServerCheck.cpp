@@ -1,0 +1,37 @@
+#include "db/ServerCheck.h"
+
+#include <algorithm>
+
+namespace isobar {
+
+ServerCheck checkServer(const ServerCheckRequest& request) {
+    ServerCheck check;
+    check.conninfo = request.conninfo;
+    Connection conn = Connection::open(request.conninfo);
+    conn.exec("SET application_name = " + conn.quoteLiteral(request.applicationName));
+    check.info = probeServer(conn, &request.table);
+    LoadIntent intent;
+    intent.workers = std::max(1, request.workers);
+    if (!check.info.table) {
+        intent.newTableType = request.newTableType.value_or(TableType::Regular);
+    }
+    check.warnings = adviseSettings(check.info, intent);
+    check.timescaledb = timescaledbStatus(conn);
+    check.citus = citusStatus(conn);
+    if (const auto slots = connectionSlots(check.info)) {
+        check.maxWorkers = std::clamp(slots->available() - intent.extraConnections, 1, 64);
+    }
+    const std::string& server = check.info.systemIdentifier;
+    for (auto& j : DurabilityJournal::list()) {
+        if (!server.empty() && j.systemIdentifier != server) {
+            continue; // another server's
+        }
+        if (j.systemIdentifier == server && !j.ownerAlive()) {
+            check.pendingRestores.push_back(j);
+        }
+        check.journals.push_back(std::move(j));
+    }
+    return check;
+}
+
+} // namespace isobar
