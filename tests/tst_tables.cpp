@@ -219,6 +219,27 @@ private slots:
         QCOMPARE(test::scalar(conn, "SELECT count(*) FROM spread"), QString::number(kRows));
     }
 
+    // Any role may ask whether an extension is usable: shared_preload_libraries is superuser-only
+    // to current_setting(), so a plain role learns that it cannot be told instead of failing the
+    // check of every load on a server where the extension's package is installed.
+    void extensionStatusForAPlainRole() {
+        Connection conn = cluster_->connect();
+        conn.exec("CREATE ROLE plain_checker LOGIN");
+        // plpgsql is on every server and never preloaded: what a missing preload says.
+        const ExtensionStatus super = extensionStatus(conn, "plpgsql", "");
+        QVERIFY(!super.usable);
+        VERIFY_MESSAGE(QString::fromStdString(super.reason),
+                       "is installed but not in shared_preload_libraries");
+        Connection plain = Connection::open(cluster_->conninfo() + " user=plain_checker");
+        const ExtensionStatus status = extensionStatus(plain, "plpgsql", "");
+        QVERIFY(!status.usable);
+        VERIFY_MESSAGE(QString::fromStdString(status.reason), "may not read shared_preload_libraries",
+                       "pg_read_all_settings");
+        // And the rest of the check a load makes works for that role too.
+        QVERIFY(!timescaledbStatus(plain).usable);
+        QVERIFY(!citusStatus(plain).usable);
+    }
+
 private:
     static constexpr int kRows = 48 * 41 * 41;
 

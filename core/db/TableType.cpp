@@ -56,6 +56,15 @@ std::pair<PgTimestamp, PgTimestamp> partitionOf(PgTimestamp t, PartitionInterval
     return {t, t};
 }
 
+void requireUsable(const ExtensionStatus& s, TableType type, const char* extension) {
+    if (!s.usable) {
+        throw Error("--table-type " + std::string(tableTypeName(type)) + " needs " + extension + ", but " +
+                    s.reason + "; or choose another --table-type");
+    }
+}
+
+} // namespace
+
 ExtensionStatus extensionStatus(Connection& conn, const std::string& name, const std::string& howToGet) {
     ExtensionStatus s;
     const Result r = conn.query("SELECT coalesce(default_version, ''), coalesce(installed_version, '') FROM "
@@ -68,8 +77,17 @@ ExtensionStatus extensionStatus(Connection& conn, const std::string& name, const
     }
     s.availableVersion = r.text(0, 0);
     s.installedVersion = r.text(0, 1);
-    const std::string preload = conn.query("SELECT current_setting('shared_preload_libraries')").text(0, 0);
-    if (preload.find(name) == std::string::npos) {
+    // Through pg_settings, which any role may read: current_setting() of this superuser-only setting
+    // fails for a role without pg_read_all_settings (no row then: it cannot be told).
+    const Result preload =
+        conn.query("SELECT setting FROM pg_settings WHERE name = 'shared_preload_libraries'");
+    if (preload.rows() == 0) {
+        s.reason = "version " + s.availableVersion +
+                   " is installed, but this role may not read shared_preload_libraries to tell whether it "
+                   "is loaded (a superuser, or GRANT pg_read_all_settings)";
+        return s;
+    }
+    if (preload.text(0, 0).find(name) == std::string::npos) {
         s.reason = "version " + s.availableVersion +
                    " is installed but not in shared_preload_libraries: add it there (ALTER SYSTEM SET "
                    "shared_preload_libraries = '" +
@@ -79,15 +97,6 @@ ExtensionStatus extensionStatus(Connection& conn, const std::string& name, const
     s.usable = true;
     return s;
 }
-
-void requireUsable(const ExtensionStatus& s, TableType type, const char* extension) {
-    if (!s.usable) {
-        throw Error("--table-type " + std::string(tableTypeName(type)) + " needs " + extension + ", but " +
-                    s.reason + "; or choose another --table-type");
-    }
-}
-
-} // namespace
 
 std::optional<TableType> parseTableType(std::string_view name) {
     for (TableType t : {TableType::Regular, TableType::Unlogged, TableType::Partitioned,

@@ -44,6 +44,8 @@ struct ExtensionStatus {
     std::string availableVersion; // empty: not installed on the server
     std::string reason;           // when not usable
 };
+// `howToGet` is said when the extension is not installed on the server at all.
+ExtensionStatus extensionStatus(Connection& conn, const std::string& name, const std::string& howToGet);
 ExtensionStatus timescaledbStatus(Connection& conn);
 ExtensionStatus citusStatus(Connection& conn);
 
