@@ -1,6 +1,6 @@
 # Build-time check of one core layer's includes (run by isobar_layer() in CMakeLists.txt):
 # every #include "folder/Name.h" of the layer's files must name its own folder or one it may
-# include. Anything else fails the build, naming the file, the line and the rule.
+# include. Anything else fails the build, naming the file, the include and the rule.
 #   -DLAYER=era5 -DALLOWED=era5,domain,util -DFILES=a.cpp,b.h -DSTAMP=out
 cmake_minimum_required(VERSION 3.25)
 string(REPLACE "," ";" allowed "${ALLOWED}")

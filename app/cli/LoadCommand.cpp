@@ -1,6 +1,6 @@
 #include "Commands.h"
 #include "db/LocalCluster.h"
-#include "era5/FileConventions.h"
+#include "domain/Variable.h"
 #include "ingest/Loader.h"
 #include "report/ReportRecorder.h"
 #include "util/Error.h"

@@ -47,6 +47,12 @@ void WeatherRowEncoder::encode(PgTimestamp time, std::size_t latBegin, std::size
     std::memcpy(prefix + 2, &eight, 4);
     std::memcpy(prefix + 6, &micros, 8);
     std::memcpy(prefix + 14, &four, 4);
+    // Locals, not members: the byte stores below may alias anything reached through `this` or
+    // `values`, which would reload them on every row.
+    const std::int32_t* lonIndex = geometry_.lonIndex.data();
+    const std::uint64_t* lonField = longitudeField_.data();
+    const float* const* columns = values.data();
+    const std::size_t columnCount = values.size();
     std::size_t k = 0;
     for (std::size_t i = latBegin; i < latBegin + latCount; ++i) {
         const std::uint64_t latField = latitudeField_[i];
@@ -55,12 +61,12 @@ void WeatherRowEncoder::encode(PgTimestamp time, std::size_t latBegin, std::size
             // Reserve was for the worst case; each row takes what it needs.
             char* p = out.append(18 + 4 + 8 + 8);
             std::memcpy(p, prefix, 18);
-            const std::uint32_t id =
-                __builtin_bswap32(static_cast<std::uint32_t>(firstId + geometry_.lonIndex[j]));
+            const std::uint32_t id = __builtin_bswap32(static_cast<std::uint32_t>(firstId + lonIndex[j]));
             std::memcpy(p + 18, &id, 4);
             std::memcpy(p + 22, &latField, 8);
-            std::memcpy(p + 30, &longitudeField_[j], 8);
-            for (const float* column : values) {
+            std::memcpy(p + 30, &lonField[j], 8);
+            for (std::size_t c = 0; c < columnCount; ++c) {
+                const float* column = columns[c];
                 if (column == nullptr || std::isnan(column[k])) {
                     std::memcpy(out.append(4), &kNullField, 4);
                 } else {

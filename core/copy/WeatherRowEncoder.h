@@ -23,8 +23,6 @@ class WeatherRowEncoder {
 public:
     explicit WeatherRowEncoder(GridGeometry geometry);
 
-    const GridGeometry& geometry() const noexcept { return geometry_; }
-
     // Appends the rows of latitude rows [latBegin, latBegin + latCount) at one time step, in the
     // seed's column order, to `out`.
     void encode(PgTimestamp time, std::size_t latBegin, std::size_t latCount, const BandValues& values,

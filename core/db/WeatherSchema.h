@@ -22,14 +22,14 @@ struct ColumnSpec {
 //         total_cloud_cover float4, total_precipitation float4, snowfall float4)
 const std::vector<ColumnSpec>& weatherColumns();
 
-// CREATE [UNLOGGED] TABLE IF NOT EXISTS for the seed schema [PARTITION BY RANGE (time)].
+// CREATE [UNLOGGED] TABLE IF NOT EXISTS with weatherColumns() [PARTITION BY RANGE (time)].
 std::string createWeatherTableSql(const Connection& conn, const TableName& table, bool unlogged = false,
                                   bool partitioned = false);
 
 // "(time, location_id, ...)" for COPY.
 std::string weatherColumnList(const Connection& conn);
 
-// Makes sure `table` exists with the seed schema: creates it when missing; when it exists, compares
+// Makes sure `table` exists with weatherColumns(): creates it when missing; when it exists, compares
 // it column by column and throws isobar::Error with a precise diff if rows could not be loaded into
 // it as they are (a missing column, another type). Extra columns are accepted when they are
 // nullable or have a default, since COPY names its columns.

@@ -101,7 +101,7 @@ struct GridBox {
     std::size_t cols = 0;
 
     friend bool operator==(const GridBox&, const GridBox&) = default;
-    // "70..30 N x -30..10 E (161 x 161 points)"
+    // "lat 70..30, lon -30..10 (161 x 161 points)"
     std::string describe(const GlobalGrid& grid) const;
 };
 

@@ -80,6 +80,10 @@ inline constexpr Variable Variable::Tcc{3};
 inline constexpr Variable Variable::Tp{4};
 inline constexpr Variable Variable::Sf{5};
 
+// The seed's six, in the seed table's column order (what the published benchmark loads).
+inline constexpr std::array<Variable, 6> kSeedVariables{Variable::T2m, Variable::U10, Variable::V10,
+                                                        Variable::Tcc, Variable::Tp,  Variable::Sf};
+
 // The catalog: every variable Isobar loads, in the weather table's column order.
 std::span<const VariableSpec> variableCatalog();
 std::size_t variableCount();
@@ -109,6 +113,7 @@ public:
     T& operator[](std::size_t i) { return values_[i]; }
     const T& operator[](std::size_t i) const { return values_[i]; }
     std::size_t size() const noexcept { return values_.size(); }
+    const T* data() const noexcept { return values_.data(); }
     auto begin() noexcept { return values_.begin(); }
     auto end() noexcept { return values_.end(); }
     auto begin() const noexcept { return values_.begin(); }

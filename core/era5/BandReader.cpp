@@ -1,5 +1,6 @@
 #include "era5/BandReader.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 

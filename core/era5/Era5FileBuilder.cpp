@@ -238,14 +238,15 @@ std::optional<double> Era5FileBuilder::spacing(const std::vector<double>& values
     };
     const double first = diff(0);
     if (first == 0.0) {
-        fail(std::string(what) + " " + number(values[0]) + " appears twice");
+        fail(std::string(what) + " " + formatCoordinate(values[0]) + " appears twice");
     }
     for (size_t i = 1; i + 1 < values.size(); ++i) {
         const double d = diff(i);
         if (std::fabs(d - first) > 1e-4 + 1e-3 * std::fabs(first)) {
-            fail("the " + std::string(what) + " axis is not regular (spacing " + number(std::fabs(first)) +
-                 " near " + number(values[0]) + " but " + number(std::fabs(d)) + " near " +
-                 number(values[i]) + "): Isobar loads regular latitude/longitude grids");
+            fail("the " + std::string(what) + " axis is not regular (spacing " +
+                 formatCoordinate(std::fabs(first)) + " near " + formatCoordinate(values[0]) + " but " +
+                 formatCoordinate(std::fabs(d)) + " near " + formatCoordinate(values[i]) +
+                 "): Isobar loads regular latitude/longitude grids");
         }
     }
     return std::fabs(first);
@@ -261,19 +262,19 @@ void Era5FileBuilder::readGrid() {
     }
     for (double lat : f_.latitudes_) {
         if (!(lat >= -90.0 && lat <= 90.0)) {
-            fail("latitude " + number(lat) + " is outside -90..90");
+            fail("latitude " + formatCoordinate(lat) + " is outside -90..90");
         }
     }
     for (double lon : f_.longitudes_) {
         if (!(lon >= -180.0 && lon <= 360.0)) {
-            fail("longitude " + number(lon) + " is outside -180..360");
+            fail("longitude " + formatCoordinate(lon) + " is outside -180..360");
         }
     }
     const auto dlat = spacing(f_.latitudes_, "latitude", false);
     const auto dlon = spacing(f_.longitudes_, "longitude", true);
     if (dlat && dlon && std::fabs(*dlat - *dlon) > 1e-4) {
-        fail("the grid spacing differs between latitude (" + number(*dlat) + ") and longitude (" +
-             number(*dlon) + "); Isobar loads square latitude/longitude grids like ERA5's");
+        fail("the grid spacing differs between latitude (" + formatCoordinate(*dlat) + ") and longitude (" +
+             formatCoordinate(*dlon) + "); Isobar loads square latitude/longitude grids like ERA5's");
     }
     std::optional<double> step = dlat ? dlat : dlon;
     if (step) {
@@ -286,8 +287,8 @@ void Era5FileBuilder::readGrid() {
     }
     if (options_.gridStep) {
         if (step && std::fabs(*step - *options_.gridStep) > 1e-4) {
-            fail("the file's grid spacing is " + number(*step) + " degrees, not the " +
-                 number(*options_.gridStep) + " asked for");
+            fail("the file's grid spacing is " + formatCoordinate(*step) + " degrees, not the " +
+                 formatCoordinate(*options_.gridStep) + " asked for");
         }
         step = options_.gridStep;
     }
@@ -334,8 +335,9 @@ void Era5FileBuilder::readGrid() {
     }
     if (offLat || offLon) {
         if (options_.offGrid == OffGridPolicy::Refuse) {
-            fail("the point (latitude " + number(offLat.value_or(f_.latitudes_.front())) + ", longitude " +
-                 number(offLon.value_or(f_.longitudes_.front())) + ") is not on the " + g.stepText() +
+            fail("the point (latitude " + formatCoordinate(offLat.value_or(f_.latitudes_.front())) +
+                 ", longitude " + formatCoordinate(offLon.value_or(f_.longitudes_.front())) +
+                 ") is not on the " + g.stepText() +
                  " degree grid; use --off-grid nearest to load it at the nearest grid point's "
                  "location_id, "
                  "keeping its real latitude and longitude");
@@ -351,8 +353,8 @@ void Era5FileBuilder::readGrid() {
     f_.latAscending_ = latIndex.size() > 1 && latIndex[1] > latIndex[0];
     for (size_t i = 1; i < latIndex.size(); ++i) {
         if (std::abs(latIndex[i] - latIndex[i - 1]) != 1) {
-            fail("latitudes " + number(f_.latitudes_[i - 1]) + " and " + number(f_.latitudes_[i]) +
-                 " fall in the same or non-adjacent grid rows");
+            fail("latitudes " + formatCoordinate(f_.latitudes_[i - 1]) + " and " +
+                 formatCoordinate(f_.latitudes_[i]) + " fall in the same or non-adjacent grid rows");
         }
     }
     f_.box_.northRow = *std::max_element(latIndex.begin(), latIndex.end());

@@ -68,13 +68,13 @@ std::vector<PgTimestamp> Era5FileBuilder::readTimes(int dim) const {
         const auto t = timestampFromDateNumber(reals[i]);
         if (!t) {
             fail("the time coordinate '" + name + "' has units '" + units + "' and value " +
-                 number(reals[i]) +
+                 formatCoordinate(reals[i]) +
                  ", which Isobar cannot read as a time (expected '<unit> since <date>' or dates like "
                  "20240131)");
         }
         times.push_back(*t);
     }
-    notes_once("the time axis '" + name + "' holds dates as numbers (" + number(reals.front()) +
+    notes_once("the time axis '" + name + "' holds dates as numbers (" + formatCoordinate(reals.front()) +
                ", ...), not CF units; read as UTC");
     return times;
 }

@@ -14,9 +14,6 @@ namespace isobar::conventions {
 
 std::string lower(std::string s);
 bool contains(const std::string& haystack, const char* needle);
-inline std::string number(double v) {
-    return formatCoordinate(v);
-}
 // Variables that describe the data rather than being data: never "ignored variables".
 bool isAuxiliary(const std::string& name);
 // The conversion for a variable given the units its file declares, or an error naming both.

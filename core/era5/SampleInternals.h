@@ -24,7 +24,8 @@ struct Grid {
 class SyntheticWeather {
 public:
     SyntheticWeather(std::uint64_t seed, const Grid& grid);
-    // All six variables at one hour (hours since 1900-01-01), row-major.
+    // The seed's six variables at one hour (hours since 1900-01-01), row-major; the sample writes
+    // the seed's six only (SampleLayouts.cpp).
     void fill(std::int64_t hour1900, PerVariable<std::vector<double>>& out) const;
     std::uint64_t seed() const noexcept { return seed_; }
 

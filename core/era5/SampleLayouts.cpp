@@ -123,7 +123,7 @@ void writeClassic(const std::filesystem::path& path, const Job& job, bool expver
     PerVariable<int> ids{};
     const std::vector<int> dims =
         expverDimension ? std::vector<int>{dTime, dExpver, dLat, dLon} : std::vector<int>{dTime, dLat, dLon};
-    for (Variable v : allVariables()) {
+    for (Variable v : kSeedVariables) {
         const VariableSpec& s = spec(v);
         const Packing p = packingOf(s);
         const int id = w.var(std::string(s.shortName).c_str(), NC_SHORT, dims);
@@ -169,9 +169,10 @@ void writeClassic(const std::filesystem::path& path, const Job& job, bool expver
         const size_t hIndex = static_cast<size_t>(h);
         const auto hourValue = static_cast<int>(job.firstHour1900 + h);
         w.check(nc_put_var1_int(w.id(), vTime, &hIndex, &hourValue), "cannot write time");
-        for (size_t v = 0; v < variableCount(); ++v) {
+        for (Variable v : kSeedVariables) {
+            const Packing packing = packingOf(spec(v));
             for (size_t k = 0; k < packed.size(); ++k) {
-                packed[k] = packingOf(variableCatalog()[v]).pack(values[v][k]);
+                packed[k] = packing.pack(values[v][k]);
             }
             if (!expverDimension) {
                 const size_t start[3] = {hIndex, 0, 0};
@@ -322,7 +323,7 @@ std::vector<std::filesystem::path> writeNcar(const std::filesystem::path& dir, c
     PerVariable<std::vector<double>> values;
     std::vector<float> data(nlat * nlon);
     const std::string range = yyyymmddhh(first) + "_" + yyyymmddhh(last);
-    for (Variable v : allVariables()) {
+    for (Variable v : kSeedVariables) {
         const VariableSpec& s = spec(v);
         char name[160];
         std::snprintf(name, sizeof name, "e5.oper.%s.128_%03d_%s.ll025sc.%s.nc",

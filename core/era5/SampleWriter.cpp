@@ -75,12 +75,13 @@ void SyntheticWeather::fill(std::int64_t hour1900, PerVariable<std::vector<doubl
             const double rain = noise(seed_, t / 3, cell / 8, 4);
             const double t2m = 301.0 - 52.0 * sinLat2_[i] + 6.0 * cosLat_[i] * diurnal[j] + 4.0 * (n1 - 0.5);
             const double tp = rain > 0.88 ? (rain - 0.88) / 0.12 * 0.004 * (0.5 + n2) : 0.0;
-            out[0][k] = t2m;
-            out[1][k] = -6.0 * cos4Lat_[i] + 3.0 * (n2 - 0.5) * 2.0;
-            out[2][k] = 2.5 * lonWave_[j] * cosLat_[i] + 2.0 * (n3 - 0.5) * 2.0;
-            out[3][k] = std::clamp(0.55 + 0.35 * lonWave_[j] * cos4Lat_[i] + (n1 - 0.5) * 0.6, 0.0, 1.0);
-            out[4][k] = tp;
-            out[5][k] = t2m < 273.15 ? tp : 0.0;
+            out[Variable::T2m][k] = t2m;
+            out[Variable::U10][k] = -6.0 * cos4Lat_[i] + 3.0 * (n2 - 0.5) * 2.0;
+            out[Variable::V10][k] = 2.5 * lonWave_[j] * cosLat_[i] + 2.0 * (n3 - 0.5) * 2.0;
+            out[Variable::Tcc][k] =
+                std::clamp(0.55 + 0.35 * lonWave_[j] * cos4Lat_[i] + (n1 - 0.5) * 0.6, 0.0, 1.0);
+            out[Variable::Tp][k] = tp;
+            out[Variable::Sf][k] = t2m < 273.15 ? tp : 0.0;
         }
     }
 }

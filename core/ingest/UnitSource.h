@@ -14,7 +14,8 @@ namespace isobar {
 // that run on different threads. fetch() makes the netcdf-c calls (the reader thread: netcdf-c is
 // not thread-safe); decode() unpacks, converts units, merges ERA5/ERA5T and de-accumulates; and
 // encode() writes the rows on the binary COPY wire (both on any thread). The load, the ingest
-// benchmark and the read benchmark all take their rows from here, so they measure the same work.
+// benchmark and the read benchmark all take their rows from here: the same code, whatever the
+// size of the bands each asks for.
 class UnitSource {
 public:
     explicit UnitSource(const Dataset& dataset);

@@ -24,8 +24,9 @@ public:
     virtual ~WriteMethod() = default;
 
     // Sends one unit, encoded whole (COPY header to trailer, `rows` rows), on `conn`. Throws
-    // DbError for the server's failures, Error when the server's count disagrees, and Cancelled
-    // when `stop` is requested midway (after rolling the transaction back).
+    // DbError for the server's failures and Error when the server's count disagrees. A method that
+    // notices `stop` midway (the stream does, between chunks) rolls the transaction back and
+    // throws Cancelled.
     virtual void write(Connection& conn, const BinaryCopyBuffer& unit, std::uint64_t rows,
                        const std::stop_token& stop, const Progress& progress) = 0;
 };

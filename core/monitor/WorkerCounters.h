@@ -5,8 +5,8 @@
 
 namespace isobar {
 
-// What one COPY worker has done so far. Workers only bump these (relaxed increments, no locks on
-// the hot path); the rate sampler reads them from its own thread.
+// What one COPY worker has done so far. Workers only bump these (atomic increments a few times
+// per unit, no locks); the rate sampler reads them from its own thread.
 struct WorkerCounters {
     std::atomic<std::uint64_t> rowsSent{0}; // rows handed to libpq (retries count again)
     std::atomic<std::uint64_t> rowsCommitted{0};
