@@ -5,6 +5,8 @@
 
 #include <cctype>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 namespace isobar {
 
@@ -236,6 +238,33 @@ std::optional<double> settingSeconds(const std::string& value) {
     return scaledSetting(
         value,
         {{"", 1.0}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}, {"min", 60.0}, {"h", 3600.0}, {"d", 86400.0}});
+}
+
+std::optional<std::string> serverFilesUnusable(Connection& conn, const std::filesystem::path& dir) {
+    const ServerFileAccess access = probeServerFileAccess(conn);
+    if (!access.onThisMachine) {
+        return std::string("the server is on another machine");
+    }
+    if (!access.mayReadFiles) {
+        return std::string("the role may not read server files (superuser or pg_read_server_files)");
+    }
+    const std::filesystem::path probe = dir / "probe";
+    {
+        std::ofstream out(probe);
+        out << "x";
+    }
+    std::filesystem::permissions(
+        probe, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
+                   std::filesystem::perms::group_read | std::filesystem::perms::others_read);
+    try {
+        conn.exec("SAVEPOINT isobar_probe");
+        conn.query("SELECT pg_read_binary_file($1, 0, 1)", {probe.string()});
+        conn.exec("RELEASE SAVEPOINT isobar_probe");
+    } catch (const DbError& e) {
+        conn.exec("ROLLBACK TO SAVEPOINT isobar_probe");
+        return std::string("the server cannot read ") + dir.string() + ": " + e.what();
+    }
+    return std::nullopt;
 }
 
 } // namespace isobar

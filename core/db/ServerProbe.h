@@ -2,6 +2,7 @@
 
 #include "db/Connection.h"
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -97,5 +98,10 @@ ServerFileAccess probeServerFileAccess(Connection& conn);
 std::optional<double> settingBytes(const std::string& value, double unitBytes = 1.0);
 // A setting's duration in seconds ("5min", "30s", "1h"), or nullopt.
 std::optional<double> settingSeconds(const std::string& value);
+
+// Whether the server on `conn` can read unit files written into `dir` (on this machine, allowed
+// to read server files, and able to reach the directory: checked by reading a probe file inside a
+// savepoint of the open transaction). The reason when not.
+std::optional<std::string> serverFilesUnusable(Connection& conn, const std::filesystem::path& dir);
 
 } // namespace isobar

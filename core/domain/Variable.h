@@ -1,7 +1,5 @@
 #pragma once
 
-#include "domain/Timestamp.h"
-
 #include <array>
 #include <compare>
 #include <cstddef>
@@ -150,12 +148,6 @@ constexpr std::string_view describe(Conversion c) {
         break;
     }
     return "none";
-}
-
-// ERA5-Land accumulates from 00 UTC: the 01 UTC value is the first hour's amount as it is, every
-// other hour's amount is its value minus the one an hour earlier.
-constexpr bool needsPreviousHour(PgTimestamp validTime) {
-    return hourOfDay(validTime) != 1;
 }
 
 } // namespace isobar

@@ -11,6 +11,12 @@
 
 namespace isobar {
 
+// ERA5-Land accumulates from 00 UTC: the 01 UTC value is the first hour's amount as it is, every
+// other hour's amount is its value minus the one an hour earlier.
+constexpr bool needsPreviousHour(PgTimestamp validTime) {
+    return hourOfDay(validTime) != 1;
+}
+
 // Where one variable's values for one time step come from.
 struct SourceRef {
     std::uint32_t file = 0;

@@ -1,6 +1,7 @@
 #include "ingest/Loader.h"
 
 #include "db/ConnInfo.h"
+#include "db/ServerProbe.h"
 #include "db/WeatherSchema.h"
 #include "ingest/CopyWorker.h"
 #include "ingest/LoadEngine.h"

@@ -1,12 +1,10 @@
 #include "ingest/WriteMethod.h"
 
 #include "db/CopyStream.h"
-#include "db/ServerProbe.h"
 #include "util/Error.h"
 
 #include <algorithm>
 #include <fcntl.h>
-#include <fstream>
 #include <unistd.h>
 
 namespace isobar {
@@ -109,33 +107,6 @@ std::unique_ptr<WriteMethod> makeStreamWrite(std::string copySql) {
 
 std::unique_ptr<WriteMethod> makeServerFileWrite(std::string copyFromSql, std::filesystem::path file) {
     return std::make_unique<ServerFileWrite>(std::move(copyFromSql), std::move(file));
-}
-
-std::optional<std::string> serverFilesUnusable(Connection& conn, const std::filesystem::path& dir) {
-    const ServerFileAccess access = probeServerFileAccess(conn);
-    if (!access.onThisMachine) {
-        return std::string("the server is on another machine");
-    }
-    if (!access.mayReadFiles) {
-        return std::string("the role may not read server files (superuser or pg_read_server_files)");
-    }
-    const std::filesystem::path probe = dir / "probe";
-    {
-        std::ofstream out(probe);
-        out << "x";
-    }
-    std::filesystem::permissions(
-        probe, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
-                   std::filesystem::perms::group_read | std::filesystem::perms::others_read);
-    try {
-        conn.exec("SAVEPOINT isobar_probe");
-        conn.query("SELECT pg_read_binary_file($1, 0, 1)", {probe.string()});
-        conn.exec("RELEASE SAVEPOINT isobar_probe");
-    } catch (const DbError& e) {
-        conn.exec("ROLLBACK TO SAVEPOINT isobar_probe");
-        return std::string("the server cannot read ") + dir.string() + ": " + e.what();
-    }
-    return std::nullopt;
 }
 
 } // namespace isobar

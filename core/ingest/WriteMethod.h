@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <stop_token>
 #include <string>
 
@@ -39,10 +38,5 @@ std::unique_ptr<WriteMethod> makeStreamWrite(std::string copySql);
 // and the server reads it with COPY ... FROM 'file', which skips the socket. `copyFromSql` is the
 // statement up to FROM ("COPY t (cols) FROM "); the quoted path and options follow.
 std::unique_ptr<WriteMethod> makeServerFileWrite(std::string copyFromSql, std::filesystem::path file);
-
-// Whether the server on `conn` can read unit files written into `dir` (on this machine, allowed
-// to read server files, and able to reach the directory: checked by reading a probe file inside a
-// savepoint of the open transaction). The reason when not.
-std::optional<std::string> serverFilesUnusable(Connection& conn, const std::filesystem::path& dir);
 
 } // namespace isobar
