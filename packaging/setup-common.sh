@@ -11,10 +11,14 @@ ISOBAR_PACKAGES=(
 
 isobar_log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
+# isobar_install_missing_packages [PACKAGE ...]: installs those of the packages (by default
+# ISOBAR_PACKAGES) that are not installed yet.
 isobar_install_missing_packages() {
+  local wanted=("$@")
+  [ ${#wanted[@]} -gt 0 ] || wanted=("${ISOBAR_PACKAGES[@]}")
   local missing=()
   local p
-  for p in "${ISOBAR_PACKAGES[@]}"; do
+  for p in "${wanted[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
       missing+=("$p")
     fi

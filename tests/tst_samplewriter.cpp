@@ -14,7 +14,6 @@
 #include <filesystem>
 
 using namespace isobar;
-using test::errorOf;
 
 class TestSampleWriter : public QObject {
     Q_OBJECT

@@ -268,6 +268,7 @@ private slots:
             QCOMPARE(nc_open(QFile::encodeName(path).constData(), NC_WRITE, &ncid), NC_NOERR);
             QCOMPARE(nc_inq_varid(ncid, "time", &varid), NC_NOERR);
             std::vector<double> values;
+            values.reserve(micros.size());
             for (qint64 m : micros) {
                 values.push_back(static_cast<double>(m - epoch) / 86400e6);
             }

@@ -243,7 +243,7 @@ private slots:
 private:
     static constexpr int kRows = 48 * 41 * 41;
 
-    CliRun load(const QString& table, QStringList extra) {
+    CliRun load(const QString& table, const QStringList& extra) {
         QStringList args{"load",    "--dsn", QString::fromStdString(cluster_->conninfo()),
                          "--table", table,   "--reporting-period",
                          "0"};

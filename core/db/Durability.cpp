@@ -59,6 +59,7 @@ std::vector<OtherOwner> otherOwners(Connection& conn) {
         "to_char(backend_start AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM pg_stat_activity WHERE "
         "application_name LIKE 'isobar durability %' AND pid <> pg_backend_pid() ORDER BY backend_start");
     std::vector<OtherOwner> out;
+    out.reserve(static_cast<std::size_t>(r.rows()));
     for (int i = 0; i < r.rows(); ++i) {
         out.push_back(OtherOwner{r.text(i, 0), r.text(i, 1), r.text(i, 2), r.text(i, 3)});
     }
@@ -211,6 +212,7 @@ DurabilityOutcome restoreJournal(const DurabilityJournal& journal, const std::st
             throw Error("after restoring and reloading, " + *mismatch);
         }
         std::vector<std::string> restored;
+        restored.reserve(ours.size());
         for (const SettingChange* c : ours) {
             restored.push_back(c->name + "=" + c->original);
         }
@@ -420,6 +422,7 @@ DurabilitySession::DurabilitySession(const std::string& conninfo, const Durabili
     control->exec("SET application_name = " + control->quoteLiteral(ownMarker()));
     const ServerInfo info = probeServer(*control);
     std::vector<std::string> names;
+    names.reserve(wanted.size());
     for (const auto& w : wanted) {
         names.push_back(w.first);
     }

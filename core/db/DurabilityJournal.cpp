@@ -24,6 +24,7 @@ fs::path DurabilityJournal::pathFor(const std::string& systemIdentifier) {
 // "fsync=off (was on), full_page_writes=off (was on)"
 std::string describeSettingChanges(const std::vector<SettingChange>& changes) {
     std::vector<std::string> parts;
+    parts.reserve(changes.size());
     for (const auto& c : changes) {
         parts.push_back(c.name + "=" + c.applied + " (was " + c.original + ")");
     }

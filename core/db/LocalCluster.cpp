@@ -99,7 +99,7 @@ fs::path LocalCluster::findServerBinDir() {
         opts.timeout = std::chrono::seconds(20);
         const ProcessResult r = runProcess(*pgConfig, {"--bindir"}, opts);
         if (r.ok()) {
-            const fs::path dir = trim(r.output);
+            fs::path dir = trim(r.output);
             if (hasServerPrograms(dir)) {
                 return dir;
             }

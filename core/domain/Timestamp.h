@@ -12,6 +12,7 @@ struct PgTimestamp {
     std::int64_t micros = 0;
 
     friend constexpr bool operator==(PgTimestamp, PgTimestamp) = default;
+    // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 sees the 0 a defaulted <=> compares with
     friend constexpr auto operator<=>(PgTimestamp, PgTimestamp) = default;
 };
 

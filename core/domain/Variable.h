@@ -62,6 +62,7 @@ public:
     constexpr std::size_t index() const noexcept { return index_; }
 
     friend constexpr bool operator==(Variable, Variable) = default;
+    // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 sees the 0 a defaulted <=> compares with
     friend constexpr auto operator<=>(Variable, Variable) = default;
 
     // The seed's six, the catalog's first entries, in the seed table's column order.

@@ -370,7 +370,7 @@ void Era5FileBuilder::decideLayout() {
         layout = "NCAR RDA ds633.0 analysis";
     } else if (expverDim) {
         layout = "CDS with expver dimension (ERA5 + ERA5T)";
-    } else if (cfgrib || f_.variables_.front().stepType.size() > 0) {
+    } else if (cfgrib || !f_.variables_.front().stepType.empty()) {
         layout = "CDS 2024 (cfgrib)";
     } else if (classic && contains(history, "grib_to_netcdf")) {
         layout = "CDS legacy (grib_to_netcdf)";

@@ -195,7 +195,8 @@ std::optional<PgTimestamp> timestampFromDateNumber(double value) {
     if (whole >= 1e9 && whole < 1e10) { // YYYYMMDDHH
         const auto v = static_cast<std::int64_t>(whole);
         hour = v % 100;
-        whole = static_cast<double>(v / 100);
+        const std::int64_t date = v / 100; // YYYYMMDD
+        whole = static_cast<double>(date);
         if (fraction != 0.0 || hour > 23) {
             return std::nullopt;
         }

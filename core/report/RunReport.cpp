@@ -339,7 +339,7 @@ std::filesystem::path writeRunReport(const RunReport& report) {
     // Runs of one table can start within the same second (a rerun that finds everything loaded,
     // two loads started together): each keeps its own report. O_EXCL reserves the name.
     for (int n = 1; n < 1000; ++n) {
-        const std::filesystem::path path =
+        std::filesystem::path path =
             dir / (base + (n == 1 ? std::string() : "-" + std::to_string(n)) + ".json");
         const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (fd < 0) {

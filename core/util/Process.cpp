@@ -169,7 +169,11 @@ std::string ProcessResult::describeOutcome() const {
         return "timed out";
     }
     if (termSignal != 0) {
-        return "killed by signal " + std::to_string(termSignal) + " (" + strsignal(termSignal) + ")";
+        // sigdescr_np, not strsignal: strsignal may write a static buffer shared by all threads, and
+        // LocalCluster describes its tools' outcomes from whichever thread started them.
+        const char* description = sigdescr_np(termSignal);
+        return "killed by signal " + std::to_string(termSignal) + " (" +
+               (description != nullptr ? description : "unknown signal") + ")";
     }
     return "exit code " + std::to_string(exitCode);
 }
@@ -208,7 +212,7 @@ ProcessResult runProcess(const std::filesystem::path& program, const std::vector
         // thread); a server started with them blocked could not be stopped.
         sigset_t none;
         sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, nullptr);
+        pthread_sigmask(SIG_SETMASK, &none, nullptr);
         if (devNull >= 0) {
             dup2(devNull, STDIN_FILENO);
         }

@@ -66,7 +66,7 @@ FixtureVariable floatVariable(int column, ValueFn value, const std::string& name
     return v;
 }
 
-FixtureVariable packedVariable(int column, ValueFn physical) {
+FixtureVariable packedVariable(int column, const ValueFn& physical) {
     static const double scale[] = {0.0017, 0.00061, 0.00058, 1.6e-05, 2.1e-07, 9.5e-08};
     static const double offset[] = {268.5, -1.25, 0.75, 0.5, 0.0068, 0.0031};
     const auto k = static_cast<std::size_t>(column);
@@ -88,6 +88,7 @@ FixtureVariable packedVariable(int column, ValueFn physical) {
 
 std::vector<long long> timesSince(const std::vector<qint64>& micros, qint64 epoch, qint64 unit) {
     std::vector<long long> out;
+    out.reserve(micros.size());
     for (qint64 m : micros) {
         out.push_back((m - epoch) / unit);
     }
@@ -96,6 +97,7 @@ std::vector<long long> timesSince(const std::vector<qint64>& micros, qint64 epoc
 
 std::vector<qint64> hourly(qint64 first, int count) {
     std::vector<qint64> out;
+    out.reserve(static_cast<std::size_t>(count));
     for (int h = 0; h < count; ++h) {
         out.push_back(first + h * kMicrosPerHour);
     }

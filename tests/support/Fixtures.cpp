@@ -217,6 +217,7 @@ void writeFixture(const QString& path, const FixtureSpec& spec) {
                 labels.emplace_back(buf);
             }
             std::vector<const char*> ptrs;
+            ptrs.reserve(labels.size());
             for (const auto& l : labels) {
                 ptrs.push_back(l.c_str());
             }

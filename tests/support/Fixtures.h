@@ -148,7 +148,7 @@ ValueFn withHoles(int column, double salt = 0);
 FixtureVariable floatVariable(int column, ValueFn value, const std::string& name = {});
 // int16 packed as the legacy CDS writes it (scale_factor, add_offset, _FillValue = missing_value =
 // -32767); `physical` gives file-unit values, NaN for missing.
-FixtureVariable packedVariable(int column, ValueFn physical);
+FixtureVariable packedVariable(int column, const ValueFn& physical);
 // `micros` as whole `unit`s since `epoch` (all microseconds since 2000-01-01).
 std::vector<long long> timesSince(const std::vector<qint64>& micros, qint64 epoch, qint64 unit);
 std::vector<qint64> hourly(qint64 first, int count);

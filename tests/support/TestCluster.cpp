@@ -197,6 +197,7 @@ QString checkEveryRowOrThrow(const TestCluster& cluster, const std::vector<QStri
                              const std::string& table, const WeatherRows& expected, const OpenOptions& open,
                              double step) {
     std::vector<std::filesystem::path> paths;
+    paths.reserve(files.size());
     for (const QString& f : files) {
         paths.emplace_back(f.toStdString());
     }

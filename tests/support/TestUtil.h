@@ -65,7 +65,7 @@ inline bool waitFor(const std::function<bool()>& ready, std::chrono::millisecond
 // Fails the test unless `message` is non-empty and contains every one of the given parts.
 #define VERIFY_MESSAGE(message, ...)                                                                         \
     do {                                                                                                     \
-        const QString m_ = (message);                                                                        \
+        const QString& m_ = (message);                                                                       \
         QVERIFY2(!m_.isEmpty(), "expected an isobar::Error");                                                \
         for (const QString& part_ : QStringList{__VA_ARGS__}) {                                              \
             QVERIFY2(m_.contains(part_), qPrintable("'" + part_ + "' not in: " + m_));                       \

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# clang-tidy with the root .clang-tidy over the given folders (default: core app tests), every
+# warning an error. Needs the dev build's compile database (cmake --preset dev).
+#
+#   .ci/clang-tidy.sh [FOLDER ...]      e.g.  .ci/clang-tidy.sh ui
+#
+# Prints the findings of each failing file and exits 1 if there was any.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+folders=("$@")
+[ ${#folders[@]} -gt 0 ] || folders=(core app tests)
+
+db=build/dev/compile_commands.json
+[ -f "$db" ] || { echo "clang-tidy: no $db (configure the dev preset first)" >&2; exit 1; }
+tidy=$(command -v clang-tidy || command -v clang-tidy-14 || echo /usr/lib/llvm-14/bin/clang-tidy)
+[ -x "$tidy" ] || { echo "clang-tidy: not installed (apt-get install clang-tidy)" >&2; exit 1; }
+
+# The tests are compiled with GCC's precompiled headers (-include .../cmake_pch.hxx, with a .gch
+# beside it), which clang cannot read. clang-tidy gets a copy of the database whose -include points
+# at copies of those headers without the .gch: the same includes, parsed from source.
+work=build/tidy
+rm -rf "$work"
+mkdir -p "$work"
+(cd build/dev && find . -name cmake_pch.hxx -exec cp --parents {} "../../$work/" \;)
+sed "s#-include $PWD/build/dev/\([^ \"]*/cmake_pch\.hxx\)#-include $PWD/$work/\1#g" "$db" \
+    >"$work/compile_commands.json"
+
+mapfile -t files < <(git ls-files -- "${folders[@]/%//*.cpp}")
+[ ${#files[@]} -gt 0 ] || { echo "clang-tidy: no sources under ${folders[*]}" >&2; exit 1; }
+
+# One clang-tidy per file, as many at once as there are cores; each file's output is printed in
+# one piece, and only when it has findings, so that parallel runs do not interleave.
+export TIDY="$tidy" WORK="$work"
+printf '%s\n' "${files[@]}" | xargs -P "$(nproc)" -I{} sh -c '
+    out=$("$TIDY" -p "$WORK" --quiet --warnings-as-errors="*" "$1" 2>&1) && exit 0
+    printf "%s\n" "$out" | grep -v -E "^[0-9]+ (warnings?|errors?) generated\.$|^Suppressed [0-9]+ warnings"
+    exit 1' sh {} || {
+    echo "clang-tidy: findings above (in ${folders[*]}); fix them or, for a false positive, NOLINT(check) with the reason" >&2
+    exit 1
+}
+echo "clang-tidy: ${#files[@]} files under ${folders[*]} are clean"
