@@ -39,7 +39,11 @@ RateChart::RateChart(QWidget* parent)
     }
     chart->legend()->setAlignment(Qt::AlignBottom);
     chart->setMargins(QMargins(4, 4, 4, 4));
+    // setChart() releases the chart the view made for itself without deleting it (LeakSanitizer
+    // found it: one QChart per chart view).
+    QChart* made = this->chart();
     setChart(chart);
+    delete made;
     setRenderHint(QPainter::Antialiasing);
     setMinimumHeight(220);
     // Bursts of samples become one redraw (at most ~25 per second).
