@@ -15,6 +15,7 @@
 #include "TargetPanel.h"
 #include "TestCluster.h"
 #include "TestUtil.h"
+#include "VariableListModel.h"
 #include "era5/SampleWriter.h"
 
 #include <QAbstractItemModelTester>
@@ -29,6 +30,7 @@
 #include <QRadioButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QStandardPaths>
@@ -82,7 +84,7 @@ protected:
         return w;
     }
 
-    // Adds files and waits until each is inspected.
+    // Adds files and waits until each is inspected, and the loadable ones checked together.
     static bool addFiles(MainWindow& w, const QStringList& files) {
         w.filesPage()->addPaths(files);
         return waitFor(

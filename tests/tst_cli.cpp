@@ -27,12 +27,14 @@ PerVariable<std::vector<float>> decodeAll(const Dataset& dataset) {
         const GridBox& box = dataset.geometries()[dataset.steps()[s].geometry].box;
         reader.fetch(s, 0, box.rows, raw);
         reader.decode(raw, band);
-        for (std::size_t v = 0; v < variableCount(); ++v) {
+        // By catalog variable, wherever the dataset's columns put it.
+        for (std::size_t c = 0; c < band.values.size(); ++c) {
             const std::size_t n = box.rows * box.cols;
-            if (band.values[v] == nullptr) {
-                out[v].insert(out[v].end(), n, std::numeric_limits<float>::quiet_NaN());
+            auto& values = out[*dataset.columns()[c].variable];
+            if (band.values[c] == nullptr) {
+                values.insert(values.end(), n, std::numeric_limits<float>::quiet_NaN());
             } else {
-                out[v].insert(out[v].end(), band.values[v], band.values[v] + n);
+                values.insert(values.end(), band.values[c], band.values[c] + n);
             }
         }
     }
@@ -81,7 +83,13 @@ private slots:
         QCOMPARE(file["time"].toObject()["first"].toString(), QString("2023-11-22 00:00:00+00"));
         QCOMPARE(file["time"].toObject()["spacing"].toString(), QString("hourly"));
         const QJsonArray vars = file["variables"].toArray();
-        QCOMPARE(vars.size(), 6);
+        QCOMPARE(vars.size(), 7); // the seed's six and surface pressure
+        const QJsonObject spVar = vars.at(6).toObject();
+        QCOMPARE(spVar["variable"].toString(), QString("sp"));
+        QCOMPARE(spVar["column"].toString(), QString("sp"));
+        QCOMPARE(spVar["tableUnits"].toString(), QString("Pa"));
+        QCOMPARE(spVar["conversion"].toString(), QString("none"));
+        QVERIFY(spVar["inCatalog"].toBool());
         const QJsonObject t2m = vars.at(0).toObject();
         QCOMPARE(t2m["column"].toString(), QString("temperature_2m"));
         QCOMPARE(t2m["conversion"].toString(), QString("K -> degC (x - 273.15)"));
@@ -93,7 +101,7 @@ private slots:
             fills += v == -32767 ? 1 : 0;
         }
         QCOMPARE(t2m["missingCount"].toInt(), fills);
-        QCOMPARE(file["ignored"].toArray().at(0).toString(), QString("sp"));
+        QVERIFY(file["ignored"].toArray().isEmpty());
         const QJsonObject dataset = doc.object()["dataset"].toObject();
         QCOMPARE(dataset["rows"].toInt(), 12);
         QCOMPARE(dataset["product"].toString(), QString("ERA5 hourly"));
@@ -114,7 +122,7 @@ private slots:
         run = runCli({"inspect", "--scan", good});
         QCOMPARE(run.exitCode, 0);
         for (const char* part : {"format:     netCDF3 64-bit offset", "t2m -> temperature_2m", "K -> degC",
-                                 "ignored:    sp", "rows:       12 (what a load writes)"}) {
+                                 "sp -> sp (Surface pressure)", "rows:       12 (what a load writes)"}) {
             QVERIFY2(run.out.contains(part), qPrintable(run.out));
         }
     }

@@ -199,12 +199,12 @@ private slots:
         std::vector<float> tp(8, -0.0f);
         t2m[0] = -13.961206f;
         t2m[7] = 3.4028235e+38f;
-        BandValues values{};
+        BandValues values(kSeedVariables.size(), nullptr);
         values[index(Variable::T2m)] = t2m.data();
         values[index(Variable::Tp)] = tp.data();
         BinaryCopyBuffer buffer(16);
         buffer.writeHeader();
-        encoder.encode(PgTimestamp{762'525'296'789'012LL}, 0, 2, values, buffer);
+        encoder.encode(PgTimestamp{762'525'296'789'012LL}, std::nullopt, 0, 2, values, buffer);
         buffer.writeTrailer();
         const QByteArray actual(buffer.data(), static_cast<qsizetype>(buffer.size()));
 

@@ -519,8 +519,8 @@ private slots:
         Connection conn = cluster_->connect();
         conn.exec("CREATE SCHEMA era5");
         const TableName t = TableName::parse("era5.\"Weather Table\"");
-        QCOMPARE(ensureWeatherTable(conn, t), true);
-        QCOMPARE(ensureWeatherTable(conn, t), false);
+        QCOMPARE(ensureWeatherTable(conn, t, seedLayout()), true);
+        QCOMPARE(ensureWeatherTable(conn, t, seedLayout()), false);
         const QString columns = test::scalar(
             conn,
             "SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod) || "
@@ -539,7 +539,7 @@ private slots:
             "temperature_2m float8, zonal_wind_10m float4, meridional_wind_10m float4, total_cloud_cover "
             "float4, total_precipitation float4, snowfall float4, station text NOT NULL)");
         try {
-            ensureWeatherTable(conn, TableName::parse("wrong_weather"));
+            ensureWeatherTable(conn, TableName::parse("wrong_weather"), seedLayout());
             QFAIL("expected a refusal");
         } catch (const Error& e) {
             const std::string m = e.what();
@@ -556,7 +556,7 @@ private slots:
             "longitude float4, temperature_2m float4, zonal_wind_10m float4, meridional_wind_10m float4, "
             "total_cloud_cover float4, total_precipitation float4, snowfall float4, note text, "
             "loaded_at timestamptz NOT NULL DEFAULT now())");
-        QCOMPARE(ensureWeatherTable(conn, TableName::parse("extra_weather")), false);
+        QCOMPARE(ensureWeatherTable(conn, TableName::parse("extra_weather"), seedLayout()), false);
     }
 
 private:

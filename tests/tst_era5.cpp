@@ -189,8 +189,9 @@ private slots:
             reader.fetch(t, 2, 5, raw);
             reader.decode(raw, band);
             for (const auto& var : f.variables()) {
-                const auto& fixtureVar = spec.variables[index(var.variable)];
-                const float* decoded = band.values[index(var.variable)];
+                const Variable v = *var.column.variable;
+                const auto& fixtureVar = spec.variables[index(v)];
+                const float* decoded = band.values[index(v)]; // the seed's six: columns in catalog order
                 QVERIFY(decoded != nullptr);
                 for (size_t k = 0; k < 5 * 12; ++k) {
                     const double stored = fixtureVar.stored[t * 9 * 12 + 2 * 12 + k];
@@ -199,9 +200,9 @@ private slots:
                         continue;
                     }
                     double expected = stored * *fixtureVar.scaleFactor + *fixtureVar.addOffset;
-                    if (var.variable == Variable::T2m) {
+                    if (v == Variable::T2m) {
                         expected -= 273.15;
-                    } else if (var.variable == Variable::Tp || var.variable == Variable::Sf) {
+                    } else if (v == Variable::Tp || v == Variable::Sf) {
                         expected *= 1000.0;
                     }
                     QCOMPARE(decoded[k], static_cast<float>(expected));
@@ -314,7 +315,7 @@ private slots:
             RawBand raw;
             for (const auto& var : f.variables()) {
                 for (const FileStep& step : f.steps()) {
-                    f.readRaw(var, step, 0, 0, f.latitudes().size(), raw);
+                    f.readRaw(var, step, 0, 0, 0, f.latitudes().size(), raw);
                 }
             }
         });
@@ -363,7 +364,8 @@ private slots:
     }
 
     void refusesWhatItCannotLoad() {
-        // No known variable: list what the file has.
+        // Units by the parameter: surface pressure that claims to be in K is refused, not loaded
+        // "as stored" into a column that says Pa.
         auto spec = test::classicFixture({10.0}, {20.0}, 1, 0);
         spec.variables.resize(2);
         spec.variables[0].name = "sp";
@@ -372,7 +374,8 @@ private slots:
         spec.variables[1].longName = "Sea surface temperature";
         QString path = dir_.filePath("other-vars.nc");
         test::writeFixture(path, spec);
-        EXPECT_ERROR_CONTAINING(Era5File::open(path.toStdString()), "other-vars.nc", "sp, sst", "t2m");
+        EXPECT_ERROR_CONTAINING(Era5File::open(path.toStdString()), "other-vars.nc",
+                                "variable sp has units 'K'", "expected in Pa");
 
         // Wrong units: refused rather than guessed.
         spec = test::classicFixture({10.0}, {20.0}, 1, 0);
@@ -441,7 +444,9 @@ private slots:
         nc_inq_varid(ncid, "longitude", &coord);
         nc_put_var_float(ncid, coord, &zero);
         QCOMPARE(nc_close(ncid), NC_NOERR);
-        EXPECT_ERROR_CONTAINING(Era5File::open(path.toStdString()), "levels.nc", "pressure-level");
+        // A level dimension whose coordinate does not say hPa or Pa is not taken for pressure levels.
+        EXPECT_ERROR_CONTAINING(Era5File::open(path.toStdString()), "levels.nc", "not pressure levels",
+                                "model-level files are not loaded");
     }
 
 private:

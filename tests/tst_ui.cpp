@@ -11,7 +11,35 @@ class TestUi : public UiHarness {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { setUp("tst_ui"); }
+    void initTestCase() {
+        setUp("tst_ui");
+        const QString dir = cluster_->workDir();
+        // Beside twoVariables_ (t2m, tp), the same box and hours: sf, d2m (a catalog variable after
+        // the seed's six) and two the catalog does not know.
+        FixtureSpec mixed = classicFixture(range(20, 15, 0.25), range(0, 5, 0.25), 2, 0);
+        std::erase_if(mixed.variables,
+                      [](const FixtureVariable& v) { return v.name == "tcc" || v.name == "tp"; });
+        const auto rename = [&mixed](const std::string& from, const std::string& to,
+                                     const std::string& longName, const std::string& units) {
+            for (FixtureVariable& v : mixed.variables) {
+                if (v.name == from) {
+                    v.name = to;
+                    v.longName = longName;
+                    v.units = units;
+                }
+            }
+        };
+        rename("t2m", "d2m", "2 metre dewpoint temperature", "K");
+        rename("u10", "zeta_x", "Zeta index", "furlongs");
+        rename("v10", "alpha_y", "Alpha ratio", "1");
+        mixedVariables_ = dir + "/mixed-variables.nc";
+        writeFixture(mixedVariables_, mixed);
+        // The same variables on the 0.1 deg grid (ERA5-Land's): loadable alone, not with the others.
+        FixtureSpec land = classicFixture(range(10.0, 9.5, 0.1), range(20.0, 20.5, 0.1), 2, 0);
+        land.coordType = NC_DOUBLE;
+        landGrid_ = dir + "/land-grid.nc";
+        writeFixture(landGrid_, land);
+    }
     void cleanupTestCase() { tearDown(); }
     // Each test starts from a window with nothing remembered.
     void init() { QSettings().clear(); }
@@ -46,6 +74,14 @@ private slots:
         QCOMPARE(model.loadableFiles().size(), std::size_t(2));
         QCOMPARE(model.totalRows(), std::uint64_t(2 * 41 * 41 * 3));
         QCOMPARE(model.presentVariables().size(), std::size_t(6));
+        QCOMPARE(model.presentVariables().front().column.key, std::string("t2m"));
+        QCOMPARE(model.data(model.index(0, FileListModel::Levels)).toString(),
+                 QString("surface (single level)"));
+        // The two loadable files (the same hours twice) are checked together again: the list changed.
+        QVERIFY(model.inspecting() && model.checkingTogether());
+        QTRY_VERIFY_WITH_TIMEOUT(!model.inspecting(), 30'000);
+        QVERIFY(model.dataset());
+        QVERIFY2(!model.dataset()->error, model.dataset()->error->c_str());
         const QModelIndex status = model.index(1, FileListModel::Status);
         QVERIFY2(!model.data(status).toString().isEmpty() && model.data(status).toString() != "ready",
                  qPrintable(model.data(status).toString()));
@@ -70,25 +106,163 @@ private slots:
         QVERIFY(changed.isEmpty());
     }
 
-    void onlyPresentVariablesCanBeTicked() {
+    // The Files tab lists the files' variables, not the catalog: the catalog's in its order (the
+    // seed's six first), then the ones it does not know, by key, each with its units, column and
+    // conversion. The filter finds them by key, long name or column; unticked ones are not asked for.
+    void variableTableListsTheFilesVariables() {
         auto w = window();
-        QVERIFY(addFiles(*w, {twoVariables_}));
+        QVERIFY(addFiles(*w, {twoVariables_, mixedVariables_}));
         FilesPage* page = w->filesPage();
-        QVERIFY(page->variableBox(Variable::T2m)->isEnabled());
-        QVERIFY(page->variableBox(Variable::Tp)->isEnabled());
-        QVERIFY(!page->variableBox(Variable::U10)->isEnabled());
-        QVERIFY(page->variableBox(Variable::U10)->toolTip().contains("None of the files"));
+        VariableListModel* variables = page->variableModel();
+        QAbstractItemModelTester tester(variables, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const QStringList all{"t2m", "tp", "sf", "d2m", "alpha_y", "zeta_x"};
+        QCOMPARE(shownKeys(*page), all);
+        const auto cell = [variables](const QString& key, int column) {
+            for (int row = 0; row < variables->rowCount(); ++row) {
+                if (variables->keyAt(row) == key) {
+                    return variables->data(variables->index(row, column)).toString();
+                }
+            }
+            return QString("(no row %1)").arg(key);
+        };
+        QCOMPARE(cell("t2m", VariableListModel::LongName), QString("2 metre temperature"));
+        QCOMPARE(cell("t2m", VariableListModel::FileUnits), QString("K"));
+        QCOMPARE(cell("t2m", VariableListModel::TableColumn), QString("temperature_2m"));
+        QCOMPARE(cell("t2m", VariableListModel::TableUnits), QString("degC, from K (x - 273.15)"));
+        QCOMPARE(cell("tp", VariableListModel::TableUnits), QString("mm, from m (x * 1000)"));
+        QVERIFY2(cell("d2m", VariableListModel::Catalog).contains("paramId 168"),
+                 qPrintable(cell("d2m", VariableListModel::Catalog)));
+        QCOMPARE(cell("zeta_x", VariableListModel::LongName), QString("Zeta index"));
+        QCOMPARE(cell("zeta_x", VariableListModel::FileUnits), QString("furlongs"));
+        QCOMPARE(cell("zeta_x", VariableListModel::TableColumn), QString("zeta_x"));
+        QCOMPARE(cell("zeta_x", VariableListModel::TableUnits), QString("furlongs, as stored"));
+        QCOMPARE(cell("zeta_x", VariableListModel::Catalog), QString("not in the catalog: loaded as stored"));
+        QVERIFY(page->variableCountLabel()->text().contains("6 variable(s) in the files, 6 ticked"));
+        // The files agree: one dataset, said before Start.
+        QVERIFY(page->model()->dataset() && !page->model()->dataset()->error);
+        QVERIFY2(page->summaryLabel()->text().contains("Together: ERA5 hourly"),
+                 qPrintable(page->summaryLabel()->text()));
+        QVERIFY(w->runPanel()->startButton()->isEnabled());
         QVERIFY(page->allPresentChosen());
-        page->variableBox(Variable::Tp)->setChecked(false);
-        QCOMPARE(page->chosenVariables(), std::vector<Variable>{Variable::T2m});
-        page->variableBox(Variable::T2m)->setChecked(false);
+        QVERIFY(page->chosenVariables().empty()); // every variable: the default
+
+        // The filter: key, long name or column, in any case; nothing else (units, catalog text).
+        page->variableFilter()->setText("TEMPERATURE");
+        QCOMPARE(shownKeys(*page), (QStringList{"t2m", "d2m"}));
+        page->variableFilter()->setText("Temperature_2m"); // t2m's column only
+        QCOMPARE(shownKeys(*page), QStringList{"t2m"});
+        page->variableFilter()->setText("zeta");
+        QCOMPARE(shownKeys(*page), QStringList{"zeta_x"});
+        page->variableFilter()->setText("alpha ratio");
+        QCOMPARE(shownKeys(*page), QStringList{"alpha_y"});
+        page->variableFilter()->setText("furlongs");
+        QVERIFY(shownKeys(*page).isEmpty());
+        QVERIFY(!page->tickNoneButton()->isEnabled());
+        QVERIFY(page->variableCountLabel()->text().contains("0 shown"));
+        // Untick all acts on what the filter shows.
+        page->variableFilter()->setText("zeta");
+        page->tickNoneButton()->click();
+        page->variableFilter()->clear();
+        QCOMPARE(shownKeys(*page), all);
+        QVERIFY(!page->allPresentChosen());
+        QCOMPARE(page->chosenVariables(), (std::vector<std::string>{"t2m", "tp", "sf", "d2m", "alpha_y"}));
+        // A tick in the table, as a click sets it.
+        const QModelIndex tp = page->variableProxy()->index(1, VariableListModel::Load);
+        QVERIFY(page->variableProxy()->setData(tp, Qt::Unchecked, Qt::CheckStateRole));
+        QCOMPARE(page->chosenVariables(), (std::vector<std::string>{"t2m", "sf", "d2m", "alpha_y"}));
+        QVERIFY(page->variableCountLabel()->text().contains("4 ticked"));
+
+        // The keys go to the engine; the new table has those columns and no others.
+        w->targetPanel()->tableEdit()->setText("gui_chosen");
+        const auto report = runToEnd(*w);
+        QVERIFY(report);
+        QVERIFY2(report->status == "completed", qPrintable(w->runPanel()->statusLabel()->text()));
+        QVERIFY(w->controller()->lastRequest());
+        QCOMPARE(w->controller()->lastRequest()->variables,
+                 (std::vector<std::string>{"t2m", "sf", "d2m", "alpha_y"}));
+        QCOMPARE(report->rows, std::uint64_t(21 * 21 * 2));
+        QCOMPARE(scalar("SELECT string_agg(column_name::text, ',' ORDER BY column_name) FROM "
+                        "information_schema.columns WHERE table_name = 'gui_chosen' AND column_name IN "
+                        "('temperature_2m', 'total_precipitation', 'snowfall', 'd2m', 'alpha_y', 'zeta_x')"),
+                 QString("alpha_y,d2m,snowfall,temperature_2m"));
+        QCOMPARE(scalar("SELECT count(*) FROM gui_chosen WHERE alpha_y IS NOT NULL AND d2m IS NOT NULL"),
+                 QString::number(21 * 21 * 2));
+
+        // None ticked: Start is disabled and says why; pressed anyway (F5), nothing starts.
+        page->tickAllButton()->click();
+        QVERIFY(page->allPresentChosen());
+        QVERIFY(page->chosenVariables().empty());
+        page->tickNoneButton()->click();
+        QVERIFY(page->tickedVariables().empty());
         QVERIFY(page->chosenVariables().empty());
         QVERIFY(page->summaryLabel()->text().contains("tick at least one variable"));
+        QVERIFY(!w->runPanel()->startButton()->isEnabled());
+        QVERIFY2(w->runPanel()->startButton()->toolTip().contains("no variable is ticked"),
+                 qPrintable(w->runPanel()->startButton()->toolTip()));
         w->startLoad();
         QVERIFY(w->runPanel()->statusLabel()->text().contains("no variable is ticked"));
         QVERIFY(!w->controller()->isRunning());
-        page->variableBox(Variable::T2m)->setChecked(true);
-        page->variableBox(Variable::Tp)->setChecked(true);
+        page->tickAllButton()->click();
+        QVERIFY(w->runPanel()->startButton()->isEnabled());
+    }
+
+    // Files that each load but not together (0.25 and 0.1 deg grids): the Files tab says why, as
+    // `isobar-cli inspect` does, and Start is disabled with that reason until one is removed.
+    void filesThatCannotBeLoadedTogetherDisableStart() {
+        auto w = window();
+        FilesPage* page = w->filesPage();
+        FileListModel* model = page->model();
+        QVERIFY(!w->runPanel()->startButton()->isEnabled()); // no files yet
+        QVERIFY(w->runPanel()->startButton()->toolTip().contains("no files"));
+        QVERIFY(addFiles(*w, {twoVariables_, landGrid_}));
+        QCOMPARE(model->problemCount(), 0); // each file on its own is fine
+        QVERIFY(model->dataset() && model->dataset()->error);
+        const QString error = QString::fromStdString(*model->dataset()->error);
+        QVERIFY2(error.contains("0.25 deg global grid") && error.contains("0.1 deg global grid"),
+                 qPrintable(error));
+        QVERIFY2(page->summaryLabel()->text().contains("cannot be loaded together"),
+                 qPrintable(page->summaryLabel()->text()));
+        QVERIFY(!w->runPanel()->startButton()->isEnabled());
+        const QString tip = w->runPanel()->startButton()->toolTip();
+        QVERIFY2(tip.contains("cannot be loaded together") && tip.contains("0.1 deg global grid"),
+                 qPrintable(tip));
+        w->startLoad(); // F5 anyway
+        QVERIFY(w->runPanel()->statusLabel()->text().contains("Not started"));
+        QVERIFY(w->runPanel()->statusLabel()->text().contains("0.1 deg global grid"));
+        QVERIFY(!w->controller()->isRunning());
+        // Each file's levels, in its own column.
+        QVERIFY(model->data(model->index(0, FileListModel::Levels)).toString().contains("surface"));
+        // One file left: nothing to check together, Start is back.
+        QVERIFY(model->removeRows(1, 1));
+        QVERIFY(!model->inspecting());
+        QVERIFY(model->dataset() == nullptr);
+        QVERIFY(!page->summaryLabel()->text().contains("cannot be loaded together"));
+        QVERIFY(w->runPanel()->startButton()->isEnabled());
+    }
+
+    // A check of the files together that the list has outgrown is dropped when it comes back.
+    void aStaleCheckTogetherIsDropped() {
+        FileListModel model;
+        bool removed = false;
+        // The moment the check starts (the last file's inspection is in), the user removes a file.
+        connect(&model, &FileListModel::filesChanged, &model, [&] {
+            if (!removed && model.checkingTogether()) {
+                removed = true;
+                QVERIFY(model.inspecting());
+                QVERIFY(model.removeRows(1, 1));
+            }
+        });
+        model.addPaths({twoVariables_, landGrid_});
+        QTRY_VERIFY_WITH_TIMEOUT(removed, 30'000);
+        QVERIFY(!model.checkingTogether());
+        QThreadPool::globalInstance()->waitForDone(); // the check ends; its result arrives late
+        QCoreApplication::processEvents();
+        QVERIFY(!model.inspecting());
+        QVERIFY(model.dataset() == nullptr); // one file: nothing together, and the late error is not shown
+        // Both again: checked anew, the error found again.
+        model.addPaths({landGrid_});
+        QTRY_VERIFY_WITH_TIMEOUT(!model.inspecting(), 30'000);
+        QVERIFY(model.dataset() && model.dataset()->error);
     }
 
     // A real CDS single-point download off the grid: refused, then readable once the user picks
@@ -152,7 +326,7 @@ private slots:
     void loadFromTheWindow() {
         auto w = window();
         QVERIFY(addFiles(*w, {small_}));
-        w->filesPage()->variableBox(Variable::Tp)->setChecked(false);
+        w->filesPage()->variableModel()->setTicked({"tp"}, false);
         w->targetPanel()->tableEdit()->setText("gui_small");
         w->targetPanel()->tableTypeBox()->setCurrentIndex(1); // unlogged
         w->targetPanel()->workersBox()->setValue(2);
@@ -174,9 +348,12 @@ private slots:
         QCOMPARE(sent, report->rows); // each worker's row, by its number
         QVERIFY(!samples.isEmpty());
         QTRY_VERIFY_WITH_TIMEOUT(w->runPanel()->chart()->pointCount() > 0, kSlowMs);
-        // In the database: every row, tp left NULL, an unlogged table.
+        QCOMPARE(w->controller()->lastRequest()->variables,
+                 (std::vector<std::string>{"t2m", "u10", "v10", "tcc", "sf"}));
+        // In the database: every row, no tp column, an unlogged table.
         QCOMPARE(scalar("SELECT count(*) FROM gui_small"), QString::number(41 * 41 * 3));
-        QCOMPARE(scalar("SELECT count(*) FROM gui_small WHERE total_precipitation IS NOT NULL"),
+        QCOMPARE(scalar("SELECT count(*) FROM information_schema.columns WHERE table_name = 'gui_small' AND "
+                        "column_name = 'total_precipitation'"),
                  QString("0"));
         QCOMPARE(scalar("SELECT count(*) FROM gui_small WHERE temperature_2m IS NULL"), QString("0"));
         QCOMPARE(scalar("SELECT relpersistence FROM pg_class WHERE oid = 'gui_small'::regclass"),
@@ -278,7 +455,11 @@ private slots:
             auto w = window();
             w->targetPanel()->tableEdit()->setText("remembered");
             w->targetPanel()->workersBox()->setValue(3);
-            w->filesPage()->variableBox(Variable::Sf)->setChecked(false);
+            QVERIFY(addFiles(*w, {small_}));
+            FilesPage* page = w->filesPage();
+            QCOMPARE(page->variableModel()->keyAt(5), QString("sf"));
+            QVERIFY(page->variableProxy()->setData(page->variableProxy()->index(5, VariableListModel::Load),
+                                                   Qt::Unchecked, Qt::CheckStateRole));
             w->targetPanel()->useConnectionString("host=example.org user=me password=secret dbname=era5");
             QVERIFY(w->close());
         }
@@ -289,11 +470,31 @@ private slots:
         MainWindow w;
         QCOMPARE(w.targetPanel()->tableEdit()->text(), QString("remembered"));
         QCOMPARE(w.targetPanel()->workersBox()->value(), 3);
-        QVERIFY(!w.filesPage()->variableBox(Variable::Sf)->isChecked());
-        QVERIFY(w.filesPage()->variableBox(Variable::T2m)->isChecked());
+        QVERIFY(!w.filesPage()->variableModel()->isTicked("sf"));
+        QVERIFY(w.filesPage()->variableModel()->isTicked("t2m"));
+        QVERIFY(addFiles(w, {small_}));
+        QCOMPARE(w.filesPage()->variableModel()->data(w.filesPage()->variableModel()->index(5, 0),
+                                                      Qt::CheckStateRole),
+                 QVariant(Qt::Unchecked));
+        QCOMPARE(w.filesPage()->chosenVariables(),
+                 (std::vector<std::string>{"t2m", "u10", "v10", "tcc", "tp"}));
         QVERIFY(!w.targetPanel()->connection().embedded);
         QVERIFY(QString::fromStdString(w.targetPanel()->connection().conninfo).contains("example.org"));
     }
+
+private:
+    // The keys of the variable table's rows as the view shows them (filtered).
+    static QStringList shownKeys(const FilesPage& page) {
+        QStringList keys;
+        const QAbstractItemModel* shown = page.variableProxy();
+        for (int row = 0; row < shown->rowCount(); ++row) {
+            keys << shown->data(shown->index(row, VariableListModel::Key)).toString();
+        }
+        return keys;
+    }
+
+    QString mixedVariables_;
+    QString landGrid_;
 };
 
 QTEST_MAIN(TestUi)

@@ -4,10 +4,14 @@
 #include "GuiThread.h"
 #include "era5/Dataset.h"
 #include "util/Error.h"
+#include "util/Format.h"
 
 #include <QColor>
 #include <QPointer>
 #include <QThreadPool>
+
+#include <algorithm>
+#include <map>
 
 namespace isobar::ui {
 
@@ -16,9 +20,36 @@ namespace {
 QString variablesOf(const FileInspection& f) {
     QStringList names;
     for (const auto& v : f.variables) {
-        names << q(std::string(spec(v.variable).shortName));
+        names << q(v.column.key);
     }
     return names.join(QStringLiteral(", "));
+}
+
+// The files opened together, as the loader opens them: what `isobar-cli inspect` says of the
+// dataset, or why they cannot be loaded together.
+DatasetInspection inspectTogether(const std::vector<std::filesystem::path>& files,
+                                  const OpenOptions& options) {
+    DatasetInspection d;
+    try {
+        const Dataset dataset = Dataset::open(files, options);
+        d.product = dataset.productName();
+        d.grid = dataset.grid().describe();
+        d.files = dataset.files().size();
+        d.steps = dataset.steps().size();
+        if (!dataset.steps().empty()) {
+            d.firstTime = formatTimestamp(dataset.steps().front().time);
+            d.lastTime = formatTimestamp(dataset.steps().back().time);
+        }
+        d.levels = describeLevels(dataset.levels());
+        d.rows = dataset.rowCount();
+        for (const ValueColumn& v : dataset.variables()) {
+            d.variables.push_back(v.key + " -> " + v.column);
+        }
+        d.notes = dataset.notes();
+    } catch (const std::exception& e) {
+        d.error = e.what();
+    }
+    return d;
 }
 
 } // namespace
@@ -49,6 +80,8 @@ QVariant FileListModel::headerData(int section, Qt::Orientation orientation, int
         return tr("Time range");
     case Grid:
         return tr("Grid");
+    case Levels:
+        return tr("Levels");
     case Rows:
         return tr("Rows");
     case Status:
@@ -116,6 +149,8 @@ QVariant FileListModel::data(const QModelIndex& index, int role) const {
                                          : q(f.firstTime) + QStringLiteral(" .. ") + q(f.lastTime);
     case Grid:
         return q(f.grid);
+    case Levels:
+        return q(f.levels);
     case Rows:
         return formatCount(f.rows);
     default:
@@ -130,7 +165,7 @@ bool FileListModel::removeRows(int row, int count, const QModelIndex& parent) {
     beginRemoveRows(parent, row, row + count - 1);
     entries_.erase(entries_.begin() + row, entries_.begin() + row + count);
     endRemoveRows();
-    emit filesChanged();
+    listChanged();
     return true;
 }
 
@@ -138,7 +173,7 @@ void FileListModel::clear() {
     beginResetModel();
     entries_.clear();
     endResetModel();
-    emit filesChanged();
+    listChanged();
 }
 
 void FileListModel::setOpenOptions(const OpenOptions& options) {
@@ -150,7 +185,7 @@ void FileListModel::setOpenOptions(const OpenOptions& options) {
     if (!entries_.empty()) {
         emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
     }
-    emit filesChanged();
+    listChanged();
 }
 
 QStringList FileListModel::addPaths(const QStringList& paths) {
@@ -164,6 +199,7 @@ QStringList FileListModel::addPaths(const QStringList& paths) {
             problems << q(e.what());
         }
     }
+    bool added = false;
     for (const auto& file : files) {
         const bool known =
             std::any_of(entries_.begin(), entries_.end(), [&file](const Entry& e) { return e.path == file; });
@@ -175,8 +211,11 @@ QStringList FileListModel::addPaths(const QStringList& paths) {
         entries_.push_back(Entry{file, 0, std::nullopt});
         endInsertRows();
         inspectInBackground(entries_.back());
+        added = true;
     }
-    emit filesChanged();
+    if (added) {
+        listChanged();
+    }
     return problems;
 }
 
@@ -216,11 +255,45 @@ void FileListModel::takeResult(quint64 job, const FileInspection& result) {
             entries_[i].result = result;
             const int row = static_cast<int>(i);
             emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
-            emit filesChanged();
+            listChanged();
             return;
         }
     }
     // A file removed while it was inspected: nothing to show.
+}
+
+void FileListModel::listChanged() {
+    dataset_.reset();
+    datasetJob_ = 0; // a check under way was of another list: its result is dropped
+    const bool allInspected =
+        std::all_of(entries_.begin(), entries_.end(), [](const Entry& e) { return e.result; });
+    std::vector<std::filesystem::path> files = loadableFiles();
+    if (allInspected && files.size() > 1) {
+        datasetJob_ = nextJob_++;
+        const quint64 job = datasetJob_;
+        const OpenOptions options = options_;
+        QPointer<FileListModel> self(this);
+        // Thread boundary: opening every file together (netcdf-c again, ZIP members extracted)
+        // runs on the pool; only the plain result comes back to the GUI thread.
+        QThreadPool::globalInstance()->start([self, job, files = std::move(files), options] {
+            DatasetInspection result = inspectTogether(files, options);
+            postToGui([self, job, result = std::move(result)] {
+                if (self) {
+                    self->takeDataset(job, result);
+                }
+            });
+        });
+    }
+    emit filesChanged();
+}
+
+void FileListModel::takeDataset(quint64 job, const DatasetInspection& result) {
+    if (job != datasetJob_) {
+        return; // the list has changed since: a newer check counts, or none
+    }
+    datasetJob_ = 0;
+    dataset_ = result;
+    emit filesChanged();
 }
 
 std::vector<std::filesystem::path> FileListModel::loadableFiles() const {
@@ -233,14 +306,32 @@ std::vector<std::filesystem::path> FileListModel::loadableFiles() const {
     return out;
 }
 
-std::set<Variable> FileListModel::presentVariables() const {
-    std::set<Variable> out;
+std::vector<PresentVariable> FileListModel::presentVariables() const {
+    // Catalog variables by their place in the catalog, then unknown ones by key.
+    using Order = std::pair<std::size_t, std::string>;
+    std::map<Order, PresentVariable> found;
     for (const Entry& e : entries_) {
-        if (e.result && !e.result->error) {
-            for (const auto& v : e.result->variables) {
-                out.insert(v.variable);
+        if (!e.result || e.result->error) {
+            continue;
+        }
+        std::vector<const PresentVariable*> counted; // a file with a variable twice counts once
+        for (const VariableInspection& v : e.result->variables) {
+            const Order order{v.column.variable ? v.column.variable->index() : variableCount(),
+                              v.column.variable ? std::string() : v.column.key};
+            PresentVariable& p = found.try_emplace(order, PresentVariable{v.column, {}, 0}).first->second;
+            if (!v.units.empty() && !p.fileUnits.contains(q(v.units))) {
+                p.fileUnits << q(v.units);
+            }
+            if (std::find(counted.begin(), counted.end(), &p) == counted.end()) {
+                counted.push_back(&p);
+                ++p.files;
             }
         }
+    }
+    std::vector<PresentVariable> out;
+    out.reserve(found.size());
+    for (auto& [order, p] : found) {
+        out.push_back(std::move(p));
     }
     return out;
 }
@@ -256,7 +347,8 @@ std::uint64_t FileListModel::totalRows() const {
 }
 
 bool FileListModel::inspecting() const {
-    return std::any_of(entries_.begin(), entries_.end(), [](const Entry& e) { return !e.result; });
+    return checkingTogether() ||
+           std::any_of(entries_.begin(), entries_.end(), [](const Entry& e) { return !e.result; });
 }
 
 int FileListModel::problemCount() const {

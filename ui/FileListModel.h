@@ -9,19 +9,28 @@
 
 #include <filesystem>
 #include <optional>
-#include <set>
 #include <vector>
 
 namespace isobar::ui {
 
+// A variable at least one loadable file has, as the Files tab lists it: the column it loads
+// into, the units the files declare for it (each spelling once) and how many files have it.
+struct PresentVariable {
+    ValueColumn column;
+    QStringList fileUnits;
+    int files = 0;
+};
+
 // The files a user picked, each inspected in the background exactly as `isobar-cli inspect` does
-// (a folder of hundreds of files never blocks the window). A file that cannot be loaded stays in
-// the list with the reason. Results of a file removed meanwhile are dropped.
+// (a folder of hundreds of files never blocks the window), then - once every file is inspected -
+// the loadable ones checked together as a load opens them (one grid, one product, surface or
+// pressure levels). A file that cannot be loaded stays in the list with the reason. Results of a
+// file removed meanwhile, and checks of a list that has changed since, are dropped.
 class FileListModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { File, Layout, Variables, Times, Grid, Rows, Status, ColumnCount };
+    enum Column { File, Layout, Variables, Times, Grid, Levels, Rows, Status, ColumnCount };
 
     explicit FileListModel(QObject* parent = nullptr);
 
@@ -41,16 +50,25 @@ public:
 
     // The files that inspected without error, in list order.
     std::vector<std::filesystem::path> loadableFiles() const;
-    // The variables at least one loadable file has.
-    std::set<Variable> presentVariables() const;
+    // The variables at least one loadable file has: catalog variables in the catalog's order (the
+    // seed's six first), then the ones the catalog does not know, by key - the order of a load's
+    // columns.
+    std::vector<PresentVariable> presentVariables() const;
     // Rows of the loadable files together (before merging: files of one step add up).
     std::uint64_t totalRows() const;
+    // A file is being inspected, or the loadable files are being checked together.
     bool inspecting() const;
+    // The loadable files are being checked together (every file is inspected).
+    bool checkingTogether() const { return datasetJob_ != 0; }
     int problemCount() const;
     const FileInspection* inspection(int row) const;
+    // The loadable files as one dataset, once checked; null while inspecting and when fewer than
+    // two files are loadable (a file on its own was opened as a dataset by its inspection).
+    // Its `error` says why the files cannot be loaded together.
+    const DatasetInspection* dataset() const { return dataset_ ? &*dataset_ : nullptr; }
 
 signals:
-    // A file was added, inspected or removed.
+    // A file was added, inspected or removed, or the files' check together ended.
     void filesChanged();
 
 private:
@@ -61,9 +79,15 @@ private:
     };
     void inspectInBackground(Entry& entry);
     void takeResult(quint64 job, const FileInspection& result);
+    // The list changed: a check of the files together under way no longer counts; a new one
+    // starts once every file is inspected. Then filesChanged().
+    void listChanged();
+    void takeDataset(quint64 job, const DatasetInspection& result);
 
     std::vector<Entry> entries_;
     quint64 nextJob_ = 1;
+    quint64 datasetJob_ = 0; // the check together whose result counts (0: none under way)
+    std::optional<DatasetInspection> dataset_;
     OpenOptions options_;
 };
 

@@ -2,6 +2,7 @@
 
 #include "FileListModel.h"
 #include "Format.h"
+#include "VariableListModel.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -9,16 +10,17 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFormLayout>
-#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMimeData>
 #include <QPushButton>
 #include <QSettings>
 #include <QShortcut>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
 #include <QTextBrowser>
@@ -27,20 +29,6 @@
 namespace isobar::ui {
 
 namespace {
-
-QString conversionText(const VariableSpec& v) {
-    switch (v.conversion) {
-    case Conversion::None:
-        return QStringLiteral("%1, as stored").arg(q(std::string(v.tableUnits)));
-    case Conversion::KelvinToCelsius:
-        return QStringLiteral("K -> degC (x - 273.15)");
-    case Conversion::MetresToMillimetres:
-        return QStringLiteral("m -> mm (x 1000)");
-    case Conversion::PercentToFraction:
-        return QStringLiteral("% -> fraction (x / 100)");
-    }
-    return {};
-}
 
 QString lastDirectory() {
     return QSettings().value(QStringLiteral("files/lastDirectory")).toString();
@@ -55,10 +43,17 @@ void rememberDirectory(const QString& dir) {
 FilesPage::FilesPage(QWidget* parent)
     : QWidget(parent)
     , model_(new FileListModel(this))
+    , variables_(new VariableListModel(this))
+    , proxy_(new QSortFilterProxyModel(this))
     , view_(new QTableView)
     , details_(new QTextBrowser)
     , summary_(new QLabel)
     , remove_(new QPushButton(tr("&Remove")))
+    , filter_(new QLineEdit)
+    , variableView_(new QTableView)
+    , tickAll_(new QPushButton(tr("Tick a&ll")))
+    , tickNone_(new QPushButton(tr("Untick all")))
+    , variableCount_(new QLabel)
     , offGrid_(new QComboBox)
     , product_(new QComboBox)
     , gridStep_(new QComboBox)
@@ -91,27 +86,54 @@ FilesPage::FilesPage(QWidget* parent)
     details_->setOpenLinks(false);
     summary_->setWordWrap(true);
 
-    auto* variables = new QGroupBox(tr("Variables to load (the columns of the others stay NULL)"));
-    auto* grid = new QGridLayout(variables);
-    for (std::size_t i = 0; i < variableCount(); ++i) {
-        const VariableSpec& v = variableCatalog()[i];
-        auto* box = new QCheckBox(
-            QStringLiteral("%1  %2").arg(q(std::string(v.shortName)), q(std::string(v.longName))));
-        box->setChecked(true);
-        box->setEnabled(false);
-        box->setToolTip(tr("Column %1 (%2)").arg(q(std::string(v.column)), conversionText(v)));
-        auto* column =
-            new QLabel(QStringLiteral("-> %1  (%2)").arg(q(std::string(v.column)), conversionText(v)));
-        column->setBuddy(box);
-        grid->addWidget(box, static_cast<int>(i), 0);
-        grid->addWidget(column, static_cast<int>(i), 1);
-        boxes_[i] = box;
-        connect(box, &QCheckBox::toggled, this, [this] {
-            updateSummary();
-            emit selectionChanged();
-        });
+    // The variables of the files (up to the whole catalog and more): a table with a filter.
+    auto* variables = new QGroupBox(tr("Variables in the files (ticked ones are loaded)"));
+    proxy_->setSourceModel(variables_);
+    proxy_->setFilterRole(VariableListModel::SearchRole);
+    proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    filter_->setPlaceholderText(tr("Filter by short name, long name or column"));
+    filter_->setClearButtonEnabled(true);
+    connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
+        proxy_->setFilterFixedString(text.trimmed());
+        updateSummary();
+    });
+    for (QPushButton* b : {tickAll_, tickNone_}) {
+        b->setToolTip(tr("The variables the filter shows (all of them when it is empty)"));
     }
-    grid->setColumnStretch(1, 1);
+    connect(tickAll_, &QPushButton::clicked, this, [this] { tickShown(true); });
+    connect(tickNone_, &QPushButton::clicked, this, [this] { tickShown(false); });
+    variableView_->setModel(proxy_);
+    variableView_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    variableView_->verticalHeader()->hide();
+    variableView_->horizontalHeader()->setStretchLastSection(true);
+    variableView_->setWordWrap(false);
+    variableView_->setAlternatingRowColors(true);
+    // Space ticks the selected rows, as a user of a list of checkboxes expects.
+    auto* spaceKey =
+        new QShortcut(QKeySequence(Qt::Key_Space), variableView_, nullptr, nullptr, Qt::WidgetShortcut);
+    connect(spaceKey, &QShortcut::activated, this, [this] {
+        const QModelIndexList rows = variableView_->selectionModel()->selectedRows();
+        if (rows.isEmpty()) {
+            return;
+        }
+        QStringList keys;
+        for (const QModelIndex& r : rows) {
+            keys << variables_->keyAt(proxy_->mapToSource(r).row());
+        }
+        variables_->setTicked(keys, !variables_->isTicked(keys.front()));
+    });
+    auto* filterRow = new QHBoxLayout;
+    filterRow->addWidget(filter_, 1);
+    filterRow->addWidget(tickAll_);
+    filterRow->addWidget(tickNone_);
+    auto* variablesLayout = new QVBoxLayout(variables);
+    variablesLayout->addLayout(filterRow);
+    variablesLayout->addWidget(variableView_, 1);
+    variablesLayout->addWidget(variableCount_);
+    connect(variables_, &VariableListModel::ticksChanged, this, [this] {
+        updateSummary();
+        emit selectionChanged();
+    });
 
     auto* reading = new QGroupBox(tr("Reading"));
     auto* readingForm = new QFormLayout(reading);
@@ -125,23 +147,34 @@ FilesPage::FilesPage(QWidget* parent)
     readingForm->addRow(tr("Grid s&tep of single points:"), gridStep_);
     readingForm->addRow(loadAllMissing_);
     for (QComboBox* box : {offGrid_, product_, gridStep_}) {
+        // Beside the details, not as wide as their longest choice.
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        box->setMinimumContentsLength(16);
         connect(box, &QComboBox::currentIndexChanged, this,
                 [this] { model_->setOpenOptions(openOptions()); });
     }
 
+    // Files on top; below them the variables to load, beside the selected file's details and how
+    // files are read.
+    auto* side = new QWidget;
+    auto* sideLayout = new QVBoxLayout(side);
+    sideLayout->setContentsMargins(0, 0, 0, 0);
+    sideLayout->addWidget(details_, 1);
+    sideLayout->addWidget(reading);
+    auto* lower = new QSplitter(Qt::Horizontal);
+    lower->addWidget(variables);
+    lower->addWidget(side);
+    lower->setStretchFactor(0, 2);
+    lower->setStretchFactor(1, 1);
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(view_);
-    split->addWidget(details_);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 1);
+    split->addWidget(lower);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(buttons);
     layout->addWidget(split, 1);
     layout->addWidget(summary_);
-    auto* options = new QHBoxLayout;
-    options->addWidget(variables, 3);
-    options->addWidget(reading, 2);
-    layout->addLayout(options);
 
     connect(addFiles, &QPushButton::clicked, this, &FilesPage::addFilesWithDialog);
     connect(addFolder, &QPushButton::clicked, this, &FilesPage::addFolderWithDialog);
@@ -151,6 +184,7 @@ FilesPage::FilesPage(QWidget* parent)
         model_->clear();
     });
     connect(model_, &FileListModel::filesChanged, this, [this] {
+        variables_->setVariables(model_->presentVariables());
         fitColumns();
         updateSummary();
         showDetails();
@@ -219,20 +253,43 @@ void FilesPage::dropEvent(QDropEvent* event) {
     }
 }
 
-std::vector<Variable> FilesPage::chosenVariables() const {
-    const auto present = model_->presentVariables();
-    std::vector<Variable> out;
-    for (std::size_t i = 0; i < variableCount(); ++i) {
-        const auto v = Variable(i);
-        if (boxes_[i]->isChecked() && present.count(v) > 0) {
-            out.push_back(v);
-        }
-    }
-    return out;
+std::vector<std::string> FilesPage::tickedVariables() const {
+    return variables_->tickedKeys();
+}
+
+std::vector<std::string> FilesPage::chosenVariables() const {
+    return allPresentChosen() ? std::vector<std::string>{} : tickedVariables();
 }
 
 bool FilesPage::allPresentChosen() const {
-    return chosenVariables().size() == model_->presentVariables().size();
+    return variables_->allTicked();
+}
+
+QString FilesPage::notReady() const {
+    if (model_->rowCount() == 0) {
+        return tr("no files: add ERA5 files on the Files tab");
+    }
+    if (model_->inspecting()) {
+        return tr("the files are still being inspected; start again in a moment");
+    }
+    if (model_->loadableFiles().empty()) {
+        return tr("none of the files can be loaded (see the Files tab)");
+    }
+    if (const DatasetInspection* d = model_->dataset(); d != nullptr && d->error) {
+        return tr("the files cannot be loaded together: %1").arg(q(*d->error));
+    }
+    if (tickedVariables().empty()) {
+        return tr("no variable is ticked on the Files tab");
+    }
+    return {};
+}
+
+void FilesPage::tickShown(bool ticked) {
+    QStringList keys;
+    for (int row = 0; row < proxy_->rowCount(); ++row) {
+        keys << variables_->keyAt(proxy_->mapToSource(proxy_->index(row, 0)).row());
+    }
+    variables_->setTicked(keys, ticked);
 }
 
 OpenOptions FilesPage::openOptions() const {
@@ -252,13 +309,7 @@ AllMissingPolicy FilesPage::allMissing() const {
 }
 
 void FilesPage::save(QSettings& s) const {
-    QStringList unticked;
-    for (std::size_t i = 0; i < variableCount(); ++i) {
-        if (!boxes_[i]->isChecked()) {
-            unticked << q(std::string(variableCatalog()[i].shortName));
-        }
-    }
-    s.setValue(QStringLiteral("files/unticked"), unticked);
+    s.setValue(QStringLiteral("files/unticked"), variables_->untickedKeys());
     s.setValue(QStringLiteral("files/offGrid"), offGrid_->currentIndex());
     s.setValue(QStringLiteral("files/product"), product_->currentIndex());
     s.setValue(QStringLiteral("files/gridStep"), gridStep_->currentIndex());
@@ -266,10 +317,7 @@ void FilesPage::save(QSettings& s) const {
 }
 
 void FilesPage::restore(QSettings& s) {
-    const QStringList unticked = s.value(QStringLiteral("files/unticked")).toStringList();
-    for (std::size_t i = 0; i < variableCount(); ++i) {
-        boxes_[i]->setChecked(!unticked.contains(q(std::string(variableCatalog()[i].shortName))));
-    }
+    variables_->setUntickedKeys(s.value(QStringLiteral("files/unticked")).toStringList());
     offGrid_->setCurrentIndex(s.value(QStringLiteral("files/offGrid"), 0).toInt());
     product_->setCurrentIndex(s.value(QStringLiteral("files/product"), 0).toInt());
     gridStep_->setCurrentIndex(s.value(QStringLiteral("files/gridStep"), 0).toInt());
@@ -277,15 +325,16 @@ void FilesPage::restore(QSettings& s) {
 }
 
 void FilesPage::updateSummary() {
-    const auto present = model_->presentVariables();
-    for (std::size_t i = 0; i < variableCount(); ++i) {
-        const bool has = present.count(Variable(i)) > 0;
-        boxes_[i]->setEnabled(has);
-        boxes_[i]->setToolTip(
-            has ? tr("Column %1 (%2)")
-                      .arg(q(std::string(variableCatalog()[i].column)), conversionText(variableCatalog()[i]))
-                : tr("None of the files has %1").arg(q(std::string(variableCatalog()[i].shortName))));
+    const int present = variables_->rowCount();
+    const auto ticked = tickedVariables().size();
+    QString count = tr("%n variable(s) in the files, %1 ticked", nullptr, present).arg(ticked);
+    if (proxy_->rowCount() < present) {
+        count += tr("; %n shown", nullptr, proxy_->rowCount());
     }
+    variableCount_->setText(count);
+    tickAll_->setEnabled(proxy_->rowCount() > 0);
+    tickNone_->setEnabled(proxy_->rowCount() > 0);
+
     const int files = model_->rowCount();
     const auto loadable = model_->loadableFiles().size();
     QString text;
@@ -296,14 +345,29 @@ void FilesPage::updateSummary() {
         text = tr("%n file(s): %1 ready with %2 rows", nullptr, files)
                    .arg(loadable)
                    .arg(formatCount(model_->totalRows()));
-        if (model_->inspecting()) {
+        if (model_->checkingTogether()) {
+            text += tr(", checking them together...");
+        } else if (model_->inspecting()) {
             text += tr(", inspecting the rest...");
         }
         if (const int bad = model_->problemCount(); bad > 0) {
             text += tr("; <b>%n cannot be loaded</b> (see Status)", nullptr, bad);
         }
-        if (!present.empty() && chosenVariables().empty()) {
+        if (present > 0 && ticked == 0) {
             text += tr("; <b>tick at least one variable</b>");
+        }
+        if (const DatasetInspection* d = model_->dataset(); d != nullptr) {
+            if (d->error) {
+                // What the load would refuse them for, before Start: as `isobar-cli inspect` says it.
+                text += tr("<br><span style='color:darkred'><b>They cannot be loaded together:</b> %1</span>")
+                            .arg(q(*d->error).toHtmlEscaped());
+            } else {
+                text += tr("<br>Together: %1, %2, %3; %n time step(s) (%4 .. %5), %6 rows", nullptr,
+                           static_cast<int>(d->steps))
+                            .arg(q(d->product).toHtmlEscaped(), q(d->grid).toHtmlEscaped(),
+                                 q(d->levels).toHtmlEscaped(), q(d->firstTime), q(d->lastTime),
+                                 formatCount(d->rows));
+            }
         }
     }
     for (const QString& p : problems_) {
@@ -313,9 +377,14 @@ void FilesPage::updateSummary() {
 }
 
 void FilesPage::fitColumns() {
+    variableView_->resizeColumnsToContents();
+    for (const int c :
+         {VariableListModel::LongName, VariableListModel::FileUnits, VariableListModel::TableUnits}) {
+        variableView_->setColumnWidth(c, std::min(variableView_->columnWidth(c), 200));
+    }
     // Wide enough to read, never so wide that Status (the reasons) falls off the right edge.
     view_->resizeColumnsToContents();
-    static constexpr int kMaxWidth[FileListModel::Status] = {260, 190, 130, 190, 170, 90};
+    static constexpr int kMaxWidth[FileListModel::Status] = {260, 190, 130, 190, 170, 170, 90};
     for (int c = 0; c < FileListModel::Status; ++c) {
         view_->setColumnWidth(c, std::min(view_->columnWidth(c), kMaxWidth[c]));
     }
@@ -338,18 +407,21 @@ void FilesPage::showDetails() {
                               : tr("%1 time steps, %2 (%3 .. %4)")
                                     .arg(f->steps)
                                     .arg(q(f->timeSpacing).toHtmlEscaped(), q(f->firstTime), q(f->lastTime));
-    QString html =
-        QStringLiteral("<b>%1</b>: %2, %3<br>%4; %5<br>%6")
-            .arg(q(f->name).toHtmlEscaped(), q(f->product).toHtmlEscaped(), q(f->format).toHtmlEscaped(),
-                 q(f->box).toHtmlEscaped(), times, q(f->layout).toHtmlEscaped());
+    QString html = QStringLiteral("<b>%1</b>: %2, %3<br>%4; %5; %6<br>%7")
+                       .arg(q(f->name).toHtmlEscaped(), q(f->product).toHtmlEscaped(),
+                            q(f->format).toHtmlEscaped(), q(f->box).toHtmlEscaped(),
+                            q(f->levels).toHtmlEscaped(), times, q(f->layout).toHtmlEscaped());
     html += QStringLiteral("<table cellspacing='4'><tr><th align='left'>%1</th><th align='left'>%2</th><th "
                            "align='left'>%3</th><th align='left'>%4</th></tr>")
                 .arg(tr("Variable"), tr("Stored as"), tr("Conversion"), tr("Handling"));
     for (const auto& v : f->variables) {
-        html += QStringLiteral("<tr><td>%1 (%2)</td><td>%3</td><td>%4</td><td>%5</td></tr>")
-                    .arg(q(v.name).toHtmlEscaped(), q(std::string(spec(v.variable).column)),
-                         q(v.storage).toHtmlEscaped(), q(v.conversion).toHtmlEscaped(),
-                         q(v.handling).toHtmlEscaped());
+        html +=
+            QStringLiteral("<tr><td>%1 (%2)</td><td>%3</td><td>%4</td><td>%5</td></tr>")
+                .arg(q(v.name).toHtmlEscaped(),
+                     v.column.variable ? q(v.column.column).toHtmlEscaped()
+                                       : tr("%1, not in the catalog").arg(q(v.column.column).toHtmlEscaped()),
+                     q(v.storage).toHtmlEscaped(), q(v.conversion).toHtmlEscaped(),
+                     q(v.handling).toHtmlEscaped());
     }
     html += QStringLiteral("</table>");
     for (const auto& n : f->notes) {

@@ -37,6 +37,8 @@ public:
     ~LoadController() override;
 
     bool isRunning() const noexcept { return running_; }
+    // The request of the last start(), as the engine got it (null before the first).
+    const LoadRequest* lastRequest() const noexcept { return request_.get(); }
     // False (and nothing happens) while a load is running.
     bool start(const LoadRequest& request);
     // Asks the running load to stop: the units in flight roll back, `ended` follows.

@@ -67,8 +67,11 @@ MainWindow::MainWindow(QWidget* parent)
     connect(controller_, &LoadController::ended, history_, &HistoryPanel::refresh);
     connect(files_, &FilesPage::selectionChanged, this, [this] {
         const auto* model = files_->model();
-        statusBar()->showMessage(
-            tr("%n file(s), %1 rows ready", nullptr, model->rowCount()).arg(formatCount(model->totalRows())));
+        const QString why = files_->notReady();
+        statusBar()->showMessage(why.isEmpty() || model->rowCount() == 0
+                                     ? tr("%n file(s), %1 rows ready", nullptr, model->rowCount())
+                                           .arg(formatCount(model->totalRows()))
+                                     : tr("%n file(s): %1", nullptr, model->rowCount()).arg(why));
     });
     restoreSettings();
     history_->refresh();

@@ -56,9 +56,7 @@ RunPanel::RunPanel(LoadController* controller, QWidget* parent)
     , workers_(new QTableWidget(0, 4))
     , log_(new QPlainTextEdit) {
     start_->setDefault(true);
-    start_->setToolTip(tr("Load the files of the Files tab into the target (F5)"));
     cancel_->setToolTip(tr("Stop: units in flight roll back, settings are restored (Shift+F5)"));
-    resume_->setToolTip(tr("Start again: only what is not in the table yet is loaded"));
     resume_->hide();
     export_->setEnabled(false);
     status_->setWordWrap(true);
@@ -122,11 +120,27 @@ RunPanel::RunPanel(LoadController* controller, QWidget* parent)
 }
 
 void RunPanel::setBusy(bool busy) {
-    start_->setEnabled(!busy);
+    busy_ = busy;
     cancel_->setEnabled(busy);
     if (busy) {
         resume_->hide();
     }
+    updateStartButtons();
+}
+
+void RunPanel::setStartBlocked(const QString& why) {
+    blocked_ = why;
+    updateStartButtons();
+}
+
+void RunPanel::updateStartButtons() {
+    start_->setEnabled(!busy_ && blocked_.isEmpty());
+    resume_->setEnabled(!busy_ && blocked_.isEmpty());
+    // A disabled button still shows its tooltip: the reason is one hover away.
+    start_->setToolTip(blocked_.isEmpty() ? tr("Load the files of the Files tab into the target (F5)")
+                                          : tr("Cannot start: %1").arg(blocked_));
+    resume_->setToolTip(blocked_.isEmpty() ? tr("Start again: only what is not in the table yet is loaded")
+                                           : tr("Cannot resume: %1").arg(blocked_));
 }
 
 void RunPanel::log(const QString& line, bool problem) {

@@ -29,6 +29,9 @@ public:
 
     // Busy from Start to the run's end: Start is disabled, Cancel enabled, Resume hidden.
     void setBusy(bool busy);
+    // Start and Resume are disabled while `why` (what keeps the files from loading) is not empty;
+    // their tooltip says it.
+    void setStartBlocked(const QString& why);
     // Before the engine starts: the server is being checked (the embedded cluster may be starting).
     void showPreparing(const QString& what);
     // The run could not start; `why` names what is wrong.
@@ -62,6 +65,7 @@ private:
     void onRate(const RateSample& sample);
     void onServer(const ServerSample& sample);
     void exportReportAs();
+    void updateStartButtons();
 
     LoadController* controller_;
     RateChart* chart_;
@@ -81,6 +85,8 @@ private:
     QString reportPath_;
     std::uint64_t plannedRows_ = 0;
     std::uint64_t lastWalBytes_ = 0;
+    bool busy_ = false;
+    QString blocked_; // why the files cannot be loaded now; empty: they can
 };
 
 } // namespace isobar::ui

@@ -59,6 +59,10 @@ StartFlow::StartFlow(const Widgets& widgets, LoadController* controller, Setting
                 }
             });
     connect(controller_, &LoadController::ended, this, &StartFlow::runEnded);
+    // Start (and Resume) wait for files that can be loaded, saying why not.
+    connect(files_, &FilesPage::selectionChanged, this,
+            [this] { run_->setStartBlocked(files_->notReady()); });
+    run_->setStartBlocked(files_->notReady());
     moveTo(State::Idle);
 }
 
@@ -87,29 +91,16 @@ bool StartFlow::start(bool resume) {
     if (holdsStart(state_) || runs(state_) || controller_->isRunning()) {
         return false;
     }
-    const FileListModel* model = files_->model();
-    if (model->inspecting()) {
-        run_->showNotStarted(tr("the files are still being inspected; start again in a moment"));
-        return true;
-    }
-    if (model->loadableFiles().empty()) {
-        run_->showNotStarted(model->rowCount() == 0
-                                 ? tr("no files: add ERA5 files on the Files tab")
-                                 : tr("none of the files can be loaded (see the Files tab)"));
-        return true;
-    }
-    if (files_->chosenVariables().empty()) {
-        run_->showNotStarted(tr("no variable is ticked on the Files tab"));
+    if (const QString why = files_->notReady(); !why.isEmpty()) {
+        run_->showNotStarted(why);
         return true;
     }
     // What the user chose now is what loads, whatever they touch while the server is checked.
     PendingStart start;
-    start.files = model->loadableFiles();
+    start.files = files_->model()->loadableFiles();
     start.open = files_->openOptions();
     start.allMissing = files_->allMissing();
-    if (!files_->allPresentChosen()) {
-        start.variables = files_->chosenVariables();
-    }
+    start.variables = files_->chosenVariables();
     start.table = target_->tableName();
     start.type = target_->tableType();
     start.chunkInterval = target_->chunkInterval();

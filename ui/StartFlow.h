@@ -85,7 +85,7 @@ private:
         std::vector<std::filesystem::path> files;
         OpenOptions open;
         AllMissingPolicy allMissing = AllMissingPolicy::Skip;
-        std::vector<Variable> variables; // empty: every variable
+        std::vector<std::string> variables; // column keys; empty: every variable (or the table's)
         std::string table;
         TableType type = TableType::Regular;
         std::string chunkInterval;

@@ -239,15 +239,14 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
     if (const auto list = parsed.value("variables")) {
         std::stringstream in(*list);
         std::string item;
+        // Matched against the files' variables when they are opened: any name a variable goes by.
         while (std::getline(in, item, ',')) {
-            auto v = findVariable(item);
-            for (Variable c : allVariables()) {
-                v = v ? v : (item == spec(c).column ? std::optional<Variable>(c) : std::nullopt);
+            if (!item.empty()) {
+                request.variables.push_back(item);
             }
-            if (!v) {
-                throw UsageError{"--variables: '" + item + "' is none of " + catalogShortNames()};
-            }
-            request.variables.push_back(*v);
+        }
+        if (request.variables.empty()) {
+            throw UsageError{"--variables needs at least one name (e.g. --variables t2m,d2m,ssrd)"};
         }
     }
     request.rowsPerUnit = static_cast<std::uint64_t>(parsed.integer("rows-per-unit", 0, 1000, 100'000'000));

@@ -1,5 +1,7 @@
 #include "copy/WeatherRowEncoder.h"
 
+#include "domain/Variable.h"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -24,7 +26,9 @@ constexpr std::uint32_t kNullField = 0xFFFFFFFFU; // int32 length -1
 // stores of the encoding may alias anything reached through a member, which would reload it on
 // every row.
 struct BandParts {
-    const char* prefix; // 18 bytes: field count, the timestamp field, the length of location_id
+    // 18 bytes: field count, the timestamp field, the length of location_id; 26 with the
+    // pressure_level field between the timestamp and location_id.
+    const char* prefix;
     const std::uint64_t* latitudeField;
     const std::int32_t* rowFirstId;
     const std::int32_t* lonIndex;
@@ -35,8 +39,9 @@ struct BandParts {
 };
 
 // Fixed > 0: the number of value columns, known at compile time so that the column loop unrolls
-// (the seed's six: 17 % fewer instructions than a loop over a run-time count); 0: any.
-template <std::size_t Fixed>
+// (the seed's six: 17 % fewer instructions than a loop over a run-time count); 0: any. Level: the
+// rows have a pressure_level field (part of the prefix).
+template <std::size_t Fixed, bool Level>
 void encodeRows(const BandParts& b, const float* const* columnsIn, std::size_t columnCount,
                 BinaryCopyBuffer& out) {
     std::array<const float*, (Fixed > 0 ? Fixed : 1)> fixedColumns{};
@@ -50,12 +55,13 @@ void encodeRows(const BandParts& b, const float* const* columnsIn, std::size_t c
         const std::int32_t firstId = b.rowFirstId[i];
         for (std::size_t j = 0; j < b.nlon; ++j, ++k) {
             // Reserve was for the worst case; each row takes what it needs.
-            char* p = out.append(18 + 4 + 8 + 8);
-            std::memcpy(p, b.prefix, 18);
+            constexpr std::size_t kPrefix = Level ? 26 : 18;
+            char* p = out.append(kPrefix + 4 + 8 + 8);
+            std::memcpy(p, b.prefix, kPrefix);
             const std::uint32_t id = __builtin_bswap32(static_cast<std::uint32_t>(firstId + b.lonIndex[j]));
-            std::memcpy(p + 18, &id, 4);
-            std::memcpy(p + 22, &latField, 8);
-            std::memcpy(p + 30, &b.longitudeField[j], 8);
+            std::memcpy(p + kPrefix, &id, 4);
+            std::memcpy(p + kPrefix + 4, &latField, 8);
+            std::memcpy(p + kPrefix + 12, &b.longitudeField[j], 8);
             for (std::size_t c = 0; c < n; ++c) {
                 const float* column = Fixed > 0 ? fixedColumns[c] : columnsIn[c];
                 if (column == nullptr || std::isnan(column[k])) {
@@ -81,23 +87,30 @@ WeatherRowEncoder::WeatherRowEncoder(GridGeometry geometry)
     }
 }
 
-void WeatherRowEncoder::encode(PgTimestamp time, std::size_t latBegin, std::size_t latCount,
-                               const BandValues& values, BinaryCopyBuffer& out) const {
+void WeatherRowEncoder::encode(PgTimestamp time, std::optional<float> level, std::size_t latBegin,
+                               std::size_t latCount, const BandValues& values, BinaryCopyBuffer& out) const {
     static_assert(std::endian::native == std::endian::little,
                   "the row layout below assumes a little-endian host");
     const std::size_t nlon = geometry_.longitude.size();
-    out.reserve(latCount * nlon * maxWeatherRowBytes(values.size()));
-    // The first 18 bytes are the same for every row of the band: field count, the timestamp
-    // field, and the length of location_id.
-    char prefix[18];
-    const std::uint16_t fields = __builtin_bswap16(static_cast<std::uint16_t>(4 + values.size()));
+    out.reserve(latCount * nlon * maxWeatherRowBytes(values.size(), level.has_value()));
+    // The first bytes are the same for every row of the band: field count, the timestamp field,
+    // the pressure_level field (on pressure levels) and the length of location_id.
+    char prefix[26];
+    const std::size_t keyFields = level ? 5 : 4;
+    const std::uint16_t fields = __builtin_bswap16(static_cast<std::uint16_t>(keyFields + values.size()));
     const std::uint32_t eight = __builtin_bswap32(8);
     const auto micros = __builtin_bswap64(static_cast<std::uint64_t>(time.micros));
     const std::uint32_t four = __builtin_bswap32(4);
     std::memcpy(prefix, &fields, 2);
     std::memcpy(prefix + 2, &eight, 4);
     std::memcpy(prefix + 6, &micros, 8);
-    std::memcpy(prefix + 14, &four, 4);
+    std::size_t at = 14;
+    if (level) {
+        const std::uint64_t levelField = floatField(*level);
+        std::memcpy(prefix + at, &levelField, 8);
+        at += 8;
+    }
+    std::memcpy(prefix + at, &four, 4);
     const BandParts parts{prefix,
                           latitudeField_.data(),
                           geometry_.rowFirstId.data(),
@@ -106,10 +119,12 @@ void WeatherRowEncoder::encode(PgTimestamp time, std::size_t latBegin, std::size
                           latBegin,
                           latCount,
                           nlon};
-    if (values.size() == kSeedVariables.size()) {
-        encodeRows<kSeedVariables.size()>(parts, values.data(), values.size(), out);
+    if (level) {
+        encodeRows<0, true>(parts, values.data(), values.size(), out);
+    } else if (values.size() == kSeedVariables.size()) {
+        encodeRows<kSeedVariables.size(), false>(parts, values.data(), values.size(), out);
     } else {
-        encodeRows<0>(parts, values.data(), values.size(), out);
+        encodeRows<0, false>(parts, values.data(), values.size(), out);
     }
 }
 

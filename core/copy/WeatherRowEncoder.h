@@ -6,14 +6,16 @@
 #include "domain/Timestamp.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace isobar {
 
 // Upper bound of one encoded weather row: int16 field count, time (4+8), location_id (4+4) and the
-// float4 fields (4+4 each) of latitude, longitude and each value column.
-constexpr std::size_t maxWeatherRowBytes(std::size_t valueColumns) {
-    return 2 + 12 + 8 + 8 * (2 + valueColumns);
+// float4 fields (4+4 each) of the pressure level (on pressure levels), latitude, longitude and each
+// value column.
+constexpr std::size_t maxWeatherRowBytes(std::size_t valueColumns, bool pressureLevel = false) {
+    return 2 + 12 + 8 + 8 * ((pressureLevel ? 3 : 2) + valueColumns);
 }
 
 // Encodes bands of one box into weather rows on the binary COPY wire. The latitude and longitude
@@ -23,10 +25,11 @@ class WeatherRowEncoder {
 public:
     explicit WeatherRowEncoder(GridGeometry geometry);
 
-    // Appends the rows of latitude rows [latBegin, latBegin + latCount) at one time step, in the
-    // seed's column order, to `out`.
-    void encode(PgTimestamp time, std::size_t latBegin, std::size_t latCount, const BandValues& values,
-                BinaryCopyBuffer& out) const;
+    // Appends the rows of latitude rows [latBegin, latBegin + latCount) at one time step (and
+    // pressure level, in hPa, for a pressure-level table) to `out`: time, [pressure_level,]
+    // location_id, latitude, longitude, then `values` in their order.
+    void encode(PgTimestamp time, std::optional<float> level, std::size_t latBegin, std::size_t latCount,
+                const BandValues& values, BinaryCopyBuffer& out) const;
 
 private:
     GridGeometry geometry_;

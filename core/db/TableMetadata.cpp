@@ -1,6 +1,7 @@
 #include "db/TableMetadata.h"
 
 #include "db/Ledger.h"
+#include "db/WeatherSchema.h"
 
 #include <chrono>
 #include <cmath>
@@ -25,6 +26,19 @@ void ensureMetadataSchema(Connection& conn) {
                 conn.exec("ALTER TABLE isobar.table_grid ADD COLUMN IF NOT EXISTS variables text NOT NULL "
                           "DEFAULT ''");
             }
+            if (conn.query("SELECT count(*) FROM pg_attribute WHERE attrelid = 'isobar.table_grid'::regclass "
+                           "AND attname = 'vertical' AND NOT attisdropped")
+                    .integer(0, 0) == 0) {
+                conn.exec("ALTER TABLE isobar.table_grid ADD COLUMN IF NOT EXISTS vertical text NOT NULL "
+                          "DEFAULT 'surface'");
+            }
+            // What each value column holds, for scripts and the GUI (COMMENT ON COLUMN says the same
+            // for people).
+            conn.exec("CREATE TABLE IF NOT EXISTS isobar.table_columns ("
+                      "relid oid NOT NULL, position int NOT NULL, column_name text NOT NULL, "
+                      "variable text NOT NULL, param_id int, long_name text NOT NULL, units text NOT NULL, "
+                      "conversion text NOT NULL, accumulated boolean NOT NULL, in_catalog boolean NOT NULL, "
+                      "description text NOT NULL, PRIMARY KEY (relid, position))");
             ensureLedgerTables(conn);
             return;
         } catch (const DbError& e) {
@@ -58,14 +72,16 @@ void lockTablePreparation(Connection& conn, const TableName& table) {
 void checkTableGrid(Connection& conn, const TableName& table, const TableGrid& wanted) {
     const std::string qualified = table.quoted(conn);
     Result recorded =
-        conn.query("SELECT grid_step, grid, product, table_name, variables FROM isobar.table_grid "
+        conn.query("SELECT grid_step, grid, product, table_name, variables, vertical FROM isobar.table_grid "
                    "WHERE relid = $1::regclass FOR UPDATE",
                    {qualified});
     const std::string step = std::to_string(wanted.step);
     if (recorded.rows() == 1) {
         const double oldStep = std::stod(recorded.text(0, 0));
         const bool sameName = recorded.text(0, 3) == table.display();
-        const bool differs = std::fabs(oldStep - wanted.step) > 1e-9 || recorded.text(0, 2) != wanted.product;
+        const std::string vertical(describe(wanted.vertical));
+        const bool differs = std::fabs(oldStep - wanted.step) > 1e-9 ||
+                             recorded.text(0, 2) != wanted.product || recorded.text(0, 5) != vertical;
         const bool otherVariables = recorded.text(0, 4) != wanted.variables;
         if (!differs && !otherVariables && sameName) {
             return;
@@ -83,24 +99,114 @@ void checkTableGrid(Connection& conn, const TableName& table, const TableGrid& w
                         "or replace the table's contents (--replace)");
         }
         if (differs && hasRows) {
+            if (recorded.text(0, 5) != vertical) {
+                throw Error(
+                    "table " + table.display() + " holds " + recorded.text(0, 5) +
+                    " data, but these files are on " + vertical +
+                    ": a table is surface or pressure-level data, not both; load them into another table");
+            }
             throw Error(
                 "table " + table.display() + " holds " + recorded.text(0, 2) + " rows on the " +
                 recorded.text(0, 1) + ", but these files are " + wanted.product + " on the " + wanted.grid +
                 "; location_ids of different grids cannot share a table: load them into another table");
         }
-        conn.query("UPDATE isobar.table_grid SET table_name = $2, grid_step = $3, grid = $4, product = $5, "
-                   "variables = $6, recorded_at = now() WHERE relid = $1::regclass",
-                   {qualified, table.display(), step, wanted.grid, wanted.product, wanted.variables});
+        conn.query(
+            "UPDATE isobar.table_grid SET table_name = $2, grid_step = $3, grid = $4, product = $5, "
+            "variables = $6, vertical = $7, recorded_at = now() WHERE relid = $1::regclass",
+            {qualified, table.display(), step, wanted.grid, wanted.product, wanted.variables, vertical});
         return;
     }
     // Loaders serialise on lockTablePreparation; one that does not (an older Isobar) may have
     // recorded the table meanwhile: its record is then checked like any other.
-    const Result inserted =
-        conn.query("INSERT INTO isobar.table_grid (relid, table_name, grid_step, grid, product, variables) "
-                   "VALUES ($1::regclass, $2, $3, $4, $5, $6) ON CONFLICT (relid) DO NOTHING RETURNING relid",
-                   {qualified, table.display(), step, wanted.grid, wanted.product, wanted.variables});
+    const Result inserted = conn.query(
+        "INSERT INTO isobar.table_grid (relid, table_name, grid_step, grid, product, variables, vertical) "
+        "VALUES ($1::regclass, $2, $3, $4, $5, $6, $7) ON CONFLICT (relid) DO NOTHING RETURNING relid",
+        {qualified, table.display(), step, wanted.grid, wanted.product, wanted.variables,
+         std::string(describe(wanted.vertical))});
     if (inserted.rows() == 0) {
         checkTableGrid(conn, table, wanted);
+    }
+}
+
+namespace {
+
+bool relationExists(Connection& conn, const char* name) {
+    return !conn.query("SELECT to_regclass($1)::oid", {name}).isNull(0, 0);
+}
+
+} // namespace
+
+std::optional<TableLayout> tableLayout(Connection& conn, const TableName& table) {
+    auto fromColumns = layoutFromColumns(conn, table);
+    if (!fromColumns || !relationExists(conn, "isobar.table_grid")) {
+        return fromColumns;
+    }
+    const std::string qualified = table.quoted(conn);
+    if (relationExists(conn, "isobar.table_columns")) {
+        const Result r = conn.query("SELECT variable, column_name, long_name, units, in_catalog, accumulated "
+                                    "FROM isobar.table_columns WHERE relid = $1::regclass ORDER BY position",
+                                    {qualified});
+        if (r.rows() > 0) {
+            TableLayout layout{fromColumns->vertical, {}};
+            for (int i = 0; i < r.rows(); ++i) {
+                const auto known = r.text(i, 4) == "t" ? findVariable(r.text(i, 0)) : std::nullopt;
+                ValueColumn c = known ? ValueColumn::of(*known)
+                                      : ValueColumn::unknown(r.text(i, 0), r.text(i, 2), r.text(i, 3));
+                c.column = r.text(i, 1);
+                layout.columns.push_back(std::move(c));
+            }
+            return layout;
+        }
+    }
+    // An earlier Isobar recorded only which of the seed's columns a partial load filled.
+    const Result grid =
+        conn.query("SELECT variables FROM isobar.table_grid WHERE relid = $1::regclass", {qualified});
+    if (grid.rows() == 1 && !grid.text(0, 0).empty()) {
+        const std::string keys = "," + grid.text(0, 0) + ",";
+        std::erase_if(fromColumns->columns, [&](const ValueColumn& c) {
+            return keys.find("," + c.key + ",") == std::string::npos;
+        });
+    }
+    return fromColumns;
+}
+
+bool hasLayoutRecord(Connection& conn, const TableName& table) {
+    return conn.query("SELECT EXISTS (SELECT 1 FROM isobar.table_columns WHERE relid = $1::regclass)",
+                      {table.quoted(conn)})
+               .text(0, 0) == "t";
+}
+
+void recordTableLayout(Connection& conn, const TableName& table, const TableLayout& layout) {
+    const std::string qualified = table.quoted(conn);
+    conn.query("DELETE FROM isobar.table_columns WHERE relid = $1::regclass", {qualified});
+    for (std::size_t i = 0; i < layout.columns.size(); ++i) {
+        const ValueColumn& c = layout.columns[i];
+        const std::string description = c.describe();
+        conn.query("INSERT INTO isobar.table_columns (relid, position, column_name, variable, param_id, "
+                   "long_name, units, conversion, accumulated, in_catalog, description) VALUES "
+                   "($1::regclass, $2, $3, $4, nullif($5, '')::int, $6, $7, $8, $9, $10, $11)",
+                   {qualified, std::to_string(i + 1), c.column, c.key,
+                    c.variable ? std::to_string(spec(*c.variable).paramId) : std::string(), c.longName,
+                    c.units, std::string(describe(c.conversion)), c.accumulated ? "t" : "f",
+                    c.variable ? "t" : "f", description});
+    }
+    // Comments need the table's owner: a role that may only insert keeps the record above.
+    conn.exec("SAVEPOINT isobar_comments");
+    try {
+        for (const ValueColumn& c : layout.columns) {
+            conn.exec("COMMENT ON COLUMN " + qualified + "." + conn.quoteIdentifier(c.column) + " IS " +
+                      conn.quoteLiteral(c.describe()));
+        }
+        if (layout.vertical == Vertical::PressureLevels) {
+            conn.exec("COMMENT ON COLUMN " + qualified + "." + conn.quoteIdentifier("pressure_level") +
+                      " IS 'Pressure level, hPa'");
+        }
+        conn.exec("RELEASE SAVEPOINT isobar_comments");
+    } catch (const DbError& e) {
+        conn.exec("ROLLBACK TO SAVEPOINT isobar_comments");
+        if (e.sqlState() != "42501") {
+            throw;
+        }
     }
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 
 #include "db/Connection.h"
+#include "domain/Columns.h"
 
+#include <optional>
 #include <string>
 
 namespace isobar {
@@ -13,6 +15,7 @@ struct TableGrid {
     std::string grid;      // "0.25 deg global grid (721 x 1440 points)"
     std::string product;   // "ERA5 hourly", "ERA5-Land hourly", ...
     std::string variables; // "t2m,tp" when only some variables load; empty: all the files have
+    Vertical vertical = Vertical::Surface;
 };
 
 // Creates the isobar schema and its metadata table if missing. Autocommitted, outside the load's
@@ -30,5 +33,19 @@ void lockTablePreparation(Connection& conn, const TableName& table);
 // product, or loaded with other variables (rows of both would share (time, location_id)). An
 // empty table takes the new record.
 void checkTableGrid(Connection& conn, const TableName& table, const TableGrid& wanted);
+
+// The value columns of `table` as Isobar recorded them (isobar.table_columns); for a table without
+// that record (loaded by an earlier Isobar, or made by hand), what its columns and its grid record
+// say: the catalog's columns it has, narrowed to the variables an earlier load recorded. nullopt
+// when the table does not exist.
+std::optional<TableLayout> tableLayout(Connection& conn, const TableName& table);
+
+// True when isobar.table_columns describes `table`.
+bool hasLayoutRecord(Connection& conn, const TableName& table);
+
+// Inside the load's transaction, after the table is created or checked: records what each value
+// column holds, in isobar.table_columns (one row per column: variable, paramId, long name, units,
+// conversion, position) and as COMMENT ON COLUMN, so that \d+ shows it.
+void recordTableLayout(Connection& conn, const TableName& table, const TableLayout& layout);
 
 } // namespace isobar

@@ -193,13 +193,13 @@ TableType existingTableType(Connection& conn, const TableName& table) {
     return TableType::Regular;
 }
 
-TableType ensureTargetTable(Connection& conn, const TableName& table, const TableOptions& options,
-                            bool& created) {
+TableType ensureTargetTable(Connection& conn, const TableName& table, const TableLayout& layout,
+                            const TableOptions& options, bool& created) {
     const TableType wanted = options.type.value_or(TableType::Regular);
     const bool exists = !conn.query("SELECT to_regclass($1)::oid", {table.quoted(conn)}).isNull(0, 0);
     if (exists) {
         created = false;
-        ensureWeatherTable(conn, table); // the column check
+        ensureWeatherTable(conn, table, layout); // the column check
         const TableType actual = existingTableType(conn, table);
         if (options.type && actual != *options.type) {
             throw Error(
@@ -221,9 +221,9 @@ TableType ensureTargetTable(Connection& conn, const TableName& table, const Tabl
     default:
         break;
     }
-    created = ensureWeatherTable(
-        conn, table,
-        createWeatherTableSql(conn, table, wanted == TableType::Unlogged, wanted == TableType::Partitioned));
+    created = ensureWeatherTable(conn, table, layout,
+                                 createWeatherTableSql(conn, table, layout, wanted == TableType::Unlogged,
+                                                       wanted == TableType::Partitioned));
     const std::string qualified = table.quoted(conn);
     if (wanted == TableType::Hypertable) {
         // Without its default index on time: it is built once after the load, which is much

@@ -2,6 +2,7 @@
 
 #include "db/Connection.h"
 #include "db/Ledger.h"
+#include "domain/Columns.h"
 #include "domain/Timestamp.h"
 
 #include <functional>
@@ -52,12 +53,12 @@ ExtensionStatus citusStatus(Connection& conn);
 // The type an existing table has.
 TableType existingTableType(Connection& conn, const TableName& table);
 
-// Inside the preparing transaction: creates the table as `options` say when missing (creating
-// the extension first for hypertables and distributed tables), or checks that an existing one is
-// of the requested type. Throws isobar::Error naming what is wrong and how to fix it. Returns the
-// table's type.
-TableType ensureTargetTable(Connection& conn, const TableName& table, const TableOptions& options,
-                            bool& created);
+// Inside the preparing transaction: creates the table with `layout`'s columns as `options` say when
+// missing (creating the extension first for hypertables and distributed tables), or checks that an
+// existing one has them and is of the requested type. Throws isobar::Error naming what is wrong and
+// how to fix it. Returns the table's type.
+TableType ensureTargetTable(Connection& conn, const TableName& table, const TableLayout& layout,
+                            const TableOptions& options, bool& created);
 
 // Partitioned tables: creates the partitions that the given times fall into, ahead of the units
 // that need them (existing partitions are kept).

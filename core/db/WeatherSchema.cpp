@@ -3,88 +3,132 @@
 #include "domain/Variable.h"
 
 #include <map>
+#include <optional>
 
 namespace isobar {
 
-const std::vector<ColumnSpec>& weatherColumns() {
-    static const std::vector<ColumnSpec> columns = [] {
-        std::vector<ColumnSpec> c{
-            {"time", "timestamp with time zone", true},
-            {"location_id", "integer", false},
-            {"latitude", "real", false},
-            {"longitude", "real", false},
-        };
-        for (const VariableSpec& v : variableCatalog()) {
-            c.push_back({v.column, "real", false});
-        }
-        return c;
-    }();
-    return columns;
+std::vector<ColumnSpec> weatherColumns(const TableLayout& layout) {
+    std::vector<ColumnSpec> c{{"time", "timestamp with time zone", true}};
+    if (layout.vertical == Vertical::PressureLevels) {
+        c.push_back({"pressure_level", "real", true});
+    }
+    c.push_back({"location_id", "integer", false});
+    c.push_back({"latitude", "real", false});
+    c.push_back({"longitude", "real", false});
+    for (const ValueColumn& v : layout.columns) {
+        c.push_back({v.column, "real", false});
+    }
+    return c;
 }
 
-std::string createWeatherTableSql(const Connection& conn, const TableName& table, bool unlogged,
-                                  bool partitioned) {
+TableLayout seedLayout() {
+    TableLayout layout;
+    for (Variable v : kSeedVariables) {
+        layout.columns.push_back(ValueColumn::of(v));
+    }
+    return layout;
+}
+
+std::string createWeatherTableSql(const Connection& conn, const TableName& table, const TableLayout& layout,
+                                  bool unlogged, bool partitioned) {
     std::string sql = std::string("CREATE ") + (unlogged ? "UNLOGGED " : "") + "TABLE IF NOT EXISTS " +
                       table.quoted(conn) + " (";
     bool first = true;
-    for (const auto& c : weatherColumns()) {
-        sql += (first ? "" : ", ") + conn.quoteIdentifier(c.name) + " " + std::string(c.type) +
+    for (const auto& c : weatherColumns(layout)) {
+        sql += (first ? "" : ", ") + conn.quoteIdentifier(c.name) + " " + c.type +
                (c.notNull ? " NOT NULL" : "");
         first = false;
     }
     return sql + ")" + (partitioned ? " PARTITION BY RANGE (" + conn.quoteIdentifier("time") + ")" : "");
 }
 
-std::string weatherColumnList(const Connection& conn) {
+std::string weatherColumnList(const Connection& conn, const TableLayout& layout) {
     std::string list = "(";
     bool first = true;
-    for (const auto& c : weatherColumns()) {
+    for (const auto& c : weatherColumns(layout)) {
         list += (first ? "" : ", ") + conn.quoteIdentifier(c.name);
         first = false;
     }
     return list + ")";
 }
 
-bool ensureWeatherTable(Connection& conn, const TableName& table, const std::string& createSql) {
-    const std::string qualified = table.quoted(conn);
-    // to_regclass resolves the name with the search path exactly as the COPY will.
-    Result exists = conn.query("SELECT to_regclass($1)::oid", {qualified});
-    bool created = false;
+namespace {
+
+struct FoundColumn {
+    std::string name;
+    std::string type;
+    bool notNull = false;
+    bool hasDefault = false;
+};
+
+// The table's columns in their order; empty when it does not exist.
+std::optional<std::vector<FoundColumn>> columnsOf(Connection& conn, const TableName& table) {
+    const Result exists = conn.query("SELECT to_regclass($1)::oid", {table.quoted(conn)});
     if (exists.isNull(0, 0)) {
-        conn.exec(createSql.empty() ? createWeatherTableSql(conn, table) : createSql);
-        created = true;
-        // Checked like any other: another loader may have created it between our look and CREATE.
-        exists = conn.query("SELECT to_regclass($1)::oid", {qualified});
+        return std::nullopt;
     }
-    const std::string oid = exists.text(0, 0);
-    Result cols =
+    const Result cols =
         conn.query("SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, "
                    "a.atthasdef OR a.attidentity <> '' OR a.attgenerated <> '' "
                    "FROM pg_attribute a WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped "
                    "ORDER BY a.attnum",
-                   {oid});
-    struct Found {
-        std::string type;
-        bool notNull = false;
-        bool hasDefault = false;
-    };
-    std::map<std::string, Found> found;
+                   {exists.text(0, 0)});
+    std::vector<FoundColumn> out;
     for (int r = 0; r < cols.rows(); ++r) {
-        found[cols.text(r, 0)] = Found{cols.text(r, 1), cols.text(r, 2) == "t", cols.text(r, 3) == "t"};
+        out.push_back(
+            FoundColumn{cols.text(r, 0), cols.text(r, 1), cols.text(r, 2) == "t", cols.text(r, 3) == "t"});
+    }
+    return out;
+}
+
+} // namespace
+
+std::optional<TableLayout> layoutFromColumns(Connection& conn, const TableName& table) {
+    const auto columns = columnsOf(conn, table);
+    if (!columns) {
+        return std::nullopt;
+    }
+    TableLayout layout;
+    for (const FoundColumn& c : *columns) {
+        if (c.name == "pressure_level") {
+            layout.vertical = Vertical::PressureLevels;
+        }
+        for (Variable v : allVariables()) {
+            if (spec(v).column == c.name) {
+                layout.columns.push_back(ValueColumn::of(v));
+            }
+        }
+    }
+    return layout;
+}
+
+bool ensureWeatherTable(Connection& conn, const TableName& table, const TableLayout& layout,
+                        const std::string& createSql) {
+    // to_regclass resolves the name with the search path exactly as the COPY will.
+    auto columns = columnsOf(conn, table);
+    bool created = false;
+    if (!columns) {
+        conn.exec(createSql.empty() ? createWeatherTableSql(conn, table, layout) : createSql);
+        created = true;
+        // Checked like any other: another loader may have created it between our look and CREATE.
+        columns = columnsOf(conn, table);
+    }
+    std::map<std::string, FoundColumn> found;
+    for (const FoundColumn& c : *columns) {
+        found[c.name] = c;
     }
     std::string diff;
     const auto add = [&diff](const std::string& line) {
         diff += "\n  " + line;
     };
-    for (const auto& c : weatherColumns()) {
-        const auto it = found.find(std::string(c.name));
+    for (const auto& c : weatherColumns(layout)) {
+        const auto it = found.find(c.name);
         if (it == found.end()) {
-            add("missing column " + std::string(c.name) + " " + std::string(c.type));
+            add("missing column " + c.name + " " + c.type);
             continue;
         }
         if (it->second.type != c.type) {
-            add("column " + std::string(c.name) + " is " + it->second.type + ", expected " +
-                std::string(c.type));
+            add("column " + c.name + " is " + it->second.type + ", expected " + c.type);
         }
         found.erase(it);
     }

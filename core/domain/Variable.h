@@ -21,12 +21,23 @@ enum class Conversion : std::uint8_t {
 };
 
 // What a parameter measures, which decides the units a file may declare for it and how they are
-// converted: by the parameter's kind, never guessed from the units string alone.
+// converted: by the parameter's kind, never guessed from the units string alone (boundary layer
+// height is in m and stays in m; total precipitation is in m of water and goes to mm).
 enum class Quantity : std::uint8_t {
     Temperature, // K in ERA5, stored in degC
     Speed,       // m s**-1
     Fraction,    // (0 - 1), or % converted
     WaterDepth,  // m of water equivalent in ERA5, stored in mm
+    AsStored,    // anything else (Pa, J m**-2, W m**-2, m**2 s**-2, m, K of an index, ...): the units ERA5
+                 // stores, loaded as they are
+};
+
+// How a parameter's value relates to time.
+enum class Timing : std::uint8_t {
+    Instant,     // the value at the time step
+    Accumulated, // an amount over the hour before (ERA5), or since 00 UTC (ERA5-Land)
+    MeanRate,    // a mean rate over the hour before (ERA5 "mean ..." parameters, W m**-2, kg m**-2 s**-1)
+    Extreme,     // a maximum or minimum since the previous post-processing
 };
 
 // One entry of the variable catalog: everything Isobar knows of an ERA5 parameter.
@@ -48,6 +59,9 @@ struct VariableSpec {
     // Where values usually lie, in the units ERA5 stores (what the sample writer packs into).
     double typicalMin;
     double typicalMax;
+    Timing timing = Timing::Instant;
+    std::string_view standardName = {}; // CF standard_name, where one fits this parameter only
+    bool pressureLevels = false;        // a parameter of ERA5's pressure-level product
 };
 
 // A variable of the catalog: its position there, which is also its column's position among the
@@ -96,9 +110,33 @@ inline std::size_t index(Variable v) {
 // "t2m, u10, v10, tcc, tp, sf": the short names of the catalog, for messages.
 std::string catalogShortNames();
 
-// The catalog variable a file's variable is, by its name or long_name (short names and long names
-// first, then aliases); nullopt when the catalog does not know it.
-std::optional<Variable> findVariable(std::string_view name, std::string_view longName = {});
+// What a file says about one of its variables, to find it in the catalog.
+struct VariableClues {
+    std::string_view name;
+    std::string_view longName;
+    std::string_view standardName;
+    std::optional<long> paramId; // GRIB_paramId, where the file carries it
+};
+
+// The catalog variable a file's variable is: by name or long_name (short names and long names first,
+// then aliases), then by GRIB paramId, then by a standard_name only one parameter has. nullopt when
+// the catalog does not know it.
+std::optional<Variable> findVariable(const VariableClues& clues);
+inline std::optional<Variable> findVariable(std::string_view name, std::string_view longName = {}) {
+    return findVariable(VariableClues{name, longName, {}, std::nullopt});
+}
+
+// The catalog variable with this GRIB paramId.
+std::optional<Variable> findParamId(long paramId);
+
+// Units in one spelling, so that "m s**-1", "m s-1", "m/s" and "m.s^-1" compare equal: lower case,
+// one "base^exponent" token per unit, sorted ("m^1 s^-1"). Words that are not units ("of water
+// equivalent") are kept as words.
+std::string canonicalUnits(std::string_view units);
+
+// "temperature", "speed", ...: what the GUI and the column comments call a quantity.
+std::string_view describe(Quantity q);
+std::string_view describe(Timing t);
 
 // One value per catalog variable (the ways a dataset, a band or a form keeps something for each).
 template <typename T>

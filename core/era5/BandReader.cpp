@@ -20,7 +20,7 @@ const ValueDecoder& BandReader::decoderFor(const SourceRef& s) const {
     return *decoders_.at({s.file, s.variable});
 }
 
-void BandReader::fetchSource(const SourceRef& source, Variable variable, bool previous, std::size_t row0,
+void BandReader::fetchSource(const SourceRef& source, std::size_t column, bool previous, std::size_t row0,
                              std::size_t rows, RawUnit& unit) const {
     const Era5File& file = dataset_.files()[source.file];
     const FileVariable& var = file.variables()[source.variable];
@@ -29,11 +29,11 @@ void BandReader::fetchSource(const SourceRef& source, Variable variable, bool pr
     const std::size_t positions = var.expverOrder.empty() ? 1 : var.expverOrder.size();
     for (std::size_t rank = 0; rank < positions; ++rank) {
         RawPiece& piece = unit.pieces.emplace_back();
-        piece.variable = variable;
+        piece.column = column;
         piece.previousHour = previous;
         piece.source = source;
         const std::size_t position = var.expverOrder.empty() ? 0 : var.expverOrder[rank];
-        file.readRaw(var, step, position, fileRow, rows, piece.raw);
+        file.readRaw(var, step, position, source.level, fileRow, rows, piece.raw);
     }
 }
 
@@ -43,26 +43,27 @@ void BandReader::fetch(std::size_t stepIndex, std::size_t row0, std::size_t rows
     unit.row0 = row0;
     unit.rows = rows;
     unit.pieces.clear();
-    for (std::size_t v = 0; v < variableCount(); ++v) {
-        const auto& source = step.sources[v];
-        if (!source) {
+    const auto& columnVariables = dataset_.columnVariables();
+    for (std::size_t c = 0; c < columnVariables.size(); ++c) {
+        if (!columnVariables[c] || !step.sources[*columnVariables[c]]) {
             continue;
         }
-        const auto variable = Variable(v);
-        fetchSource(*source, variable, false, row0, rows, unit);
-        if (dataset_.variableOf(*source).accumulatedSinceMidnight && needsPreviousHour(step.time) &&
+        const std::size_t v = *columnVariables[c];
+        const SourceRef& source = *step.sources[v];
+        fetchSource(source, c, false, row0, rows, unit);
+        if (dataset_.variableOf(source).accumulatedSinceMidnight && needsPreviousHour(step.time) &&
             step.previous[v]) {
-            fetchSource(*step.previous[v], variable, true, row0, rows, unit);
+            fetchSource(*step.previous[v], c, true, row0, rows, unit);
         }
     }
 }
 
-void BandReader::decodePieces(const RawUnit& unit, Variable variable, bool previous, std::size_t cols,
+void BandReader::decodePieces(const RawUnit& unit, std::size_t column, bool previous, std::size_t cols,
                               float* out, std::vector<float>& scratch) const {
     bool first = true;
     const std::size_t n = unit.rows * cols;
     for (const RawPiece& piece : unit.pieces) {
-        if (piece.variable != variable || piece.previousHour != previous) {
+        if (piece.column != column || piece.previousHour != previous) {
             continue;
         }
         const Era5File& file = dataset_.files()[piece.source.file];
@@ -90,32 +91,39 @@ void BandReader::decode(const RawUnit& unit, DecodedBand& out) const {
     const DatasetStep& step = dataset_.steps()[unit.step];
     const std::size_t cols = dataset_.geometries()[step.geometry].box.cols;
     const std::size_t n = unit.rows * cols;
-    std::fill(out.values.begin(), out.values.end(), nullptr);
-    for (std::size_t v = 0; v < variableCount(); ++v) {
-        if (!step.sources[v]) {
+    const auto& columnVariables = dataset_.columnVariables();
+    out.columns.resize(columnVariables.size());
+    out.values.assign(columnVariables.size(), nullptr);
+    for (std::size_t c = 0; c < columnVariables.size(); ++c) {
+        if (!columnVariables[c] || !step.sources[*columnVariables[c]]) {
             continue;
         }
-        const auto variable = Variable(v);
-        auto& column = out.columns[v];
+        const std::size_t v = *columnVariables[c];
+        auto& column = out.columns[c];
         column.resize(n);
-        decodePieces(unit, variable, false, cols, column.data(), out.scratch);
+        decodePieces(unit, c, false, cols, column.data(), out.scratch);
         if (dataset_.variableOf(*step.sources[v]).accumulatedSinceMidnight && needsPreviousHour(step.time)) {
             // ERA5-Land: the amount of this hour is this value minus the one an hour earlier (the
-            // 01 UTC value is the first hour's amount as it is). Tiny negative differences are
-            // packing noise: no precipitation falls upwards.
+            // 01 UTC value is the first hour's amount as it is). For amounts that cannot be negative
+            // (precipitation, downward radiation, runoff) tiny negative differences are packing
+            // noise: no precipitation falls upwards. Evaporation, net thermal radiation and heat
+            // fluxes are negative by convention, and keep their sign.
+            const auto& variable = dataset_.variableOf(*step.sources[v]).column.variable;
+            const bool nonNegative = variable && spec(*variable).typicalMin >= 0.0;
             if (!step.previous[v]) {
                 std::fill(column.begin(), column.end(), std::numeric_limits<float>::quiet_NaN());
             } else {
                 out.previous.resize(n);
-                decodePieces(unit, variable, true, cols, out.previous.data(), out.scratch);
+                decodePieces(unit, c, true, cols, out.previous.data(), out.scratch);
                 for (std::size_t k = 0; k < n; ++k) {
                     const double diff = static_cast<double>(column[k]) - static_cast<double>(out.previous[k]);
-                    column[k] = std::isnan(diff) ? std::numeric_limits<float>::quiet_NaN()
-                                                 : static_cast<float>(std::max(diff, 0.0));
+                    column[k] = std::isnan(diff)
+                                    ? std::numeric_limits<float>::quiet_NaN()
+                                    : static_cast<float>(nonNegative ? std::max(diff, 0.0) : diff);
                 }
             }
         }
-        out.values[v] = column.data();
+        out.values[c] = column.data();
     }
 }
 
@@ -124,10 +132,10 @@ std::vector<float> BandReader::readSource(const SourceRef& source) const {
     const GridBox& box = file.box();
     RawUnit unit;
     unit.rows = box.rows;
-    fetchSource(source, dataset_.variableOf(source).variable, false, 0, box.rows, unit);
+    fetchSource(source, 0, false, 0, box.rows, unit);
     std::vector<float> out(box.rows * box.cols);
     std::vector<float> scratch;
-    decodePieces(unit, dataset_.variableOf(source).variable, false, box.cols, out.data(), scratch);
+    decodePieces(unit, 0, false, box.cols, out.data(), scratch);
     return out;
 }
 

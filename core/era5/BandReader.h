@@ -10,10 +10,10 @@
 
 namespace isobar {
 
-// The raw slabs behind one band of one time step: per variable one slab per expver position, and
+// The raw slabs behind one band of one time step: per column one slab per expver position, and
 // for ERA5-Land accumulations the slabs of the hour before.
 struct RawPiece {
-    Variable variable = Variable::T2m;
+    std::size_t column = 0; // position in the dataset's columns()
     bool previousHour = false;
     SourceRef source;
     RawBand raw;
@@ -26,12 +26,12 @@ struct RawUnit {
     std::vector<RawPiece> pieces;
 };
 
-// Decoded values of one band: per variable rows x cols floats in table units (NaN = NULL).
+// Decoded values of one band: per column of the load rows x cols floats in table units (NaN = NULL).
 struct DecodedBand {
-    PerVariable<std::vector<float>> columns;
+    std::vector<std::vector<float>> columns;
     std::vector<float> scratch;
     std::vector<float> previous;
-    BandValues values{}; // pointers into columns, nullptr for variables without a source
+    BandValues values; // pointers into columns, nullptr for columns without a source
 };
 
 // Reads a dataset band by band in two halves, so the engine can serialize the first and spread
@@ -49,10 +49,10 @@ public:
 
 private:
     const ValueDecoder& decoderFor(const SourceRef& s) const;
-    void fetchSource(const SourceRef& source, Variable variable, bool previous, std::size_t row0,
+    void fetchSource(const SourceRef& source, std::size_t column, bool previous, std::size_t row0,
                      std::size_t rows, RawUnit& unit) const;
-    // Decodes the pieces of one (variable, previous) into `out`, merging expver positions in order.
-    void decodePieces(const RawUnit& unit, Variable variable, bool previous, std::size_t cols, float* out,
+    // Decodes the pieces of one (column, previous) into `out`, merging expver positions in order.
+    void decodePieces(const RawUnit& unit, std::size_t column, bool previous, std::size_t cols, float* out,
                       std::vector<float>& scratch) const;
 
     const Dataset& dataset_;

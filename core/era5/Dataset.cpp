@@ -4,6 +4,7 @@
 #include "era5/TimeUnits.h"
 #include "era5/ZipArchive.h"
 #include "util/Error.h"
+#include "util/Format.h"
 
 #include <algorithm>
 #include <cctype>
@@ -100,7 +101,11 @@ Dataset& Dataset::operator=(Dataset&& other) noexcept {
         era5Land_ = other.era5Land_;
         monthly_ = other.monthly_;
         rows_ = other.rows_;
+        vertical_ = other.vertical_;
+        levels_ = std::move(other.levels_);
         variables_ = std::move(other.variables_);
+        columns_ = std::move(other.columns_);
+        columnVariable_ = std::move(other.columnVariable_);
         selection_ = std::move(other.selection_);
         notes_ = std::move(other.notes_);
         extractedDir_ = std::exchange(other.extractedDir_, {});
@@ -149,6 +154,7 @@ public:
 
     void merge() {
         checkAgreement();
+        collectVariables();
         collectSteps();
         linkPreviousHours();
         describeGaps();
@@ -189,13 +195,12 @@ private:
             }
             throw Error(archive.string() + ": a ZIP archive (as the CDS sends for mixed requests) whose " +
                         std::to_string(members.size()) +
-                        " member(s) hold no ERA5 variable that Isobar loads (" + catalogShortNames() +
-                        "): " + list);
+                        " member(s) hold no variable on a latitude/longitude grid: " + list);
         }
         d_.notes_.push_back(
             archive.string() + " is a ZIP archive: read its " + std::to_string(opened) + " member(s)" +
             (without.empty() ? std::string()
-                             : "; skipped " + std::to_string(without.size()) + " without target variables"));
+                             : "; skipped " + std::to_string(without.size()) + " without gridded variables"));
     }
 
     void checkAgreement() {
@@ -213,7 +218,43 @@ private:
                 throw Error("the files hold different products: " + first.name() + " (" + first.layout() +
                             ") and " + f.name() + " (" + f.layout() + "); load them into different tables");
             }
+            if (f.vertical() != first.vertical()) {
+                const Era5File& levels = f.vertical() == Vertical::PressureLevels ? f : first;
+                const Era5File& surface = f.vertical() == Vertical::PressureLevels ? first : f;
+                throw Error("the files hold different levels: " + surface.name() +
+                            " is single-level (surface) data, " + levels.name() + " is on pressure levels (" +
+                            std::to_string(levels.levels().size()) +
+                            " level(s)); a table is one or the other: load them into different tables");
+            }
         }
+        d_.vertical_ = first.vertical();
+    }
+
+    // The union of the files' variables, by column key; two files that describe one column
+    // differently (an unknown variable in other units) are refused.
+    void collectVariables() {
+        std::map<std::string, std::string> describedBy;
+        for (const Era5File& f : d_.files_) {
+            for (const FileVariable& v : f.variables()) {
+                const auto known = d_.variableIndex(v.column.key);
+                if (!known) {
+                    d_.variables_.push_back(v.column);
+                    describedBy[v.column.key] = f.name();
+                } else if (d_.variables_[*known].units != v.column.units) {
+                    const ValueColumn& c = d_.variables_[*known];
+                    throw Error("column " + c.column + " would get " + v.name + " of " + f.name() + " in '" +
+                                v.column.units + "' and the variable of " + describedBy[v.column.key] +
+                                " in '" + c.units +
+                                "': Isobar does not know this variable, so it cannot convert; load "
+                                "them into different tables");
+                }
+            }
+        }
+        std::sort(d_.variables_.begin(), d_.variables_.end(), [](const ValueColumn& a, const ValueColumn& b) {
+            const std::size_t ia = a.variable ? a.variable->index() : variableCount();
+            const std::size_t ib = b.variable ? b.variable->index() : variableCount();
+            return ia != ib ? ia < ib : a.key < b.key;
+        });
     }
 
     // Positions compared as points on the globe: 190 and -170 are one longitude, and a float32
@@ -250,14 +291,15 @@ private:
 
     // Picks one of several sources of the same (variable, time): final ERA5 over ERA5T, else they
     // must hold identical values.
-    SourceRef resolve(Variable variable, PgTimestamp time, const std::vector<SourceRef>& candidates) {
+    SourceRef resolve(const ValueColumn& variable, const std::string& when,
+                      const std::vector<SourceRef>& candidates) {
         std::vector<SourceRef> era5;
         for (const auto& c : candidates) {
             if (isEra5Label(d_.stepOf(c).expver)) {
                 era5.push_back(c);
             }
         }
-        const std::string var(spec(variable).shortName);
+        const std::string& var = variable.key;
         if (era5.size() == 1) {
             ++replacedEra5t_[var];
             return era5.front();
@@ -270,59 +312,95 @@ private:
             const Era5File& a = d_.files_[candidates.front().file];
             const Era5File& b = d_.files_[candidates[i].file];
             if (!(a.box() == b.box()) || !sameValues(reference, reader_->readSource(candidates[i]))) {
-                throw Error(var + " at " + formatTimestamp(time) + " is in both " + a.name() + " and " +
-                            b.name() + " with different values; remove one of them (Isobar will not choose)");
+                throw Error(var + " at " + when + " is in both " + a.name() + " and " + b.name() +
+                            " with different values; remove one of them (Isobar will not choose)");
             }
         }
         ++identicalDuplicates_;
         return candidates.front();
     }
 
+    // "2024-01-01 06:00:00+00", or "2024-01-01 06:00:00+00, 500 hPa" on pressure levels.
+    static std::string describeStep(PgTimestamp time, std::optional<double> level) {
+        return formatTimestamp(time) + (level ? ", " + formatCoordinate(*level) + " hPa" : std::string());
+    }
+
     void collectSteps() {
-        // (time, variable) -> every file step that provides it.
-        std::map<std::int64_t, PerVariable<std::vector<SourceRef>>> byTime;
+        // (time, level) -> per dataset variable, every file step that provides it. Levels are
+        // keyed in thousandths of a hPa, so 1000 from one file is 1000.0 of another.
+        using StepKey = std::pair<std::int64_t, std::int64_t>;
+        const std::size_t nvars = d_.variables_.size();
+        std::map<StepKey, std::vector<std::vector<SourceRef>>> byStep;
+        std::map<StepKey, std::optional<double>> levelOf;
+        std::set<std::int64_t> levels;
         for (std::uint32_t f = 0; f < d_.files_.size(); ++f) {
             const Era5File& file = d_.files_[f];
+            const std::size_t nlevels = std::max<std::size_t>(file.levels().size(), 1);
             for (std::uint32_t s = 0; s < file.steps().size(); ++s) {
-                auto& slot = byTime[file.steps()[s].time.micros];
-                for (std::uint32_t v = 0; v < file.variables().size(); ++v) {
-                    slot[index(file.variables()[v].variable)].push_back(SourceRef{f, v, s});
+                for (std::uint32_t l = 0; l < nlevels; ++l) {
+                    std::optional<double> level;
+                    if (!file.levels().empty()) {
+                        level = file.levels()[l];
+                    }
+                    const StepKey key{file.steps()[s].time.micros,
+                                      level ? std::llround(*level * 1000.0) : std::int64_t{-1}};
+                    auto& slot = byStep[key];
+                    slot.resize(nvars);
+                    levelOf[key] = level;
+                    if (level) {
+                        levels.insert(key.second);
+                    }
+                    for (std::uint32_t v = 0; v < file.variables().size(); ++v) {
+                        slot[*d_.variableIndex(file.variables()[v].column.key)].push_back(
+                            SourceRef{f, v, s, l});
+                    }
                 }
             }
         }
-        std::set<Variable> present;
-        for (const auto& [micros, slots] : byTime) {
+        for (std::int64_t l : levels) {
+            d_.levels_.push_back(static_cast<double>(l) / 1000.0);
+        }
+        std::vector<bool> present(nvars, false);
+        for (const auto& [key, slots] : byStep) {
             DatasetStep step;
-            step.time = PgTimestamp{micros};
+            step.time = PgTimestamp{key.first};
+            step.level = levelOf[key];
+            step.sources.resize(nvars);
+            step.previous.resize(nvars);
             std::optional<std::uint32_t> geometry;
             std::uint32_t geometrySource = 0;
-            for (std::size_t v = 0; v < variableCount(); ++v) {
+            for (std::size_t v = 0; v < nvars; ++v) {
                 const auto& candidates = slots[v];
                 if (candidates.empty()) {
                     continue;
                 }
                 const SourceRef chosen =
-                    candidates.size() == 1 ? candidates.front() : resolve(Variable(v), step.time, candidates);
+                    candidates.size() == 1
+                        ? candidates.front()
+                        : resolve(d_.variables_[v], describeStep(step.time, step.level), candidates);
                 const std::uint32_t g = geometryFor(chosen.file);
                 if (geometry && *geometry != g) {
                     const Era5File& a = d_.files_[geometrySource];
                     const Era5File& b = d_.files_[chosen.file];
-                    throw Error("the files cover different points at " + formatTimestamp(step.time) + ": " +
-                                a.name() + " has " + a.box().describe(d_.grid_) + ", " + b.name() + " has " +
-                                b.box().describe(d_.grid_) +
+                    throw Error("the files cover different points at " + describeStep(step.time, step.level) +
+                                ": " + a.name() + " has " + a.box().describe(d_.grid_) + ", " + b.name() +
+                                " has " + b.box().describe(d_.grid_) +
                                 "; files that share time steps must share the grid box");
                 }
                 geometry = g;
                 geometrySource = chosen.file;
                 step.sources[v] = chosen;
-                present.insert(Variable(v));
+                present[v] = true;
             }
             step.geometry = *geometry;
             d_.rows_ += static_cast<std::uint64_t>(d_.geometries_[step.geometry].box.rows) *
                         d_.geometries_[step.geometry].box.cols;
-            d_.steps_.push_back(step);
+            d_.steps_.push_back(std::move(step));
         }
-        d_.variables_.assign(present.begin(), present.end());
+        d_.columns_ = d_.variables_;
+        for (std::size_t v = 0; v < nvars; ++v) {
+            d_.columnVariable_.emplace_back(v);
+        }
         for (const auto& [var, count] : replacedEra5t_) {
             d_.notes_.push_back(
                 var + ": " + std::to_string(count) +
@@ -337,20 +415,23 @@ private:
     }
 
     void linkPreviousHours() {
-        std::map<std::int64_t, std::size_t> stepAt;
+        std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> stepAt;
+        const auto levelKey = [](const DatasetStep& s) {
+            return s.level ? std::llround(*s.level * 1000.0) : std::int64_t{-1};
+        };
         for (std::size_t i = 0; i < d_.steps_.size(); ++i) {
-            stepAt[d_.steps_[i].time.micros] = i;
+            stepAt[{d_.steps_[i].time.micros, levelKey(d_.steps_[i])}] = i;
         }
-        PerVariable<std::size_t> gaps{};
+        std::vector<std::size_t> gaps(d_.variables_.size(), 0);
         for (DatasetStep& step : d_.steps_) {
-            for (std::size_t v = 0; v < variableCount(); ++v) {
+            for (std::size_t v = 0; v < d_.variables_.size(); ++v) {
                 if (!step.sources[v] || !d_.variableOf(*step.sources[v]).accumulatedSinceMidnight) {
                     continue;
                 }
                 if (!needsPreviousHour(step.time)) {
                     continue;
                 }
-                const auto it = stepAt.find(step.time.micros - kMicrosPerHour);
+                const auto it = stepAt.find({step.time.micros - kMicrosPerHour, levelKey(step)});
                 if (it != stepAt.end() && d_.steps_[it->second].sources[v] &&
                     d_.steps_[it->second].geometry == step.geometry) {
                     step.previous[v] = d_.steps_[it->second].sources[v];
@@ -359,10 +440,10 @@ private:
                 }
             }
         }
-        for (std::size_t v = 0; v < variableCount(); ++v) {
+        for (std::size_t v = 0; v < d_.variables_.size(); ++v) {
             if (gaps[v] > 0) {
                 d_.notes_.push_back(
-                    std::string(spec(Variable(v)).shortName) + ": " + std::to_string(gaps[v]) +
+                    d_.variables_[v].key + ": " + std::to_string(gaps[v]) +
                     " hour(s) cannot be turned into hourly amounts because the hour before is not "
                     "in the files; loaded as NULL");
             }
@@ -370,20 +451,21 @@ private:
     }
 
     void describeGaps() {
-        for (Variable v : d_.variables_) {
+        for (std::size_t v = 0; v < d_.variables_.size(); ++v) {
             std::size_t missing = 0;
-            std::optional<PgTimestamp> first;
+            const DatasetStep* first = nullptr;
             for (const DatasetStep& s : d_.steps_) {
-                if (!s.sources[index(v)]) {
+                if (!s.sources[v]) {
                     ++missing;
-                    first = first ? first : s.time;
+                    first = first != nullptr ? first : &s;
                 }
             }
             if (missing > 0) {
-                d_.notes_.push_back(std::string(spec(v).shortName) + " is missing for " +
-                                    std::to_string(missing) + " of " + std::to_string(d_.steps_.size()) +
-                                    " time steps (first " + formatTimestamp(*first) +
-                                    "): NULL in those rows");
+                d_.notes_.push_back(
+                    d_.variables_[v].key + " is missing for " + std::to_string(missing) + " of " +
+                    std::to_string(d_.steps_.size()) +
+                    (d_.vertical_ == Vertical::PressureLevels ? " (time, level) steps" : " time steps") +
+                    " (first " + describeStep(first->time, first->level) + "): NULL in those rows");
             }
         }
     }
@@ -396,36 +478,132 @@ private:
     std::size_t identicalDuplicates_ = 0;
 };
 
-void Dataset::keepOnly(const std::vector<Variable>& wanted) {
-    std::vector<Variable> kept;
-    for (Variable v : variables_) {
-        if (std::find(wanted.begin(), wanted.end(), v) != wanted.end()) {
-            kept.push_back(v);
+std::optional<std::size_t> Dataset::variableIndex(std::string_view key) const {
+    for (std::size_t i = 0; i < variables_.size(); ++i) {
+        if (variables_[i].key == key) {
+            return i;
         }
     }
-    if (kept.empty()) {
-        std::string have;
-        for (Variable v : variables_) {
-            have += (have.empty() ? "" : ", ") + std::string(spec(v).shortName);
-        }
-        throw Error("none of the chosen variables is in these files (they have " + have + ")");
-    }
-    if (kept.size() == variables_.size()) {
-        return;
-    }
-    for (DatasetStep& step : steps_) {
-        for (std::size_t v = 0; v < variableCount(); ++v) {
-            if (std::find(kept.begin(), kept.end(), Variable(v)) == kept.end()) {
-                step.sources[v].reset();
-                step.previous[v].reset();
+    return std::nullopt;
+}
+
+std::vector<std::size_t> Dataset::match(const std::vector<std::string>& names) const {
+    const auto lower = [](std::string t) {
+        std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+        return t;
+    };
+    // Every name each dataset variable goes by, in its files and in the catalog.
+    std::vector<std::set<std::string>> namesOf(variables_.size());
+    for (std::size_t v = 0; v < variables_.size(); ++v) {
+        const ValueColumn& c = variables_[v];
+        namesOf[v].insert({c.key, c.column, lower(c.longName)});
+        if (c.variable) {
+            const VariableSpec& s = spec(*c.variable);
+            namesOf[v].insert({std::string(s.shortName), lower(std::string(s.longName)),
+                               std::to_string(s.paramId), lower(std::string(s.gribName)),
+                               lower(std::string(s.ncarName))});
+            for (std::string_view a : s.aliases) {
+                if (!a.empty()) {
+                    namesOf[v].insert(std::string(a));
+                }
             }
         }
     }
-    selection_.clear();
-    for (Variable v : kept) {
-        selection_ += (selection_.empty() ? "" : ",") + std::string(spec(v).shortName);
+    for (const Era5File& f : files_) {
+        for (const FileVariable& fv : f.variables()) {
+            auto& n = namesOf[*variableIndex(fv.column.key)];
+            n.insert({lower(fv.name), lower(fv.longName)});
+            if (!fv.standardName.empty()) {
+                n.insert(lower(fv.standardName));
+            }
+            if (fv.paramId) {
+                n.insert(std::to_string(*fv.paramId));
+            }
+        }
     }
-    variables_ = std::move(kept);
+    std::vector<std::size_t> out;
+    std::string missing;
+    for (const std::string& raw : names) {
+        std::string name = lower(raw);
+        name.erase(0, name.find_first_not_of(' '));
+        name.erase(name.find_last_not_of(' ') + 1);
+        if (name.empty()) {
+            continue;
+        }
+        std::vector<std::size_t> hits;
+        for (std::size_t v = 0; v < variables_.size(); ++v) {
+            if (namesOf[v].count(name) > 0) {
+                hits.push_back(v);
+            }
+        }
+        if (hits.size() > 1) {
+            std::string which;
+            for (std::size_t v : hits) {
+                which += (which.empty() ? "" : " and ") + variables_[v].key;
+            }
+            throw Error("'" + raw + "' names both " + which + " of these files; use the short name");
+        }
+        if (hits.empty()) {
+            missing += (missing.empty() ? "'" : ", '") + raw + "'";
+        } else if (std::find(out.begin(), out.end(), hits.front()) == out.end()) {
+            out.push_back(hits.front());
+        }
+    }
+    if (!missing.empty()) {
+        std::string have;
+        for (const ValueColumn& v : variables_) {
+            have += (have.empty() ? "" : ", ") + v.key;
+        }
+        throw Error("not in these files: " + missing + " (they have " + have + ")");
+    }
+    return out;
+}
+
+void Dataset::useColumns(const std::vector<ValueColumn>& columns) {
+    std::vector<std::optional<std::size_t>> mapping;
+    std::vector<bool> used(variables_.size(), false);
+    bool any = false;
+    for (const ValueColumn& c : columns) {
+        const auto v = variableIndex(c.key);
+        mapping.push_back(v);
+        if (v) {
+            used[*v] = true;
+            any = true;
+        }
+    }
+    if (!any) {
+        std::string have;
+        for (const ValueColumn& v : variables_) {
+            have += (have.empty() ? "" : ", ") + v.key;
+        }
+        std::string wanted;
+        for (const ValueColumn& c : columns) {
+            wanted += (wanted.empty() ? "" : ", ") + c.key;
+        }
+        throw Error("none of the variables to load (" + wanted + ") is in these files (they have " + have +
+                    ")");
+    }
+    columns_ = columns;
+    columnVariable_ = std::move(mapping);
+    selection_.clear();
+    if (std::find(used.begin(), used.end(), false) != used.end()) {
+        for (std::size_t c = 0; c < columns_.size(); ++c) {
+            if (columnVariable_[c]) {
+                selection_ += (selection_.empty() ? "" : ",") + columns_[c].key;
+            }
+        }
+    }
+}
+
+std::vector<ValueColumn> Dataset::leftOut() const {
+    std::vector<ValueColumn> out;
+    for (std::size_t v = 0; v < variables_.size(); ++v) {
+        if (std::find(columnVariable_.begin(), columnVariable_.end(), std::optional<std::size_t>(v)) ==
+            columnVariable_.end()) {
+            out.push_back(variables_[v]);
+        }
+    }
+    return out;
 }
 
 Dataset Dataset::open(const std::vector<std::filesystem::path>& paths, const OpenOptions& options) {

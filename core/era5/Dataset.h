@@ -17,11 +17,12 @@ constexpr bool needsPreviousHour(PgTimestamp validTime) {
     return hourOfDay(validTime) != 1;
 }
 
-// Where one variable's values for one time step come from.
+// Where one variable's values for one time step (and pressure level) come from.
 struct SourceRef {
     std::uint32_t file = 0;
     std::uint32_t variable = 0; // index into that file's variables()
     std::uint32_t step = 0;     // index into that file's steps()
+    std::uint32_t level = 0;    // index into that file's levels() (0 for a surface file)
     friend bool operator==(const SourceRef&, const SourceRef&) = default;
 };
 
@@ -33,14 +34,16 @@ struct DatasetGeometry {
     std::vector<double> longitudes;
 };
 
-// One time step of the dataset: which file provides each variable (none: NULL in those rows).
+// One time step (at one pressure level, for pressure-level data) of the dataset: which file provides
+// each of the dataset's variables (none: NULL in those rows), indexed like Dataset::variables().
 struct DatasetStep {
     PgTimestamp time;
+    std::optional<double> level; // hPa, for pressure-level data
     std::uint32_t geometry = 0;
-    PerVariable<std::optional<SourceRef>> sources;
+    std::vector<std::optional<SourceRef>> sources;
     // For ERA5-Land accumulations: the same variable one hour earlier (none: cannot be turned into
     // an hourly amount, loaded as NULL).
-    PerVariable<std::optional<SourceRef>> previous;
+    std::vector<std::optional<SourceRef>> previous;
 };
 
 // The files behind the paths a user gives: a directory stands for the NetCDF files in it (*.nc,
@@ -48,10 +51,11 @@ struct DatasetStep {
 // without any.
 std::vector<std::filesystem::path> expandInputs(const std::vector<std::filesystem::path>& paths);
 
-// Many files as one dataset keyed by (time, grid point): the variables of one time step may come
-// from different files (NCAR's one file per variable, CDS's instant/accumulated archive members).
-// Files are checked to agree: one global grid, one product, the same box where they meet, and no
-// (variable, time) given twice with different values.
+// Many files as one dataset keyed by (time, pressure level, grid point): the variables of one time
+// step may come from different files (NCAR's one file per variable, CDS's instant/accumulated archive
+// members, one file per level). Files are checked to agree: one global grid, one product, surface or
+// pressure levels, the same box where they meet, and no (variable, time, level) given twice with
+// different values.
 class Dataset {
 public:
     // Opens every file (ZIP archives: every member) and merges them. Throws isobar::Error naming
@@ -77,12 +81,34 @@ public:
         const GridBox& b = geometries_[step.geometry].box;
         return static_cast<std::uint64_t>(b.rows) * b.cols;
     }
-    // The variables at least one file provides (after keepOnly(), those kept).
-    const std::vector<Variable>& variables() const noexcept { return variables_; }
-    // Loads only `wanted` of the variables: the others are left out as if the files lacked them
-    // (their columns stay NULL). Throws isobar::Error when the files have none of `wanted`.
-    void keepOnly(const std::vector<Variable>& wanted);
-    // "t2m,tp" after keepOnly() left something out; empty when every variable of the files loads.
+    Vertical vertical() const noexcept { return vertical_; }
+    // The pressure levels of the dataset in hPa, ascending (empty for surface data).
+    const std::vector<double>& levels() const noexcept { return levels_; }
+    // The variables at least one file provides: catalog variables in the catalog's order, then the
+    // ones it does not know, by name. DatasetStep::sources is indexed like this.
+    const std::vector<ValueColumn>& variables() const noexcept { return variables_; }
+    // The position of a variable in variables(), by its column key.
+    std::optional<std::size_t> variableIndex(std::string_view key) const;
+
+    // The variables the user named (a short name, the name in the files, a long name, a
+    // standard_name, a GRIB paramId, or a catalog alias such as 2t), as positions in variables(), in
+    // the order given. Throws isobar::Error naming what is not in the files (and what is), or a name
+    // that fits two variables.
+    std::vector<std::size_t> match(const std::vector<std::string>& names) const;
+
+    // The columns a load writes, in the table's order, and for each the variable of the files that
+    // fills it (none: NULL). By default every variable of the files, in variables() order.
+    const std::vector<ValueColumn>& columns() const noexcept { return columns_; }
+    const std::vector<std::optional<std::size_t>>& columnVariables() const noexcept {
+        return columnVariable_;
+    }
+    // Loads `columns` (a table's, or a choice of the files' variables): each file variable goes to
+    // the column with its key; the files' other variables are left out, columns none of them has
+    // stay NULL. Throws isobar::Error when no column has a variable in the files.
+    void useColumns(const std::vector<ValueColumn>& columns);
+    // The files' variables that no column takes (after useColumns()).
+    std::vector<ValueColumn> leftOut() const;
+    // "t2m,tp" when the loaded variables are not every variable of the files; empty when they are.
     // Part of each unit's identity: a unit loaded with some variables is not the unit with all.
     const std::string& selection() const noexcept { return selection_; }
     // Dataset-level facts: gaps, replaced ERA5T steps, identical duplicates, skipped copies, ...
@@ -104,7 +130,11 @@ private:
     bool era5Land_ = false;
     bool monthly_ = false;
     std::uint64_t rows_ = 0;
-    std::vector<Variable> variables_;
+    Vertical vertical_ = Vertical::Surface;
+    std::vector<double> levels_;
+    std::vector<ValueColumn> variables_;
+    std::vector<ValueColumn> columns_;
+    std::vector<std::optional<std::size_t>> columnVariable_;
     std::string selection_;
     std::vector<std::string> notes_;
     std::filesystem::path extractedDir_; // ZIP members live here while the dataset is open

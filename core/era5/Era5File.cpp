@@ -67,6 +67,7 @@ Era5File& Era5File::operator=(Era5File&& other) noexcept {
         lonIndex_ = std::move(other.lonIndex_);
         columnRuns_ = std::move(other.columnRuns_);
         steps_ = std::move(other.steps_);
+        levels_ = std::move(other.levels_);
         variables_ = std::move(other.variables_);
         ignored_ = std::move(other.ignored_);
         notes_ = std::move(other.notes_);
@@ -83,9 +84,9 @@ Era5File::~Era5File() {
     }
 }
 
-const FileVariable* Era5File::find(Variable v) const {
+const FileVariable* Era5File::find(std::string_view key) const {
     for (const auto& var : variables_) {
-        if (var.variable == v) {
+        if (var.column.key == key) {
             return &var;
         }
     }
@@ -112,7 +113,7 @@ std::vector<double> Era5File::boxLongitudes() const {
 }
 
 void Era5File::readRaw(const FileVariable& var, const FileStep& step, std::size_t expverPosition,
-                       std::size_t fileRow, std::size_t rowCount, RawBand& out) const {
+                       std::size_t level, std::size_t fileRow, std::size_t rowCount, RawBand& out) const {
     std::array<size_t, NC_MAX_VAR_DIMS> start{};
     std::array<size_t, NC_MAX_VAR_DIMS> count{};
     for (size_t d = 0; d < var.dims.size(); ++d) {
@@ -127,6 +128,9 @@ void Era5File::readRaw(const FileVariable& var, const FileStep& step, std::size_
             break;
         case DimRole::Expver:
             start[d] = expverPosition;
+            break;
+        case DimRole::Level:
+            start[d] = level;
             break;
         case DimRole::Latitude:
             start[d] = fileRow;
@@ -175,6 +179,7 @@ void Era5File::readRaw(const FileVariable& var, const FileStep& step, std::size_
     }
     if (status != NC_NOERR) {
         throw Error(name_ + ": cannot read " + var.name + " at " + formatTimestamp(step.time) +
+                    (levels_.empty() ? std::string() : ", " + formatCoordinate(levels_[level]) + " hPa") +
                     ", latitude rows " + std::to_string(fileRow) + "-" +
                     std::to_string(fileRow + rowCount - 1) +
                     " (the file may be truncated or corrupt): " + nc_strerror(status));

@@ -1,11 +1,13 @@
 #pragma once
 
+#include "domain/Columns.h"
 #include "domain/Grid.h"
 #include "domain/Timestamp.h"
 #include "domain/Variable.h"
 #include "era5/Netcdf.h"
 #include "util/Error.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -32,8 +34,8 @@ struct OpenOptions {
     ProductOverride product = ProductOverride::Auto;
 };
 
-// Thrown when a file holds none of the catalog's variables; archives use it to tell a member with other
-// variables (an sst-only member) from a broken one.
+// Thrown when a file holds no variable on a latitude/longitude grid; archives use it to tell a member
+// without data (a coordinates-only member) from a broken one.
 class NoTargetVariables : public Error {
 public:
     NoTargetVariables(const std::string& message, std::vector<std::string> found)
@@ -53,22 +55,26 @@ enum class DimRole : std::uint8_t {
     Expver,
     Latitude,
     Longitude,
+    Level, // pressure level
     Singleton
 };
 
-// One target variable as a file stores it.
+// One variable of a file that loads into a column, as the file stores it.
 struct FileVariable {
-    Variable variable = Variable::T2m;
-    std::string name; // the variable's name in the file
+    ValueColumn column; // the table column it goes to: a catalog variable, or one the catalog lacks
+    std::string name;   // the variable's name in the file
+    std::string longName;
+    std::string standardName;
+    std::optional<long> paramId; // GRIB_paramId, where the file carries it
     int varid = -1;
-    nc_type type = NC_NAT;             // NC_SHORT, NC_INT, NC_FLOAT or NC_DOUBLE
-    double scale = 1.0;                // scale_factor (1 when absent)
-    double offset = 0.0;               // add_offset (0 when absent)
-    bool packed = false;               // scale_factor or add_offset present
-    std::vector<double> missingValues; // _FillValue and missing_value, in the stored type
-    std::string units;
-    Conversion conversion = Conversion::None;
-    std::vector<DimRole> dims; // the variable's dimensions in file order
+    nc_type type = NC_NAT;                    // NC_SHORT, NC_INT, NC_FLOAT or NC_DOUBLE
+    double scale = 1.0;                       // scale_factor (1 when absent)
+    double offset = 0.0;                      // add_offset (0 when absent)
+    bool packed = false;                      // scale_factor or add_offset present
+    std::vector<double> missingValues;        // _FillValue and missing_value, in the stored type
+    std::string units;                        // as the file declares them
+    Conversion conversion = Conversion::None; // from those units to the column's
+    std::vector<DimRole> dims;                // the variable's dimensions in file order
     bool latBeforeLon = true;
     std::string stepType; // GRIB_stepType when the file says (instant, accum, avgad, ...)
     // Positions along the expver dimension, most trusted first (final ERA5 before ERA5T).
@@ -108,10 +114,11 @@ struct ColumnRun {
     int step = 1;
 };
 
-// An opened ERA5 surface file: layout, grid, time axis and the target variables it holds. Detects
+// An opened ERA5 file: layout, grid, time axis, pressure levels and the variables it holds. Detects
 // the common layouts (classic CDS, CDS 2024, expver dimension, NCAR RDA analysis and forecast
-// files, ERA5-Land, monthly means, regional boxes in any orientation and dimension order) and
-// refuses anything else with a message naming the file and what was found.
+// files, ERA5-Land, monthly means, regional boxes in any orientation and dimension order, single
+// levels and pressure levels) and refuses anything else with a message naming the file and what
+// was found.
 class Era5File {
 public:
     // Opens and inspects `path`. `displayName` is what messages call it (an archive member is
@@ -155,20 +162,29 @@ public:
     }
 
     const std::vector<FileStep>& steps() const noexcept { return steps_; }
+    // Surface (single-level) or pressure levels; levels() are the pressure levels in hPa, in file
+    // order (empty for a surface file).
+    Vertical vertical() const noexcept {
+        return levels_.empty() ? Vertical::Surface : Vertical::PressureLevels;
+    }
+    const std::vector<double>& levels() const noexcept { return levels_; }
     const std::vector<FileVariable>& variables() const noexcept { return variables_; }
-    // Data variables the catalog does not know (listed, never loaded).
+    // Data variables that cannot be loaded, with the reason ("time_bnds: not on the grid").
     const std::vector<std::string>& ignoredVariables() const noexcept { return ignored_; }
     // Facts worth telling the user (expver mix, assumed grid spacing, accumulation handling, ...).
     const std::vector<std::string>& notes() const noexcept { return notes_; }
     std::uint64_t rowCount() const noexcept {
-        return static_cast<std::uint64_t>(steps_.size()) * box_.rows * box_.cols;
+        return static_cast<std::uint64_t>(steps_.size()) * std::max<std::size_t>(levels_.size(), 1) *
+               box_.rows * box_.cols;
     }
-    const FileVariable* find(Variable v) const;
+    // The file's variable for a column key ("t2m", or an unknown variable's column), if any.
+    const FileVariable* find(std::string_view key) const;
+    const FileVariable* find(Variable v) const { return find(spec(v).shortName); }
 
-    // Reads one variable at one step (and position along expver) for file rows
+    // Reads one variable at one step (and position along expver, and pressure level) for file rows
     // [fileRow, fileRow + rowCount), all longitudes. Serialized on netcdfMutex(); decoding
     // happens elsewhere. The file is opened on demand (see NetcdfOpenFiles).
-    void readRaw(const FileVariable& var, const FileStep& step, std::size_t expverPosition,
+    void readRaw(const FileVariable& var, const FileStep& step, std::size_t expverPosition, std::size_t level,
                  std::size_t fileRow, std::size_t rowCount, RawBand& out) const;
 
 private:
@@ -200,6 +216,7 @@ private:
     std::vector<std::int32_t> lonIndex_; // global column of each file column
     std::vector<ColumnRun> columnRuns_;
     std::vector<FileStep> steps_;
+    std::vector<double> levels_; // hPa, file order
     std::vector<FileVariable> variables_;
     std::vector<std::string> ignored_;
     std::vector<std::string> notes_;

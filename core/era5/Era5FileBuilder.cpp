@@ -67,21 +67,67 @@ DimRole Era5FileBuilder::roleOf(int d, const std::string& varName) const {
         contains(units, " since ")) {
         return DimRole::Time;
     }
+    if (n == "level" || n == "pressure_level" || n == "isobaricinhpa" || n == "plev" || n == "lev" ||
+        n == "model_level" || n == "hybrid" || standard == "air_pressure" ||
+        standard == "atmosphere_hybrid_sigma_pressure_coordinate") {
+        const std::string longName = coord >= 0 ? lower(text(coord, "long_name").value_or("")) : "";
+        const bool pressure = units == "hpa" || units == "millibars" || units == "millibar" ||
+                              units == "mbar" || units == "pa" || standard == "air_pressure";
+        if (!pressure || contains(longName, "model") || contains(longName, "hybrid") || n == "model_level" ||
+            n == "hybrid") {
+            fail("variable " + varName + " has a " + dim.name + " dimension of " +
+                 std::to_string(dim.length) + " level(s) that are not pressure levels (units '" + units +
+                 "'" + (longName.empty() ? std::string() : ", " + longName) +
+                 "): model-level files are not loaded; Isobar loads single-level and pressure-level files");
+        }
+        return DimRole::Level;
+    }
     if (dim.length == 1) {
         return DimRole::Singleton;
     }
-    if (n == "level" || n == "pressure_level" || n == "isobaricinhpa" || n == "plev" || n == "lev" ||
-        standard == "air_pressure" || n == "depth" || n == "height") {
+    if (n == "depth" || n == "height" || standard == "depth" || standard == "height") {
         fail("variable " + varName + " has a " + dim.name + " dimension with " + std::to_string(dim.length) +
-             " levels: this is a pressure-level (or multi-level) file; Isobar loads single-level surface "
-             "variables");
+             " levels: a multi-level file that is not on pressure levels; Isobar loads single-level and "
+             "pressure-level files");
     }
     if (n == "number" || n == "ensemble" || n == "realization") {
         fail("variable " + varName + " has " + std::to_string(dim.length) + " ensemble members (dimension " +
-             dim.name + "); Isobar loads the deterministic reanalysis");
+             dim.name +
+             "): an ERA5 ensemble file (EDA); Isobar loads the deterministic reanalysis, one value "
+             "per time and point - download the reanalysis product, or one member per table");
     }
     fail("variable " + varName + " has an unexpected dimension " + dim.name + " of size " +
          std::to_string(dim.length) + " (dimensions of the file: " + dimList() + ")");
+}
+
+// Which column a data variable of the file goes to: the catalog's variable by the variable's
+// identity (name, long_name, GRIB paramId, standard_name), else a column of its own, named after it.
+ValueColumn Era5FileBuilder::columnFor(int varid, const std::string& name, FileVariable& fv) const {
+    fv.longName = text(varid, "long_name").value_or("");
+    fv.standardName = text(varid, "standard_name").value_or("");
+    if (const auto id = handle_.numberAttribute(varid, "GRIB_paramId")) {
+        fv.paramId = static_cast<long>(*id);
+    }
+    fv.units = text(varid, "units").value_or("");
+    auto target = findVariable(VariableClues{name, fv.longName, fv.standardName, fv.paramId});
+    if (target) {
+        fv.conversion = conversionFor(*target, fv.units, f_.name_, name);
+        return ValueColumn::of(*target);
+    }
+    ValueColumn c = ValueColumn::unknown(name, fv.longName, fv.units);
+    if (isKeyColumn(c.column)) {
+        fail("variable " + name + " would load into column " + c.column +
+             ", which every weather table has for itself; rename the variable (e.g. with ncrename)");
+    }
+    for (const VariableSpec& s : variableCatalog()) {
+        if (s.column == c.column) {
+            fail("variable " + name + " is not ERA5's " + std::string(s.shortName) + " (" +
+                 std::string(s.longName) + ") by its attributes, but its column would be that one's (" +
+                 c.column + "); rename the variable, or give it the attributes of " +
+                 std::string(s.shortName));
+        }
+    }
+    return c;
 }
 
 void Era5FileBuilder::findTargetVariables() {
@@ -101,32 +147,53 @@ void Era5FileBuilder::findTargetVariables() {
         if (isCoordinate || isAuxiliary(name) || type == NC_STRING || type == NC_CHAR) {
             continue;
         }
-        const std::string longName = text(v, "long_name").value_or("");
-        auto target = findVariable(name, longName);
-        if (!target) {
-            if (const auto standard = text(v, "standard_name");
-                standard && lower(*standard) == "cloud_area_fraction") {
-                target = Variable::Tcc;
-            }
-        }
-        if (!target) {
-            if (varDims >= 2) {
-                f_.ignored_.push_back(name);
-            }
-            continue;
-        }
-        if (const FileVariable* existing = f_.find(*target)) {
-            fail("both '" + existing->name + "' and '" + name + "' look like " +
-                 std::string(spec(*target).shortName) + "; refusing to choose");
-        }
-        FileVariable fv;
-        fv.variable = *target;
-        fv.name = name;
-        fv.varid = v;
-        fv.type = type;
         std::string shape;
         for (int d = 0; d < varDims; ++d) {
             shape += (d == 0 ? "" : ", ") + dims_[static_cast<size_t>(dimIds[static_cast<size_t>(d)])].name;
+        }
+        FileVariable fv;
+        fv.name = name;
+        fv.varid = v;
+        fv.type = type;
+        const bool known = findVariable(VariableClues{name, text(v, "long_name").value_or(""),
+                                                      text(v, "standard_name").value_or(""),
+                                                      handle_.numberAttribute(v, "GRIB_paramId")})
+                               .has_value();
+        // A variable the catalog does not know is loaded when it is a field on the grid like the
+        // others; anything else of it (bounds, a per-time scalar) is listed as ignored.
+        const bool loadableType = type == NC_SHORT || type == NC_INT || type == NC_FLOAT || type == NC_DOUBLE;
+        if (!known && (varDims < 2 || !loadableType)) {
+            if (varDims >= 2) {
+                f_.ignored_.push_back(name + " (stored as " + typeName(type) + ")");
+            }
+            continue;
+        }
+        std::vector<DimRole> roles;
+        if (!known) {
+            try {
+                for (int d = 0; d < varDims; ++d) {
+                    roles.push_back(roleOf(dimIds[static_cast<size_t>(d)], name));
+                }
+            } catch (const Error&) {
+                f_.ignored_.push_back(name + " (" + shape + ")");
+                continue;
+            }
+            if (std::count(roles.begin(), roles.end(), DimRole::Latitude) != 1 ||
+                std::count(roles.begin(), roles.end(), DimRole::Longitude) != 1) {
+                f_.ignored_.push_back(name + " (" + shape + ": not on the latitude/longitude grid)");
+                continue;
+            }
+        }
+        fv.column = columnFor(v, name, fv);
+        for (const FileVariable& existing : f_.variables_) {
+            if (existing.column.column == fv.column.column) {
+                fail("both '" + existing.name + "' and '" + name + "' would load into column " +
+                     fv.column.column +
+                     (fv.column.variable ? " (" + std::string(spec(*fv.column.variable).shortName) + ", " +
+                                               std::string(spec(*fv.column.variable).longName) + ")"
+                                         : std::string()) +
+                     "; refusing to choose");
+            }
         }
         int latPos = -1;
         int lonPos = -1;
@@ -147,6 +214,13 @@ void Era5FileBuilder::findTargetVariables() {
                 if (lonDim_ != dimId) {
                     fail("variables use different longitude dimensions");
                 }
+            } else if (role == DimRole::Level) {
+                levelDim_ = levelDim_ < 0 ? dimId : levelDim_;
+                if (levelDim_ != dimId) {
+                    fail("variables use different pressure-level dimensions (" +
+                         dims_[static_cast<size_t>(levelDim_)].name + " and " +
+                         dims_[static_cast<size_t>(dimId)].name + ")");
+                }
             }
         }
         if (latPos < 0 || lonPos < 0) {
@@ -154,7 +228,7 @@ void Era5FileBuilder::findTargetVariables() {
                  "): it needs latitude and longitude dimensions of a regular grid");
         }
         fv.latBeforeLon = latPos < lonPos;
-        if (type != NC_SHORT && type != NC_INT && type != NC_FLOAT && type != NC_DOUBLE) {
+        if (!loadableType) {
             fail("variable " + name + " is stored as " + typeName(type) +
                  "; expected short (packed), int, float or double");
         }
@@ -170,8 +244,6 @@ void Era5FileBuilder::findTargetVariables() {
         const auto missing = handle_.numberAttributeValues(v, "missing_value");
         fv.missingValues = fills;
         fv.missingValues.insert(fv.missingValues.end(), missing.begin(), missing.end());
-        fv.units = text(v, "units").value_or("");
-        fv.conversion = conversionFor(*target, fv.units, f_.name_, name);
         fv.stepType = lower(text(v, "GRIB_stepType").value_or(""));
         shapes_[name] = shape;
         f_.variables_.push_back(std::move(fv));
@@ -181,31 +253,62 @@ void Era5FileBuilder::findTargetVariables() {
         for (const auto& n : f_.ignored_) {
             has += (has.empty() ? "" : ", ") + n;
         }
-        throw NoTargetVariables(
-            f_.name_ + ": no ERA5 variable that Isobar loads (" + catalogShortNames() +
-                "); the file has: " + (has.empty() ? std::string("no data variables") : has),
-            f_.ignored_);
+        throw NoTargetVariables(f_.name_ +
+                                    ": no variable on a latitude/longitude grid to load; the file has: " +
+                                    (has.empty() ? std::string("no data variables") : has),
+                                f_.ignored_);
     }
-    std::sort(f_.variables_.begin(), f_.variables_.end(),
-              [](const FileVariable& a, const FileVariable& b) { return a.variable < b.variable; });
-    // Every target variable must share the same time dimensions: one time axis per file.
-    const auto timeDims = [&](const FileVariable& var) {
+    // Catalog variables in the catalog's order, then the others by name.
+    std::sort(f_.variables_.begin(), f_.variables_.end(), [](const FileVariable& a, const FileVariable& b) {
+        const std::size_t ia = a.column.variable ? a.column.variable->index() : variableCount();
+        const std::size_t ib = b.column.variable ? b.column.variable->index() : variableCount();
+        return ia != ib ? ia < ib : a.column.key < b.column.key;
+    });
+    // Every variable must share the same time dimensions (one time axis per file) and the same
+    // levels (a surface variable beside pressure-level ones would be a second table).
+    const auto axisDims = [&](const FileVariable& var) {
         std::vector<int> ids;
         for (size_t d = 0; d < var.dims.size(); ++d) {
             if (var.dims[d] == DimRole::Time || var.dims[d] == DimRole::ForecastInit ||
-                var.dims[d] == DimRole::ForecastHour) {
+                var.dims[d] == DimRole::ForecastHour || var.dims[d] == DimRole::Level) {
                 ids.push_back(dimIds_[var.name][d]);
             }
         }
         return ids;
     };
-    timeDims_ = timeDims(f_.variables_.front());
+    timeDims_ = axisDims(f_.variables_.front());
     for (const auto& var : f_.variables_) {
-        if (timeDims(var) != timeDims_) {
+        if (axisDims(var) != timeDims_) {
             fail("variables " + f_.variables_.front().name + " (" + shapes_[f_.variables_.front().name] +
-                 ") and " + var.name + " (" + shapes_[var.name] + ") have different time axes");
+                 ") and " + var.name + " (" + shapes_[var.name] +
+                 ") have different time axes or levels; split them into files of one kind each");
         }
     }
+    std::erase_if(timeDims_, [&](int id) { return id == levelDim_; });
+    readLevels();
+}
+
+void Era5FileBuilder::readLevels() {
+    if (levelDim_ < 0) {
+        return;
+    }
+    const DimInfo& dim = dims_[static_cast<size_t>(levelDim_)];
+    std::vector<double> values = readDoubles(levelDim_, "pressure level");
+    const int coord = varidOf(dim.name);
+    const std::string units = lower(text(coord, "units").value_or(""));
+    for (double& p : values) {
+        p = units == "pa" ? p / 100.0 : p;
+        if (!(p > 0.0 && p <= 1100.0)) {
+            fail("pressure level " + formatCoordinate(p) + " hPa (" + dim.name +
+                 ") is not a pressure level of the atmosphere (0 - 1100 hPa)");
+        }
+    }
+    std::vector<double> sorted = values;
+    std::sort(sorted.begin(), sorted.end());
+    if (const auto dup = std::adjacent_find(sorted.begin(), sorted.end()); dup != sorted.end()) {
+        fail("pressure level " + formatCoordinate(*dup) + " hPa appears twice in " + dim.name);
+    }
+    f_.levels_ = std::move(values);
 }
 
 std::vector<double> Era5FileBuilder::readDoubles(int dim, const char* what) const {

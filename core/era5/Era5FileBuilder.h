@@ -59,7 +59,9 @@ private:
     void readDimensions();
     // The role of dimension `d` by its name and its coordinate variable's attributes.
     DimRole roleOf(int d, const std::string& varName) const;
+    ValueColumn columnFor(int varid, const std::string& name, FileVariable& fv) const;
     void findTargetVariables();
+    void readLevels();
     std::vector<double> readDoubles(int dim, const char* what) const;
     // The spacing of a coordinate axis; nullopt for a single value. Fails when it is not regular.
     std::optional<double> spacing(const std::vector<double>& values, const char* what, bool wraps) const;
@@ -85,6 +87,7 @@ private:
     std::map<std::string, std::string> shapes_;
     int latDim_ = -1;
     int lonDim_ = -1;
+    int levelDim_ = -1;
     std::vector<int> timeDims_;
     mutable std::vector<std::string> pendingNotes_;
 };

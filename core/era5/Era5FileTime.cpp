@@ -317,7 +317,8 @@ void Era5FileBuilder::decideProduct() {
     // Monthly means: the GRIB step type says so, or every step is a calendar month apart.
     bool monthly = false;
     for (const auto& var : f_.variables_) {
-        monthly = monthly || var.stepType.rfind("avg", 0) == 0;
+        // avgua, avgad, avgas: monthly averages; plain "avg" is an hourly mean rate (avg_tprate).
+        monthly = monthly || (var.stepType.rfind("avg", 0) == 0 && var.stepType.size() > 3);
     }
     if (!monthly && f_.steps_.size() >= 2) {
         std::vector<PgTimestamp> t;
@@ -339,14 +340,19 @@ void Era5FileBuilder::decideProduct() {
     }
     if (f_.era5Land_ && !monthly) {
         for (auto& var : f_.variables_) {
-            if (spec(var.variable).accumulated) {
+            if (var.column.accumulated) {
                 var.accumulatedSinceMidnight = true;
             }
         }
         if (std::any_of(f_.variables_.begin(), f_.variables_.end(),
                         [](const FileVariable& v) { return v.accumulatedSinceMidnight; })) {
-            f_.notes_.push_back("ERA5-Land accumulates precipitation and snowfall from 00 UTC: each hour is "
-                                "loaded as the difference to the hour before (the 01 UTC value as it is)");
+            std::string names;
+            for (const auto& var : f_.variables_) {
+                names += var.accumulatedSinceMidnight ? (names.empty() ? "" : ", ") + var.column.key : "";
+            }
+            f_.notes_.push_back("ERA5-Land accumulates " + names +
+                                " from 00 UTC: each hour is loaded as the difference to the hour before (the "
+                                "01 UTC value as it is)");
         }
     }
 }

@@ -40,14 +40,16 @@ bool isAuxiliary(const std::string& name) {
 // The conversion for a variable given the units its file declares, or an error naming both.
 Conversion conversionFor(Variable v, const std::string& unitsText, const std::string& file,
                          const std::string& varName) {
+    const VariableSpec& s = spec(v);
     std::string u = lower(unitsText);
     u.erase(std::remove(u.begin(), u.end(), ' '), u.end());
     const auto refuse = [&]() -> Conversion {
         throw Error(file + ": variable " + varName + " has units '" + unitsText + "', but " +
-                    std::string(spec(v).shortName) + " is expected in " + std::string(spec(v).fileUnits) +
-                    " (or a unit Isobar converts from); refusing to guess");
+                    std::string(s.shortName) + " (" + std::string(s.longName) + ") is expected in " +
+                    std::string(s.fileUnits) + " (or a unit Isobar converts from); refusing to guess");
     };
-    switch (spec(v).quantity) {
+    const std::string canonical = canonicalUnits(unitsText);
+    switch (s.quantity) {
     case Quantity::Temperature:
         if (u == "k" || u == "kelvin" || u == "degk" || u == "degrees_kelvin") {
             return Conversion::KelvinToCelsius;
@@ -58,8 +60,7 @@ Conversion conversionFor(Variable v, const std::string& unitsText, const std::st
         }
         return refuse();
     case Quantity::Speed:
-        if (u == "ms**-1" || u == "m/s" || u == "ms-1" || u == "ms^-1" || u == "m.s-1" ||
-            u == "meterspersecond") {
+        if (canonical == canonicalUnits("m s**-1") || u == "meterspersecond" || u == "metrespersecond") {
             return Conversion::None;
         }
         return refuse();
@@ -74,10 +75,18 @@ Conversion conversionFor(Variable v, const std::string& unitsText, const std::st
         return refuse();
     case Quantity::WaterDepth:
         if (u == "m" || u == "mofwaterequivalent" || u == "metres" || u == "meters" || u == "mday**-1" ||
-            u == "m/day") {
+            u == "m/day" || canonical == canonicalUnits("m day**-1")) {
             return Conversion::MetresToMillimetres;
         }
-        if (u == "mm" || u == "kgm**-2" || u == "kgm-2" || u == "mmofwaterequivalent") {
+        if (u == "mm" || u == "kgm**-2" || u == "kgm-2" || u == "mmofwaterequivalent" ||
+            canonical == canonicalUnits("kg m**-2")) {
+            return Conversion::None;
+        }
+        return refuse();
+    case Quantity::AsStored:
+        // Loaded as stored, so the file must store what the column says: the units ERA5 stores. A
+        // file that declares none (some GRIB conversions) is taken at its parameter's word.
+        if (u.empty() || u == "~" || canonical == canonicalUnits(s.fileUnits)) {
             return Conversion::None;
         }
         return refuse();

@@ -107,6 +107,7 @@ FileInspection describe(const Era5File& f, const Dataset* scanOf, std::uint32_t 
     fi.lastTime = formatTimestamp(*maxIt);
     fi.timeSpacing = spacingOf(times, f.monthlyMeans());
     fi.rows = f.rowCount();
+    fi.levels = describeLevels(f.levels());
     std::optional<BandReader> reader;
     if (scanOf != nullptr) {
         reader.emplace(*scanOf);
@@ -115,7 +116,7 @@ FileInspection describe(const Era5File& f, const Dataset* scanOf, std::uint32_t 
         const FileVariable& var = f.variables()[v];
         VariableInspection vi;
         vi.name = var.name;
-        vi.variable = var.variable;
+        vi.column = var.column;
         vi.storage = storageOf(var);
         vi.units = var.units;
         vi.conversion = std::string(describe(var.conversion));
@@ -130,10 +131,13 @@ FileInspection describe(const Era5File& f, const Dataset* scanOf, std::uint32_t 
         vi.valueCount = f.rowCount();
         if (reader) {
             std::uint64_t missing = 0;
+            const auto levels = static_cast<std::uint32_t>(std::max<std::size_t>(f.levels().size(), 1));
             for (std::uint32_t s = 0; s < f.steps().size(); ++s) {
-                const auto values = reader->readSource(SourceRef{fileIndex, v, s});
-                missing += static_cast<std::uint64_t>(
-                    std::count_if(values.begin(), values.end(), [](float x) { return std::isnan(x); }));
+                for (std::uint32_t l = 0; l < levels; ++l) {
+                    const auto values = reader->readSource(SourceRef{fileIndex, v, s, l});
+                    missing += static_cast<std::uint64_t>(
+                        std::count_if(values.begin(), values.end(), [](float x) { return std::isnan(x); }));
+                }
             }
             vi.missingCount = missing;
         }
@@ -145,6 +149,23 @@ FileInspection describe(const Era5File& f, const Dataset* scanOf, std::uint32_t 
 }
 
 } // namespace
+
+std::string describeLevels(const std::vector<double>& levels) {
+    if (levels.empty()) {
+        return "surface (single level)";
+    }
+    std::vector<double> sorted = levels;
+    std::sort(sorted.begin(), sorted.end());
+    std::string list;
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+        if (sorted.size() > 8 && i == 3) {
+            list += ", ...";
+            i = sorted.size() - 3;
+        }
+        list += (list.empty() ? "" : ", ") + formatCoordinate(sorted[i]);
+    }
+    return std::to_string(levels.size()) + " pressure level(s): " + list + " hPa";
+}
 
 bool Inspection::ok() const {
     return !dataset.error &&
@@ -195,8 +216,9 @@ Inspection inspect(const std::vector<std::filesystem::path>& paths, const OpenOp
             d.lastTime = formatTimestamp(dataset.steps().back().time);
         }
         d.rows = dataset.rowCount();
-        for (Variable v : dataset.variables()) {
-            d.variables.push_back(std::string(spec(v).shortName) + " -> " + std::string(spec(v).column));
+        d.levels = describeLevels(dataset.levels());
+        for (const ValueColumn& v : dataset.variables()) {
+            d.variables.push_back(v.key + " -> " + v.column);
         }
         d.notes = dataset.notes();
     } catch (const Error& e) {
@@ -221,11 +243,17 @@ std::string renderInspectionText(const Inspection& inspection) {
             << "  box:        " << f.box << ", " << f.orientation << "\n"
             << "  time:       " << f.steps << " step(s), " << f.firstTime << " .. " << f.lastTime << " ("
             << f.timeSpacing << ")\n"
+            << "  levels:     " << f.levels << "\n"
             << "  rows:       " << f.rows << "\n"
             << "  variables:\n";
         for (const VariableInspection& v : f.variables) {
-            out << "    " << v.name << " -> " << spec(v.variable).column << ": " << v.storage << ", units '"
-                << v.units << "', conversion " << v.conversion;
+            out << "    " << v.name << " -> " << v.column.column;
+            if (!v.column.variable) {
+                out << " (not in Isobar's catalog: loaded as stored)";
+            } else if (v.column.longName != "") {
+                out << " (" << v.column.longName << ")";
+            }
+            out << ": " << v.storage << ", units '" << v.units << "', conversion " << v.conversion;
             if (!v.missingValues.empty()) {
                 out << ", missing values " << v.missingValues;
             }
@@ -265,6 +293,7 @@ std::string renderInspectionText(const Inspection& inspection) {
     }
     out << "dataset: " << d.files << " file(s), " << d.product << ", " << d.grid << "\n"
         << "  time:       " << d.steps << " step(s), " << d.firstTime << " .. " << d.lastTime << "\n"
+        << "  levels:     " << d.levels << "\n"
         << "  variables:  ";
     for (std::size_t i = 0; i < d.variables.size(); ++i) {
         out << (i ? ", " : "") << d.variables[i];
@@ -299,12 +328,16 @@ std::string renderInspectionJson(const Inspection& inspection) {
             .field("last", f.lastTime);
         j.field("spacing", f.timeSpacing);
         j.endObject();
+        j.field("levels", f.levels);
         j.field("rows", f.rows);
         j.key("variables").beginArray();
         for (const VariableInspection& v : f.variables) {
             j.beginObject();
-            j.field("name", v.name).field("variable", std::string(spec(v.variable).shortName));
-            j.field("column", std::string(spec(v.variable).column)).field("storage", v.storage);
+            j.field("name", v.name)
+                .field("variable", v.column.key)
+                .field("inCatalog", v.column.variable.has_value());
+            j.field("longName", v.column.longName).field("tableUnits", v.column.units);
+            j.field("column", v.column.column).field("storage", v.storage);
             j.field("units", v.units)
                 .field("conversion", v.conversion)
                 .field("missingValues", v.missingValues);
@@ -339,6 +372,7 @@ std::string renderInspectionJson(const Inspection& inspection) {
         j.field("steps", static_cast<std::uint64_t>(d.steps))
             .field("first", d.firstTime)
             .field("last", d.lastTime);
+        j.field("levels", d.levels);
         j.field("rows", d.rows);
         j.key("variables").beginArray();
         for (const auto& v : d.variables) {

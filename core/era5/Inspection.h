@@ -10,8 +10,8 @@
 namespace isobar {
 
 struct VariableInspection {
-    std::string name; // in the file
-    Variable variable = Variable::T2m;
+    std::string name;    // in the file
+    ValueColumn column;  // what it loads into
     std::string storage; // "int16 packed (scale 0.0017, offset 268.5)", "float32"
     std::string units;
     std::string conversion; // "K -> degC (x - 273.15)"
@@ -37,6 +37,7 @@ struct FileInspection {
     std::string firstTime;
     std::string lastTime;
     std::string timeSpacing; // "hourly", "irregular: 1 h to 6 h", "monthly"
+    std::string levels;      // "surface (single level)", "3 pressure levels: 500, 850, 1000 hPa"
     std::uint64_t rows = 0;
     std::vector<VariableInspection> variables;
     std::vector<std::string> ignored;
@@ -51,6 +52,7 @@ struct DatasetInspection {
     std::size_t steps = 0;
     std::string firstTime;
     std::string lastTime;
+    std::string levels; // as FileInspection::levels
     std::uint64_t rows = 0;
     std::vector<std::string> variables; // "t2m -> temperature_2m"
     std::vector<std::string> notes;
@@ -65,6 +67,10 @@ struct Inspection {
 // What `isobar-cli inspect` reports: per file (a bad file is reported and the others still
 // inspected) and for the dataset they form. `scan` reads every value to count missing ones.
 Inspection inspect(const std::vector<std::filesystem::path>& paths, const OpenOptions& options, bool scan);
+
+// "surface (single level)", "3 pressure level(s): 500, 850, 1000 hPa" (the first and last three of a
+// long list).
+std::string describeLevels(const std::vector<double>& levels);
 
 std::string renderInspectionText(const Inspection& inspection);
 std::string renderInspectionJson(const Inspection& inspection);

@@ -100,12 +100,12 @@ void dropTables(Connection& conn) {
 
 // Times `copyOne(connection, file)` run for every file at once, one connection and thread each,
 // into a fresh table of the given type.
-double timeConcurrentCopies(const std::string& conninfo, TableType type,
+double timeConcurrentCopies(const std::string& conninfo, TableType type, const TableLayout& layout,
                             const std::vector<std::filesystem::path>& files, const std::string& what,
                             const std::function<void(Connection&, const std::filesystem::path&)>& copyOne) {
     Connection admin = Connection::open(conninfo);
     const TableName table{"", kCeilingTable};
-    admin.exec(createWeatherTableSql(admin, table, type == TableType::Unlogged, false));
+    admin.exec(createWeatherTableSql(admin, table, layout, type == TableType::Unlogged, false));
     admin.exec("CHECKPOINT");
     std::vector<std::unique_ptr<Connection>> conns;
     for (std::size_t i = 0; i < files.size(); ++i) {
@@ -135,25 +135,25 @@ double timeConcurrentCopies(const std::string& conninfo, TableType type,
 }
 
 // (b): the server reads the prepared files itself.
-double timeCeiling(const std::string& conninfo, TableType type,
+double timeCeiling(const std::string& conninfo, TableType type, const TableLayout& layout,
                    const std::vector<std::filesystem::path>& files) {
-    return timeConcurrentCopies(conninfo, type, files, "the server-side COPY",
-                                [](Connection& conn, const std::filesystem::path& file) {
+    return timeConcurrentCopies(conninfo, type, layout, files, "the server-side COPY",
+                                [&layout](Connection& conn, const std::filesystem::path& file) {
                                     conn.exec(std::string("COPY ") + kCeilingTable + " " +
-                                              weatherColumnList(conn) + " FROM " +
+                                              weatherColumnList(conn, layout) + " FROM " +
                                               conn.quoteLiteral(file.string()) + " (FORMAT binary)");
                                 });
 }
 
 // (c): a bare client streams the prepared files.
-double timeStream(const std::string& conninfo, TableType type,
+double timeStream(const std::string& conninfo, TableType type, const TableLayout& layout,
                   const std::vector<std::filesystem::path>& files) {
     return timeConcurrentCopies(
-        conninfo, type, files, "streaming the prepared rows",
-        [](Connection& conn, const std::filesystem::path& file) {
+        conninfo, type, layout, files, "streaming the prepared rows",
+        [&layout](Connection& conn, const std::filesystem::path& file) {
             std::ifstream in(file, std::ios::binary);
-            CopyStream copy(conn, std::string("COPY ") + kCeilingTable + " " + weatherColumnList(conn) +
-                                      " FROM STDIN (FORMAT binary)");
+            CopyStream copy(conn, std::string("COPY ") + kCeilingTable + " " +
+                                      weatherColumnList(conn, layout) + " FROM STDIN (FORMAT binary)");
             std::vector<char> chunk(4u << 20);
             while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
                 copy.send(std::span<const char>(chunk.data(), static_cast<std::size_t>(in.gcount())));
@@ -211,6 +211,8 @@ std::vector<IngestBenchmarkRow> benchmarkIngest(const IngestBenchmarkOptions& op
     dropTables(conn);
     const Dataset dataset = Dataset::open(options.files, options.open);
     const LoadPlan plan = LoadPlan::build(dataset);
+    // The same columns as the load into a fresh table: every variable of the files.
+    const TableLayout layout{dataset.vertical(), dataset.columns()};
     TempDir dir("isobar-bench", 0711); // the server reads the files by name
     std::vector<IngestBenchmarkRow> results;
     for (int n : options.workers) {
@@ -229,8 +231,8 @@ std::vector<IngestBenchmarkRow> benchmarkIngest(const IngestBenchmarkOptions& op
                         throw Cancelled();
                     }
                     const double s = turn == 0   ? timeIsobar(options, type, n, stop).loadSeconds
-                                     : turn == 1 ? timeCeiling(options.conninfo, type, files)
-                                                 : timeStream(options.conninfo, type, files);
+                                     : turn == 1 ? timeCeiling(options.conninfo, type, layout, files)
+                                                 : timeStream(options.conninfo, type, layout, files);
                     double& best = turn == 0   ? row.isobarSeconds
                                    : turn == 1 ? row.ceilingSeconds
                                                : row.streamSeconds;

@@ -45,7 +45,7 @@ void reportInput(const Dataset& dataset, LoadSink& sink) {
             for (const auto& n : f.ignoredVariables()) {
                 names += (names.empty() ? "" : ", ") + n;
             }
-            sink.warning(f.name() + ": ignoring variables Isobar does not load: " + names);
+            sink.warning(f.name() + ": ignoring variables that are not fields on the grid: " + names);
         }
     }
     for (const auto& n : dataset.notes()) {
@@ -78,8 +78,10 @@ LoadStart describeStart(const LoadRequest& request, const Dataset& dataset, cons
         start.files.push_back(f.name());
         start.fileLayouts.push_back(f.layout() + ", " + f.format());
     }
-    for (Variable v : dataset.variables()) {
-        start.variables.push_back(std::string(spec(v).shortName) + " -> " + std::string(spec(v).column));
+    for (std::size_t c = 0; c < dataset.columns().size(); ++c) {
+        const ValueColumn& column = dataset.columns()[c];
+        start.variables.push_back((dataset.columnVariables()[c] ? column.key : "(not in the files)") +
+                                  " -> " + column.column);
     }
     start.product = dataset.productName();
     start.grid = dataset.grid().describe();
@@ -96,10 +98,13 @@ LoadStart describeStart(const LoadRequest& request, const Dataset& dataset, cons
 
 // One write method per worker, as the request's transport asks. The server-file transport writes
 // its unit files into `unitFiles`, which the caller keeps until the workers are done.
-std::vector<std::unique_ptr<WriteMethod>>
-makeWriteMethods(const LoadRequest& request, int workers, std::optional<TempDir>& unitFiles, LoadSink& sink) {
+std::vector<std::unique_ptr<WriteMethod>> makeWriteMethods(const LoadRequest& request,
+                                                           const TableLayout& layout, int workers,
+                                                           std::optional<TempDir>& unitFiles,
+                                                           LoadSink& sink) {
     Connection conn = Connection::open(request.conninfo);
-    const std::string copy = "COPY " + request.table.quoted(conn) + " " + weatherColumnList(conn) + " FROM ";
+    const std::string copy =
+        "COPY " + request.table.quoted(conn) + " " + weatherColumnList(conn, layout) + " FROM ";
     std::vector<std::unique_ptr<WriteMethod>> methods;
     if (request.transport == Transport::Stream) {
         for (int w = 0; w < workers; ++w) {
@@ -200,11 +205,7 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
     const std::stop_callback forward(userStop, [&stop] { stop.request_stop(); });
     try {
         Dataset dataset = Dataset::open(request.files, request.open);
-        if (!request.variables.empty()) {
-            dataset.keepOnly(request.variables);
-        }
         reportInput(dataset, sink);
-        const LoadPlan plan = LoadPlan::build(dataset, request.rowsPerUnit, request.bandRows);
         if (stop.stop_requested()) {
             throw Cancelled();
         }
@@ -213,7 +214,9 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
                         " needs the user's consent, because " + request.durability.risks());
         }
         checkServerForLoad(request, summary.workers, sink);
-        const PreparedTarget prepared = prepareTarget(request, dataset);
+        const TableLayout layout = chooseColumns(request, dataset, sink);
+        const LoadPlan plan = LoadPlan::build(dataset, request.rowsPerUnit, request.bandRows);
+        const PreparedTarget prepared = prepareTarget(request, dataset, layout);
         summary.tableCreated = prepared.tableCreated;
         if (request.durability.any()) {
             durability.emplace(request.conninfo, request.durability,
@@ -227,7 +230,7 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         // One unit waiting per worker: enough to keep them busy, little enough to bound memory.
         BoundedQueue<QueuedUnit> queue(static_cast<std::size_t>(summary.workers) + 1);
         std::optional<TempDir> unitFiles;
-        auto methods = makeWriteMethods(request, summary.workers, unitFiles, sink);
+        auto methods = makeWriteMethods(request, layout, summary.workers, unitFiles, sink);
         EngineShared shared{request, plan, source, prepared.ledger, queue, stop, sink};
         runPipeline(shared, todo, plannedRows, std::move(methods), summary);
         summary.seconds = secondsSince(t0);

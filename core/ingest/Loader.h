@@ -29,8 +29,9 @@ struct LoadRequest {
     TableOptions tableOptions;
     std::vector<std::filesystem::path> files;
     OpenOptions open;
-    // Only these variables (the other columns stay NULL); empty: every variable the files have.
-    std::vector<Variable> variables;
+    // Only these variables, by any name they go by (short name, NetCDF name, long name,
+    // standard_name, GRIB paramId); empty: every variable the files have, or an existing table's.
+    std::vector<std::string> variables;
     AllMissingPolicy allMissing = AllMissingPolicy::Skip;
     int workers = 0;               // 0: defaultWorkerCount()
     std::uint64_t rowsPerUnit = 0; // 0: a few hundred thousand

@@ -3,8 +3,11 @@
 #include "db/Connection.h"
 #include "db/ServerCheck.h"
 #include "db/TableMetadata.h"
+#include "db/WeatherSchema.h"
 #include "util/Error.h"
 
+#include <algorithm>
+#include <optional>
 #include <vector>
 
 namespace isobar {
@@ -25,14 +28,89 @@ void checkServerForLoad(const LoadRequest& request, int workers, LoadSink& sink)
     }
 }
 
-PreparedTarget prepareTarget(const LoadRequest& request, const Dataset& dataset) {
+namespace {
+
+std::string keysOf(const std::vector<ValueColumn>& columns) {
+    std::string out;
+    for (const ValueColumn& c : columns) {
+        out += (out.empty() ? "" : ", ") + c.key;
+    }
+    return out;
+}
+
+// The same variables, whatever their order.
+bool sameKeys(std::vector<ValueColumn> a, std::vector<ValueColumn> b) {
+    const auto byKey = [](const ValueColumn& x, const ValueColumn& y) {
+        return x.key < y.key;
+    };
+    std::sort(a.begin(), a.end(), byKey);
+    std::sort(b.begin(), b.end(), byKey);
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](const ValueColumn& x, const ValueColumn& y) { return x.key == y.key; });
+}
+
+[[noreturn]] void refuseOtherVariables(const TableName& table, const TableLayout& has,
+                                       const std::vector<ValueColumn>& asked) {
+    throw Error("table " + table.display() + " holds " + has.keys() + "; this load asks for " +
+                keysOf(asked) +
+                ": a table's variables are fixed by its first load. Leave --variables out to load the "
+                "table's own, or load these into another table (--table)");
+}
+
+} // namespace
+
+TableLayout chooseColumns(const LoadRequest& request, Dataset& dataset, LoadSink& sink) {
+    std::vector<ValueColumn> asked;
+    for (std::size_t v : dataset.match(request.variables)) {
+        asked.push_back(dataset.variables()[v]);
+    }
+    std::optional<TableLayout> existing;
+    {
+        Connection conn = Connection::open(request.conninfo);
+        existing = tableLayout(conn, request.table);
+    }
+    // --replace empties the table, but its columns stay: the variables must still be the table's.
+    TableLayout layout;
+    if (existing && !existing->columns.empty()) {
+        if (existing->vertical != dataset.vertical()) {
+            throw Error("table " + request.table.display() + " holds " +
+                        std::string(describe(existing->vertical)) + " data, but these files are " +
+                        std::string(describe(dataset.vertical())) +
+                        " data: a table is one or the other; load them into another table (--table)");
+        }
+        if (!request.variables.empty() && !sameKeys(existing->columns, asked)) {
+            refuseOtherVariables(request.table, *existing, asked);
+        }
+        layout = *existing;
+    } else {
+        layout.vertical = dataset.vertical();
+        layout.columns = request.variables.empty() ? dataset.variables() : asked;
+    }
+    dataset.useColumns(layout.columns);
+    if (const auto out = dataset.leftOut(); !out.empty()) {
+        sink.note((existing && !existing->columns.empty() ? "table " + request.table.display() + " holds " +
+                                                                layout.keys() + "; left out of these files: "
+                                                          : std::string("left out of these files: ")) +
+                  keysOf(out));
+    }
+    return layout;
+}
+
+PreparedTarget prepareTarget(const LoadRequest& request, const Dataset& dataset, const TableLayout& layout) {
     Connection conn = Connection::open(request.conninfo);
     conn.exec("SET application_name = 'isobar'");
     ensureMetadataSchema(conn);
     PreparedTarget p;
     conn.exec(kBeginReadCommitted);
     lockTablePreparation(conn, request.table);
-    p.type = ensureTargetTable(conn, request.table, request.tableOptions, p.tableCreated);
+    // Another run may have created the table since chooseColumns() looked, with other columns.
+    if (const auto now = tableLayout(conn, request.table);
+        now && !now->columns.empty() && !(*now == layout)) {
+        if (!sameKeys(now->columns, layout.columns) || now->vertical != layout.vertical) {
+            refuseOtherVariables(request.table, *now, layout.columns);
+        }
+    }
+    p.type = ensureTargetTable(conn, request.table, layout, request.tableOptions, p.tableCreated);
     // The ledger lock before any lock on the table (TRUNCATE, new partitions), as every run takes
     // them: held to COMMIT, it keeps other runs' claims out while the ledger is put in order.
     p.ledger = ledgerFor(conn, request.table);
@@ -55,7 +133,10 @@ PreparedTarget prepareTarget(const LoadRequest& request, const Dataset& dataset)
     }
     checkTableGrid(conn, request.table,
                    TableGrid{dataset.grid().step(), dataset.grid().describe(), dataset.productName(),
-                             dataset.selection()});
+                             dataset.selection(), layout.vertical});
+    if (p.tableCreated || !hasLayoutRecord(conn, request.table)) {
+        recordTableLayout(conn, request.table, layout);
+    }
     p.committed = committedUnits(conn, p.ledger);
     conn.exec("COMMIT");
     return p;

@@ -24,7 +24,9 @@ void UnitSource::decode(const RawUnit& raw, DecodedBand& out) const {
 
 void UnitSource::encode(const WorkUnit& unit, const DecodedBand& band, BinaryCopyBuffer& out) const {
     const DatasetStep& step = dataset_.steps()[unit.step];
-    encoders_[step.geometry].encode(step.time, unit.row0, unit.rows, band.values, out);
+    const std::optional<float> level =
+        step.level ? std::optional<float>(static_cast<float>(*step.level)) : std::nullopt;
+    encoders_[step.geometry].encode(step.time, level, unit.row0, unit.rows, band.values, out);
 }
 
 std::string UnitSource::filesOf(std::size_t step) const {

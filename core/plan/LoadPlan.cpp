@@ -28,14 +28,11 @@ LoadPlan LoadPlan::build(const Dataset& dataset, std::uint64_t rowsPerUnit, std:
         const GridBox& box = dataset.geometries()[step.geometry].box;
         // The files behind the step, by identity: a unit of another download is another unit.
         std::set<std::string> identities;
-        for (const auto& source : step.sources) {
-            if (source) {
-                identities.insert(dataset.files()[source->file].identity());
-            }
-        }
-        for (const auto& source : step.previous) {
-            if (source) {
-                identities.insert(dataset.files()[source->file].identity());
+        for (const auto& v : dataset.columnVariables()) {
+            for (const auto* sources : {&step.sources, &step.previous}) {
+                if (v && (*sources)[*v]) {
+                    identities.insert(dataset.files()[(*sources)[*v]->file].identity());
+                }
             }
         }
         std::string sources;
@@ -56,6 +53,11 @@ LoadPlan LoadPlan::build(const Dataset& dataset, std::uint64_t rowsPerUnit, std:
         std::string time = formatTimestamp(step.time); // "2024-01-01 06:00:00+00"
         time[10] = 'T';
         time = time.substr(0, time.size() - 3) + "Z";
+        if (step.level) {
+            char level[48];
+            std::snprintf(level, sizeof level, " %.6g hPa", *step.level); // a unit never spans two levels
+            time += level;
+        }
         char where[160];
         std::snprintf(
             where, sizeof where, "%.6g..%.6g x %.6g..%.6g", grid.latitudeOf(box.northRow),

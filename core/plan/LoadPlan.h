@@ -8,16 +8,16 @@
 
 namespace isobar {
 
-// One piece of a load: a band of latitude rows of one time step. It is loaded in one transaction
-// together with its ledger row, so it is in the table entirely or not at all.
+// One piece of a load: a band of latitude rows of one time step (at one pressure level). It is loaded in one
+// transaction together with its ledger row, so it is in the table entirely or not at all.
 struct WorkUnit {
     std::uint32_t step = 0; // index into the dataset's steps
     std::uint32_t row0 = 0; // first box row
     std::uint32_t rows = 0; // box rows in the band
     std::uint64_t rowCount = 0;
     // Stable across runs of the same load: derived from the source files' identities, the time
-    // and the band's place on the grid. "2024-01-01T06:00:00Z rows 145-289 of 90..-90 x -179.75..180
-    // [3f2a...]"
+    // (and level) and the band's place on the grid. "2024-01-01T06:00:00Z rows 145-289 of 90..-90 x
+    // -179.75..180 [3f2a...]", "2024-01-01T06:00:00Z 500 hPa rows ..." on pressure levels.
     std::string key;
 };
 

@@ -145,10 +145,13 @@ WeatherRows decodedRows(const isobar::Dataset& dataset, double step, std::size_t
                     row.locationId = gridLocationId(lat, lon, step);
                     row.latitude = static_cast<float>(lat);
                     row.longitude = static_cast<float>(seedLongitude(lon));
-                    for (size_t v = 0; v < 6; ++v) {
-                        const float* values = band.values[v];
-                        if (values != nullptr && !std::isnan(values[r * cols + c])) {
-                            row.values[v] = values[r * cols + c];
+                    // The seed's six, wherever the dataset's columns put them.
+                    for (size_t k = 0; k < band.values.size(); ++k) {
+                        const auto& variable = dataset.columns()[k].variable;
+                        const float* values = band.values[k];
+                        if (variable && variable->index() < 6 && values != nullptr &&
+                            !std::isnan(values[r * cols + c])) {
+                            row.values[variable->index()] = values[r * cols + c];
                         }
                     }
                     if (!rows.emplace(RowKey{row.micros, row.locationId}, row).second) {

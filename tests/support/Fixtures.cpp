@@ -97,7 +97,9 @@ void writeFixture(const QString& path, const FixtureSpec& spec) {
         } else if (role == "lon") {
             defDim(role, spec.lonName, spec.longitudes.size());
         } else if (role == "number") {
-            defDim(role, "number", 1);
+            defDim(role, "number", spec.members);
+        } else if (role == "level") {
+            defDim(role, spec.levelName, spec.levels.size());
         }
     }
     const std::string timeRole = forecast ? "init" : "time";
@@ -143,6 +145,14 @@ void writeFixture(const QString& path, const FixtureSpec& spec) {
     int vUtc = -1;
     if (spec.utcDate) {
         check(nc_def_var(ncid, "utc_date", NC_INT, 1, &dimOf.at(timeRole), &vUtc), "var utc_date");
+    }
+    int vLevel = -1;
+    if (dimOf.count("level") > 0) {
+        check(nc_def_var(ncid, spec.levelName.c_str(), spec.levelType, 1, &dimOf.at("level"), &vLevel),
+              "var level");
+        for (const auto& [name, value] : spec.levelText) {
+            text(ncid, vLevel, name.c_str(), value);
+        }
     }
     int vNumber = -1;
     if (spec.numberScalar) {
@@ -238,6 +248,9 @@ void writeFixture(const QString& path, const FixtureSpec& spec) {
         std::vector<int> dates(steps, 2024010100);
         check(nc_put_vara_int(ncid, vUtc, start0, nt, dates.data()), "utc_date");
     }
+    if (vLevel >= 0) {
+        check(nc_put_var_double(ncid, vLevel, spec.levels.data()), "levels");
+    }
     if (vNumber >= 0) {
         const long long zero = 0;
         check(nc_put_var_longlong(ncid, vNumber, &zero), "number");
@@ -252,6 +265,10 @@ void writeFixture(const QString& path, const FixtureSpec& spec) {
             len = spec.forecastHours.size();
         } else if (role == "expver") {
             len = spec.expver.size();
+        } else if (role == "level") {
+            len = spec.levels.size();
+        } else if (role == "number") {
+            len = spec.members;
         } else if (role == "lat") {
             len = spec.latitudes.size();
         } else if (role == "lon") {
@@ -280,7 +297,7 @@ void writeFixture(const QString& path, const FixtureSpec& spec) {
                         t = idx[d];
                     } else if (role == "hour") {
                         h = idx[d];
-                    } else if (role == "expver") {
+                    } else if (role == "expver" || role == "level") {
                         e = idx[d];
                     } else if (role == "lat") {
                         r = idx[d];

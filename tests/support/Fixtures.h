@@ -30,8 +30,9 @@ struct FixtureVariable {
     std::string units;
     std::string longName;
     std::map<std::string, std::string> text; // extra text attributes (GRIB_stepType, ...)
-    // Stored values by (time step, expver position, file row, file column); time step counts
-    // forecast (init, hour) pairs init-major. When empty, `stored` holds them in the variable's
+    // Stored values by (time step, expver position - or pressure level position in a file with a
+    // level dimension, file row, file column); time step counts forecast (init, hour) pairs
+    // init-major. When empty, `stored` holds them in the variable's
     // dimension order.
     std::function<double(std::size_t, std::size_t, std::size_t, std::size_t)> value;
     std::vector<double> stored; // time x latitude x longitude, row-major
@@ -56,8 +57,14 @@ struct FixtureSpec {
     std::map<std::string, std::string> lonText; // ... and of the longitude coordinate
     nc_type coordType = NC_FLOAT;
     // Dimension order of the data variables, by role: "time", "expver", "init", "hour", "lat", "lon",
-    // "number" (a size-1 dimension).
+    // "number" (a size-1 dimension, or `members` long), "level".
     std::vector<std::string> dimOrder = {"time", "lat", "lon"};
+    // A level dimension: its name, coordinate values, type and attributes (units, long_name, ...).
+    std::string levelName = "level";
+    std::vector<double> levels;
+    nc_type levelType = NC_INT;
+    std::map<std::string, std::string> levelText;
+    std::size_t members = 1;             // length of the "number" dimension
     std::vector<long long> expver;       // an expver dimension with these values
     bool expverAsStrings = false;        // ... stored as "0001", "0005" strings
     std::vector<std::string> stepExpver; // a per-step expver(time) string variable (CDS 2024)

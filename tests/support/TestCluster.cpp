@@ -142,10 +142,20 @@ QString scalar(Connection& conn, const std::string& sql) {
 }
 
 std::vector<WeatherRow> readWeatherRowsInOrder(Connection& conn, const std::string& table) {
+    // A table has the columns of the variables its first load had: a seed column it lacks reads
+    // as NULL.
+    std::string seedColumns;
+    for (const char* column : {"temperature_2m", "zonal_wind_10m", "meridional_wind_10m", "total_cloud_cover",
+                               "total_precipitation", "snowfall"}) {
+        const bool has = conn.query("SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass($1) AND "
+                                    "attname = $2 AND NOT attisdropped",
+                                    {table, column})
+                             .text(0, 0) != "0";
+        seedColumns += std::string(", ") + (has ? column : "NULL::real");
+    }
     Result r = conn.query("SELECT (extract(epoch FROM time - '2000-01-01 00:00:00+00') * 1000000)::bigint, "
-                          "location_id, latitude, longitude, temperature_2m, zonal_wind_10m, "
-                          "meridional_wind_10m, total_cloud_cover, total_precipitation, snowfall FROM " +
-                          table + " ORDER BY time, latitude DESC, longitude");
+                          "location_id, latitude, longitude" +
+                          seedColumns + " FROM " + table + " ORDER BY time, latitude DESC, longitude");
     std::vector<WeatherRow> rows;
     rows.reserve(static_cast<std::size_t>(r.rows()));
     for (int i = 0; i < r.rows(); ++i) {

@@ -1,0 +1,80 @@
+#include "domain/Columns.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace isobar {
+
+std::string_view describe(Vertical v) {
+    return v == Vertical::PressureLevels ? "pressure levels" : "surface";
+}
+
+ValueColumn ValueColumn::of(Variable v) {
+    const VariableSpec& s = spec(v);
+    return ValueColumn{std::string(s.shortName),
+                       v,
+                       std::string(s.column),
+                       std::string(s.longName),
+                       std::string(s.tableUnits),
+                       s.conversion,
+                       s.accumulated};
+}
+
+ValueColumn ValueColumn::unknown(std::string_view fileName, std::string_view longName,
+                                 std::string_view units) {
+    const std::string column = columnIdentifier(fileName);
+    return ValueColumn{column,           std::nullopt, column, std::string(longName), std::string(units),
+                       Conversion::None, false};
+}
+
+std::string ValueColumn::describe() const {
+    std::string out = longName.empty() ? key : longName;
+    if (variable) {
+        const VariableSpec& s = spec(*variable);
+        out += " (ERA5 " + std::string(s.shortName) + ", paramId " + std::to_string(s.paramId) + ", " +
+               std::string(isobar::describe(s.timing)) + ")";
+    } else {
+        out += " (not in Isobar's catalog: loaded as the file stores it)";
+    }
+    out += "; units " + (units.empty() ? std::string("none given") : units);
+    if (conversion != Conversion::None) {
+        out += ", converted " + std::string(isobar::describe(conversion));
+    }
+    return out;
+}
+
+std::string TableLayout::keys(std::string_view separator) const {
+    std::string out;
+    for (const ValueColumn& c : columns) {
+        out += (out.empty() ? "" : std::string(separator)) + c.key;
+    }
+    return out;
+}
+
+const ValueColumn* TableLayout::find(std::string_view key) const {
+    const auto it =
+        std::find_if(columns.begin(), columns.end(), [&](const ValueColumn& c) { return c.key == key; });
+    return it == columns.end() ? nullptr : &*it;
+}
+
+std::string columnIdentifier(std::string_view name) {
+    std::string out;
+    for (const char c : name) {
+        const auto u = static_cast<unsigned char>(c);
+        out += std::isalnum(u) != 0 && u < 0x80 ? static_cast<char>(std::tolower(u)) : '_';
+    }
+    if (out.empty() || std::isdigit(static_cast<unsigned char>(out.front())) != 0) {
+        out = "v_" + out;
+    }
+    if (out.size() > 63) {
+        out.resize(63);
+    }
+    return out;
+}
+
+bool isKeyColumn(std::string_view column) {
+    return column == "time" || column == "location_id" || column == "latitude" || column == "longitude" ||
+           column == "pressure_level";
+}
+
+} // namespace isobar
