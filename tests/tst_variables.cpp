@@ -630,6 +630,23 @@ private slots:
         test::writeFixture(hpaFile, hpa);
         VERIFY_MESSAGE(test::errorOf([&] { (void)Era5File::open(hpaFile.toStdString()); }), "refuse-hpa.nc",
                        "variable sp has units 'hPa'", "expected in Pa", "refusing to guess");
+
+        // A variable the catalog does not know, in other units than its column was made for.
+        FixtureSpec first = twelveVariableFile(false);
+        const QString firstFile = cluster_->workDir() + "/unknown-units-1.nc";
+        test::writeFixture(firstFile, first);
+        s = test::loadFiles(*cluster_, {firstFile}, "unknown_units");
+        QVERIFY2(s.status == LoadStatus::Completed, s.error ? s.error->message.c_str() : "");
+        FixtureSpec second = twelveVariableFile(false);
+        second.times = test::timesSince({test::pgMicros(2024, 3, 2, 6)}, test::pgMicros(1970, 1, 1), 1'000'000);
+        second.variables.back().units = "%";
+        const QString secondFile = cluster_->workDir() + "/unknown-units-2.nc";
+        test::writeFixture(secondFile, second);
+        s = test::loadFiles(*cluster_, {secondFile}, "unknown_units");
+        QVERIFY(s.status == LoadStatus::Failed);
+        VERIFY_MESSAGE(QString::fromStdString(s.error->message), "column wind_power_index", "in '1'", "in '%'",
+                       "cannot convert");
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM unknown_units"), QString("40"));
     }
 
     // --variables by any name a variable goes by: short name, NetCDF name, long name, GRIB paramId.

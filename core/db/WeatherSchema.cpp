@@ -74,6 +74,7 @@ std::optional<std::vector<FoundColumn>> columnsOf(Connection& conn, const TableN
                    "ORDER BY a.attnum",
                    {exists.text(0, 0)});
     std::vector<FoundColumn> out;
+    out.reserve(static_cast<std::size_t>(cols.rows()));
     for (int r = 0; r < cols.rows(); ++r) {
         out.push_back(
             FoundColumn{cols.text(r, 0), cols.text(r, 1), cols.text(r, 2) == "t", cols.text(r, 3) == "t"});

@@ -250,7 +250,7 @@ std::string renderInspectionText(const Inspection& inspection) {
             out << "    " << v.name << " -> " << v.column.column;
             if (!v.column.variable) {
                 out << " (not in Isobar's catalog: loaded as stored)";
-            } else if (v.column.longName != "") {
+            } else if (!v.column.longName.empty()) {
                 out << " (" << v.column.longName << ")";
             }
             out << ": " << v.storage << ", units '" << v.units << "', conversion " << v.conversion;
