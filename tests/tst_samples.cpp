@@ -29,8 +29,9 @@ private slots:
         QTest::newRow("legacy 0.25 grid, negative longitudes")
             << "cds-legacy_grid-0.25_neg-lon_t2m.nc" << false << "t2m"
             << "CDS legacy (grib_to_netcdf)" << 0.25 << 1;
+        // Its points are points of ERA5's 0.25 deg grid, so they keep that grid's location_ids.
         QTest::newRow("legacy global 20 deg") << "cds-legacy_global-20deg_t2m.nc" << false << "t2m"
-                                              << "CDS legacy (grib_to_netcdf)" << 20.0 << 1;
+                                              << "CDS legacy (grib_to_netcdf)" << 0.25 << 1;
         QTest::newRow("2024 netCDF4 wind, valid_time")
             << "cds-2024_wind_u10v10_expver5.nc" << false << "u10 v10"
             << "CDS 2024 (cfgrib)" << 0.25 << 30;

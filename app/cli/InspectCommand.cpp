@@ -23,7 +23,9 @@ options:
 std::vector<OptionSpec> inputOptionSpecs() {
     return {
         {"off-grid", "refuse|nearest", "points off the grid: refuse (default), or use the nearest cell's id"},
-        {"grid", "DEG", "grid spacing for single-point files that do not show it (default 0.25)"},
+        {"grid", "DEG",
+         "the global grid whose location_ids rows get (default: ERA5's 0.25, also for coarser downloads "
+         "of its points; ERA5-Land's 0.1; else the file's own spacing)"},
         {"product", "auto|era5|era5-land", "what the files hold (auto: ERA5-Land on the 0.1 grid)"},
     };
 }

@@ -41,11 +41,10 @@ std::string GlobalGrid::describe() const {
 }
 
 std::string GridBox::describe(const GlobalGrid& grid) const {
-    const double north = grid.latitudeOf(northRow);
-    const double south = grid.latitudeOf(northRow - static_cast<std::int32_t>(rows) + 1);
-    const double west = grid.longitudeOf(westColumn);
-    const double east =
-        grid.longitudeOf((westColumn + static_cast<std::int32_t>(cols) - 1) % grid.longitudes());
+    const double north = grid.latitudeOf(gridRow(0));
+    const double south = grid.latitudeOf(gridRow(rows - 1));
+    const double west = grid.longitudeOf(gridColumn(0, grid));
+    const double east = grid.longitudeOf(gridColumn(cols - 1, grid));
     return "lat " + formatCoordinate(north) + ".." + formatCoordinate(south) + ", lon " +
            formatCoordinate(west) + ".." + formatCoordinate(east) + " (" + std::to_string(rows) + " x " +
            std::to_string(cols) + " points)";
@@ -66,17 +65,17 @@ GridGeometry GridGeometry::fromAxes(const std::vector<double>& latitudes,
     return g;
 }
 
-GridGeometry GridGeometry::forBox(const GlobalGrid& grid, std::int32_t northRow, std::int32_t westColumn,
+GridGeometry GridGeometry::forBox(const GlobalGrid& grid, const GridBox& box,
                                   const std::vector<double>& latitudes,
                                   const std::vector<double>& longitudes) {
     GridGeometry g;
     for (std::size_t r = 0; r < latitudes.size(); ++r) {
         g.latitude.push_back(static_cast<float>(latitudes[r]));
-        g.rowFirstId.push_back(grid.firstIdOfRow(northRow - static_cast<std::int32_t>(r)));
+        g.rowFirstId.push_back(grid.firstIdOfRow(box.gridRow(r)));
     }
     for (std::size_t c = 0; c < longitudes.size(); ++c) {
         g.longitude.push_back(static_cast<float>(normalizeLongitude(longitudes[c])));
-        g.lonIndex.push_back((westColumn + static_cast<std::int32_t>(c)) % grid.longitudes());
+        g.lonIndex.push_back(box.gridColumn(c, grid));
     }
     return g;
 }

@@ -93,12 +93,27 @@ private:
 };
 
 // The part of the global grid a file covers: rows from north to south, columns from west to east
-// (wrapping at the date line).
+// (wrapping at the date line). Usually a contiguous block of the grid; a coarser grid whose points
+// are points of this one (1 deg on ERA5's 0.25 deg), or the nearest cells of points off the grid
+// at a spacing that is not the grid's, skip rows or columns: then rowIndex and columnIndex list them.
 struct GridBox {
     std::int32_t northRow = 0; // global latitude index of the first (northernmost) row
     std::size_t rows = 0;
     std::int32_t westColumn = 0; // global longitude index of the first (westernmost) column
     std::size_t cols = 0;
+    // The global latitude index of each row (north to south) and longitude index of each column
+    // (west to east), when they skip some of the grid's; empty when row i is northRow - i and
+    // column j is westColumn + j (wrapped).
+    std::vector<std::int32_t> rowIndex{};
+    std::vector<std::int32_t> columnIndex{};
+
+    std::int32_t gridRow(std::size_t i) const {
+        return rowIndex.empty() ? northRow - static_cast<std::int32_t>(i) : rowIndex[i];
+    }
+    std::int32_t gridColumn(std::size_t j, const GlobalGrid& grid) const {
+        return columnIndex.empty() ? (westColumn + static_cast<std::int32_t>(j)) % grid.longitudes()
+                                   : columnIndex[j];
+    }
 
     friend bool operator==(const GridBox&, const GridBox&) = default;
     // "lat 70..30, lon -30..10 (161 x 161 points)"
@@ -116,9 +131,9 @@ struct GridGeometry {
 
     // On the seed's 0.25 deg grid, for coordinates on that grid.
     static GridGeometry fromAxes(const std::vector<double>& latitudes, const std::vector<double>& longitudes);
-    // For a box of `grid` (rows north to south from northRow, columns east from westColumn) with the
-    // real coordinates of its rows and columns (which differ from the grid's for off-grid points).
-    static GridGeometry forBox(const GlobalGrid& grid, std::int32_t northRow, std::int32_t westColumn,
+    // For a box of `grid` with the real coordinates of its rows and columns (which differ from the
+    // grid's for off-grid points).
+    static GridGeometry forBox(const GlobalGrid& grid, const GridBox& box,
                                const std::vector<double>& latitudes, const std::vector<double>& longitudes);
 };
 

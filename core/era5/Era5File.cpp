@@ -3,6 +3,7 @@
 #include "era5/Era5FileBuilder.h"
 #include "era5/TimeUnits.h"
 #include "util/Error.h"
+#include "util/Format.h"
 
 #include <algorithm>
 #include <array>
@@ -62,6 +63,8 @@ Era5File& Era5File::operator=(Era5File&& other) noexcept {
         latAscending_ = other.latAscending_;
         gridStepAssumed_ = other.gridStepAssumed_;
         offGrid_ = other.offGrid_;
+        latSpacing_ = other.latSpacing_;
+        lonSpacing_ = other.lonSpacing_;
         latitudes_ = std::move(other.latitudes_);
         longitudes_ = std::move(other.longitudes_);
         lonIndex_ = std::move(other.lonIndex_);
@@ -91,6 +94,14 @@ const FileVariable* Era5File::find(std::string_view key) const {
         }
     }
     return nullptr;
+}
+
+std::string Era5File::spacingText() const {
+    if (latSpacing_ && lonSpacing_ && std::fabs(*latSpacing_ - *lonSpacing_) > 1e-9) {
+        return formatCoordinate(*latSpacing_) + " x " + formatCoordinate(*lonSpacing_) + " deg";
+    }
+    const std::optional<double> step = latSpacing_ ? latSpacing_ : lonSpacing_;
+    return step ? formatCoordinate(*step) + " deg" : std::string();
 }
 
 std::vector<double> Era5File::boxLatitudes() const {

@@ -29,7 +29,10 @@ enum class ProductOverride : std::uint8_t { Auto, Era5, Era5Land };
 
 struct OpenOptions {
     OffGridPolicy offGrid = OffGridPolicy::Refuse;
-    // Grid spacing for files that do not show it (single points); empty: from the file, else 0.25.
+    // The spacing of the global grid whose location_ids the rows get. Empty: the grid of the
+    // product when the file's points are on it (ERA5's 0.25 deg, also for coarser downloads of its
+    // points; ERA5-Land's 0.1 deg), else the grid of the file's own spacing (when that divides 360),
+    // else the product's grid with the points off it.
     std::optional<double> gridStep;
     ProductOverride product = ProductOverride::Auto;
 };
@@ -148,6 +151,12 @@ public:
     bool latitudesAscending() const noexcept { return latAscending_; }
     bool gridStepAssumed() const noexcept { return gridStepAssumed_; }
     bool offGrid() const noexcept { return offGrid_; }
+    // How far apart the file's own points are (empty along an axis of one point): the grid's step,
+    // a multiple of it for a coarser grid on this one, anything for points off the grid.
+    std::optional<double> latitudeSpacing() const noexcept { return latSpacing_; }
+    std::optional<double> longitudeSpacing() const noexcept { return lonSpacing_; }
+    // "1 deg", "0.25 x 0.25025 deg" (latitude x longitude); empty for a single point.
+    std::string spacingText() const;
     // Coordinates as stored, in file order.
     const std::vector<double>& latitudes() const noexcept { return latitudes_; }
     const std::vector<double>& longitudes() const noexcept { return longitudes_; }
@@ -211,6 +220,8 @@ private:
     bool latAscending_ = false;
     bool gridStepAssumed_ = false;
     bool offGrid_ = false;
+    std::optional<double> latSpacing_;
+    std::optional<double> lonSpacing_;
     std::vector<double> latitudes_;
     std::vector<double> longitudes_;
     std::vector<std::int32_t> lonIndex_; // global column of each file column

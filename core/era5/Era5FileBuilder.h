@@ -66,6 +66,17 @@ private:
     // The spacing of a coordinate axis; nullopt for a single value. Fails when it is not regular.
     std::optional<double> spacing(const std::vector<double>& values, const char* what, bool wraps) const;
     void readGrid();
+    // The global grid whose location_ids the rows get (see OpenOptions::gridStep).
+    GlobalGrid chooseGrid();
+    // Box rows and columns: each point's (nearest) grid cell, refused when two points share one.
+    void placeRows(const std::vector<std::int32_t>& latIndex);
+    void placeColumns(std::int32_t firstRow);
+    [[noreturn]] void failSharedCell(std::size_t latA, std::size_t lonA, std::size_t latB, std::size_t lonB,
+                                     std::int32_t row, std::int32_t column) const;
+    // The global attributes that tell where the file comes from, lower case.
+    std::string provenance() const;
+    // The provenance names ERA5-Land.
+    bool namedEra5Land() const;
     // Steps from a CF "since" axis, a date-number axis, or forecast init + hour.
     std::vector<PgTimestamp> readTimes(int dim) const;
     void readTimeAxis();

@@ -296,13 +296,22 @@ void Era5FileBuilder::readExpver() {
     }
 }
 
-void Era5FileBuilder::decideProduct() {
-    std::string provenance;
+std::string Era5FileBuilder::provenance() const {
+    std::string out;
     for (const char* attr : {"history", "title", "source", "DATA_SOURCE", "GRIB_centreDescription"}) {
-        provenance += lower(text(NC_GLOBAL, attr).value_or("")) + " ";
+        out += lower(text(NC_GLOBAL, attr).value_or("")) + " ";
     }
-    const bool landByName = contains(provenance, "era5-land") || contains(provenance, "era5_land") ||
-                            contains(provenance, "era5land");
+    return out;
+}
+
+bool Era5FileBuilder::namedEra5Land() const {
+    const std::string p = provenance();
+    return contains(p, "era5-land") || contains(p, "era5_land") || contains(p, "era5land");
+}
+
+void Era5FileBuilder::decideProduct() {
+    const std::string provenance = this->provenance();
+    const bool landByName = namedEra5Land();
     switch (options_.product) {
     case ProductOverride::Era5:
         f_.era5Land_ = false;

@@ -91,8 +91,15 @@ FileInspection describe(const Era5File& f, const Dataset* scanOf, std::uint32_t 
     fi.layout = f.layout();
     fi.product =
         std::string(f.era5Land() ? "ERA5-Land" : "ERA5") + (f.monthlyMeans() ? " monthly means" : " hourly");
-    fi.grid = f.grid().describe();
     fi.gridStep = f.grid().step();
+    const auto gridsOwn = [&](const std::optional<double>& s) {
+        return !s || std::fabs(*s - f.grid().step()) < 1e-9;
+    };
+    if (!gridsOwn(f.latitudeSpacing()) || !gridsOwn(f.longitudeSpacing())) {
+        fi.pointSpacing = f.spacingText();
+    }
+    fi.grid = f.grid().describe() +
+              (fi.pointSpacing.empty() ? "" : ", the file's points " + fi.pointSpacing + " apart");
     fi.box = f.box().describe(f.grid());
     fi.orientation = std::string("latitude ") +
                      (f.latitudesAscending() ? "ascending (south to north)" : "descending (north to south)");
@@ -319,7 +326,8 @@ std::string renderInspectionJson(const Inspection& inspection) {
         }
         j.field("format", f.format).field("layout", f.layout).field("product", f.product);
         j.key("grid").beginObject();
-        j.field("description", f.grid).field("step", f.gridStep).field("box", f.box);
+        j.field("description", f.grid).field("step", f.gridStep).field("pointSpacing", f.pointSpacing);
+        j.field("box", f.box);
         j.field("orientation", f.orientation).field("offGrid", f.offGrid);
         j.endObject();
         j.key("time").beginObject();

@@ -9,8 +9,7 @@ UnitSource::UnitSource(const Dataset& dataset)
     : dataset_(dataset)
     , reader_(dataset) {
     for (const DatasetGeometry& g : dataset.geometries()) {
-        encoders_.emplace_back(GridGeometry::forBox(dataset.grid(), g.box.northRow, g.box.westColumn,
-                                                    g.latitudes, g.longitudes));
+        encoders_.emplace_back(GridGeometry::forBox(dataset.grid(), g.box, g.latitudes, g.longitudes));
     }
 }
 

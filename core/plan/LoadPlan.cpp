@@ -59,11 +59,9 @@ LoadPlan LoadPlan::build(const Dataset& dataset, std::uint64_t rowsPerUnit, std:
             time += level;
         }
         char where[160];
-        std::snprintf(
-            where, sizeof where, "%.6g..%.6g x %.6g..%.6g", grid.latitudeOf(box.northRow),
-            grid.latitudeOf(box.northRow - static_cast<std::int32_t>(box.rows) + 1),
-            grid.longitudeOf(box.westColumn),
-            grid.longitudeOf((box.westColumn + static_cast<std::int32_t>(box.cols) - 1) % grid.longitudes()));
+        std::snprintf(where, sizeof where, "%.6g..%.6g x %.6g..%.6g", grid.latitudeOf(box.gridRow(0)),
+                      grid.latitudeOf(box.gridRow(box.rows - 1)), grid.longitudeOf(box.gridColumn(0, grid)),
+                      grid.longitudeOf(box.gridColumn(box.cols - 1, grid)));
         for (std::uint32_t row0 = 0; row0 < box.rows; row0 += bandRows) {
             WorkUnit unit;
             unit.step = s;

@@ -37,7 +37,8 @@ double seedLongitude(double lon) {
 int gridLocationId(double lat, double lon, double step) {
     const long columns = std::lround(360.0 / step);
     const long latIndex = std::lround((lat + 90.0) / step);
-    const long lonIndex = std::lround((seedLongitude(lon) + 180.0 - step) / step);
+    // Columns wrap: west of -180 + step / 2 the nearest grid point is 180 (an off-grid point).
+    const long lonIndex = (std::lround((seedLongitude(lon) + 180.0 - step) / step) + columns) % columns;
     return static_cast<int>(latIndex * columns + lonIndex + 1);
 }
 

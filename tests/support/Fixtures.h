@@ -117,7 +117,8 @@ qint64 pgMicros(int year, int month, int day, int hour = 0, int minute = 0, int 
 // Longitude in (-180, 180] as the seed stores it: x - 360 where x > 180, -180 becomes 180.
 double seedLongitude(double lon);
 // location_id on the global grid of spacing `step` (the seed's formula, generalized):
-// round((lat + 90) / step) * round(360 / step) + round((lon + 180 - step) / step) + 1, lon as above.
+// round((lat + 90) / step) * round(360 / step) + round((lon + 180 - step) / step) + 1, lon as above
+// (the column taken modulo round(360 / step): the nearest point of a longitude just east of -180 is 180).
 int gridLocationId(double lat, double lon, double step = 0.25);
 // The table column of a variable name (t2m / VAR_2T -> 0, ..., sf -> 5); -1 for anything else.
 int columnOf(const std::string& variableName);
