@@ -268,8 +268,14 @@ std::optional<Variable> findParamId(long paramId) {
 std::optional<Variable> findVariable(const VariableClues& clues) {
     const std::string n = lower(clues.name);
     const std::string ln = lower(clues.longName);
+    // Short names first across the whole catalog: sd and sde share the long name "Snow depth".
     for (std::size_t i = 0; i < kCatalog.size(); ++i) {
-        if (n == kCatalog[i].shortName || (!ln.empty() && ln == lower(kCatalog[i].longName))) {
+        if (n == kCatalog[i].shortName) {
+            return Variable(i);
+        }
+    }
+    for (std::size_t i = 0; i < kCatalog.size(); ++i) {
+        if (!ln.empty() && ln == lower(kCatalog[i].longName)) {
             return Variable(i);
         }
     }
