@@ -1,23 +1,34 @@
 #include "Commands.h"
+#include "domain/Variable.h"
 #include "era5/SampleWriter.h"
 #include "era5/TimeUnits.h"
 #include "util/Error.h"
 #include "util/Format.h"
 
 #include <chrono>
+#include <cmath>
 #include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace isobar::cli {
 
 namespace {
 
 const char* kSampleHelp = R"(usage: isobar-cli sample --out FILE --hours N [--layout NAME] [options]
+       isobar-cli sample --out FILE --hours N [--variables V,W|all] [--levels P,Q] [options]
 
 Writes a SYNTHETIC NetCDF file in the layout of a real ERA5 download - by default a classic one from
 the Copernicus CDS (netCDF3 64-bit offset, int16 packed t2m u10 v10 tcc tp sf on the 0.25 degree
 grid, time in hours since 1900); --layout picks another. The values are made up by a formula -
 plausible, deterministic per seed and the same in every layout, NOT real ERA5 data - and the
 files' global attributes say so. Use it to try Isobar and to benchmark.
+
+--variables writes other variables of the catalog (short names: t2m,d2m,sp,ssrd,u100,swvl1 ...;
+"all": every one the layout can hold), each within its usual range. The pressure-level layouts
+cds-legacy-pl and cds-2024-pl write t u v z q r on 1000, 850 and 500 hPa unless --variables and
+--levels say otherwise; the other layouts are at single levels.
 
 options:
 )";
@@ -44,6 +55,70 @@ PgTimestamp parseStart(const std::string& text) {
     }
 }
 
+std::vector<std::string> commaList(const std::string& text) {
+    std::vector<std::string> items;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        if (!item.empty()) {
+            items.push_back(item);
+        }
+    }
+    return items;
+}
+
+// "t2m,d2m,ssrd" (any name a catalog variable goes by), or "all": what the layout can hold.
+std::vector<Variable> parseVariables(const std::string& text, SampleLayout layout) {
+    const std::vector<std::string> names = commaList(text);
+    if (names.empty()) {
+        throw UsageError{"--variables needs at least one name (e.g. --variables t2m,d2m,ssrd, or all)"};
+    }
+    if (names.size() == 1 && names.front() == "all") {
+        return allSampleVariables(layout);
+    }
+    std::vector<Variable> variables;
+    for (const std::string& name : names) {
+        const auto v = findVariable(name);
+        if (!v) {
+            throw UsageError{"--variables: '" + name + "' is not in the variable catalog (" +
+                             catalogShortNames() + ")"};
+        }
+        variables.push_back(*v);
+    }
+    return variables;
+}
+
+std::vector<double> parseLevels(const std::string& text) {
+    const std::vector<std::string> items = commaList(text);
+    if (items.empty()) {
+        throw UsageError{"--levels needs at least one pressure level in hPa (e.g. --levels 1000,850,500)"};
+    }
+    std::vector<double> levels;
+    for (const std::string& item : items) {
+        std::size_t used = 0;
+        double hPa = 0.0;
+        try {
+            hPa = std::stod(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used == 0 || used != item.size() || !std::isfinite(hPa)) {
+            throw UsageError{"--levels: '" + item +
+                             "' is not a pressure level in hPa (e.g. --levels 1000,850,500)"};
+        }
+        levels.push_back(hPa);
+    }
+    return levels;
+}
+
+std::string levelList(const std::vector<double>& levels) {
+    std::string out;
+    for (double hPa : levels) {
+        out += (out.empty() ? "" : " ") + formatCoordinate(hPa);
+    }
+    return out;
+}
+
 } // namespace
 
 int runSampleCommand(const std::vector<std::string>& args, std::stop_token stop) {
@@ -54,7 +129,11 @@ int runSampleCommand(const std::vector<std::string>& args, std::stop_token stop)
         {"start", "DATE", "first time step, UTC (default 2024-01-01T00)"},
         {"seed", "N", "seed of the synthetic values (default 1)"},
         {"layout", "NAME",
-         "cds-legacy (default), cds-2024, cds-2024-zip, cds-expver, or ncar (--out is then a directory)"},
+         "cds-legacy (default), cds-2024, cds-2024-zip, cds-expver, ncar (--out is then a directory), "
+         "cds-legacy-pl or cds-2024-pl (pressure levels)"},
+        {"variables", "V,W|all",
+         "catalog variables to write (default t2m,u10,v10,tcc,tp,sf; t,u,v,z,q,r on pressure levels)"},
+        {"levels", "P,Q", "pressure levels in hPa, 1-1000, pressure-level layouts (default 1000,850,500)"},
         {"help", "", "show this help"},
     };
     const ParsedArgs parsed("sample", specs, args);
@@ -89,10 +168,21 @@ int runSampleCommand(const std::vector<std::string>& args, std::stop_token stop)
     if (const auto layout = parsed.value("layout")) {
         const auto parsedLayout = parseSampleLayout(*layout);
         if (!parsedLayout) {
-            throw UsageError{"--layout takes cds-legacy, cds-2024, cds-2024-zip, cds-expver or ncar, not '" +
-                             *layout + "'"};
+            throw UsageError{"--layout takes " + sampleLayoutNames() + ", not '" + *layout + "'"};
         }
         options.layout = *parsedLayout;
+    }
+    if (const auto variables = parsed.value("variables")) {
+        options.variables = parseVariables(*variables, options.layout);
+    }
+    if (const auto levels = parsed.value("levels")) {
+        options.levels = parseLevels(*levels);
+    }
+    // Variables that do not fit the layout, levels out of range: refused before anything is written.
+    try {
+        sampleContents(options);
+    } catch (const Error& e) {
+        throw UsageError{e.what()};
     }
     const auto t0 = std::chrono::steady_clock::now();
     stoppable() = true;
@@ -103,9 +193,21 @@ int runSampleCommand(const std::vector<std::string>& args, std::stop_token stop)
         std::cout << "wrote " << file.string() << "\n";
     }
     std::cout << "SYNTHETIC ERA5-like sample in the " << sampleLayoutName(options.layout)
-              << " layout: " << info.hours << " hour(s) x " << info.latitudes << " latitudes x "
-              << info.longitudes << " longitudes = " << info.rows() << " rows, 6 variables, starting "
-              << formatTimestamp(info.start) << " (" << formatDuration(seconds) << ")\n";
+              << " layout: " << info.hours << " hour(s) x ";
+    if (!info.levels.empty()) {
+        std::cout << info.levels.size() << " level(s) (" << levelList(info.levels) << " hPa) x ";
+    }
+    std::cout << info.latitudes << " latitudes x " << info.longitudes << " longitudes = " << info.rows()
+              << " rows, " << info.variables.size() << " variable(s)";
+    // The names while they fit on the line.
+    if (info.variables.size() <= 16) {
+        std::string names;
+        for (Variable v : info.variables) {
+            names += (names.empty() ? "" : " ") + std::string(spec(v).shortName);
+        }
+        std::cout << " (" << names << ")";
+    }
+    std::cout << ", starting " << formatTimestamp(info.start) << " (" << formatDuration(seconds) << ")\n";
     return kExitOk;
 }
 
