@@ -74,17 +74,8 @@ std::vector<double> axis(double from, double step, int count) {
 // float32 t2m and tp.
 FixtureSpec cds2024(const std::vector<double>& lats, const std::vector<double>& lons,
                     const std::vector<qint64>& micros) {
-    FixtureSpec spec;
-    spec.format = NC_NETCDF4;
-    spec.deflate = 1;
-    spec.timeName = "valid_time";
-    spec.timeType = NC_INT64;
-    spec.timeUnits = "seconds since 1970-01-01";
-    spec.calendar = "proleptic_gregorian";
+    FixtureSpec spec = test::cds2024Fixture(lats, lons, micros);
     spec.coordType = NC_DOUBLE;
-    spec.latitudes = lats;
-    spec.longitudes = lons;
-    spec.times = test::timesSince(micros, test::pgMicros(1970, 1, 1), 1'000'000);
     spec.variables = {test::floatVariable(0, test::withHoles(0)), test::floatVariable(4, test::withHoles(4))};
     return spec;
 }

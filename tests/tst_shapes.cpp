@@ -28,20 +28,10 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr qint64 kHour = test::kMicrosPerHour;
 
-// A CDS 2024 style file (netCDF4, valid_time in seconds since 1970) with float32 variables.
+// A CDS 2024 style file (netCDF4, valid_time in seconds since 1970), its variables to add.
 FixtureSpec cds2024(const std::vector<double>& lats, const std::vector<double>& lons,
                     const std::vector<qint64>& micros) {
-    FixtureSpec spec;
-    spec.format = NC_NETCDF4;
-    spec.deflate = 1;
-    spec.timeName = "valid_time";
-    spec.timeType = NC_INT64;
-    spec.timeUnits = "seconds since 1970-01-01";
-    spec.calendar = "proleptic_gregorian";
-    spec.latitudes = lats;
-    spec.longitudes = lons;
-    spec.times = test::timesSince(micros, test::pgMicros(1970, 1, 1), 1'000'000);
-    return spec;
+    return test::cds2024Fixture(lats, lons, micros);
 }
 
 } // namespace

@@ -195,19 +195,15 @@ std::string columnsOf(Connection& conn, const std::string& table) {
 // 100 m wind, soil water, evaporation, boundary layer height, column water vapour) and one the
 // catalog does not know.
 FixtureSpec twelveVariableFile(bool packed) {
-    FixtureSpec spec;
-    if (!packed) {
-        spec.format = NC_NETCDF4;
-        spec.timeName = "valid_time";
-        spec.timeType = NC_INT64;
-        spec.timeUnits = "seconds since 1970-01-01";
-        spec.calendar = "proleptic_gregorian";
-    }
-    spec.latitudes = test::range(50.0, 49.25, 0.25);
-    spec.longitudes = test::range(5.0, 6.0, 0.25);
     const std::vector<qint64> micros{test::pgMicros(2024, 3, 1, 6), test::pgMicros(2024, 3, 1, 7)};
-    spec.times = packed ? test::timesSince(micros, test::pgMicros(1900, 1, 1), kHour)
-                        : test::timesSince(micros, test::pgMicros(1970, 1, 1), 1'000'000);
+    FixtureSpec spec =
+        test::cds2024Fixture(test::range(50.0, 49.25, 0.25), test::range(5.0, 6.0, 0.25), micros);
+    if (packed) {
+        spec = FixtureSpec{};
+        spec.latitudes = test::range(50.0, 49.25, 0.25);
+        spec.longitudes = test::range(5.0, 6.0, 0.25);
+        spec.times = test::timesSince(micros, test::pgMicros(1900, 1, 1), kHour);
+    }
     const auto f = [](double base, double amp) {
         return [base, amp](std::size_t t, std::size_t, std::size_t r, std::size_t c) {
             return base + amp * (0.3 * static_cast<double>(t) + 0.17 * static_cast<double>(r) -
@@ -262,22 +258,17 @@ const std::map<std::string, Expect> kTwelve{
 // A pressure-level file in the legacy CDS layout (level in millibars, int16 packed) or the 2024 one
 // (pressure_level in hPa, descending, float32).
 FixtureSpec pressureLevelFile(bool legacy, const std::vector<qint64>& micros) {
-    FixtureSpec spec;
-    spec.latitudes = test::range(45.0, 44.5, 0.25);
-    spec.longitudes = {-1.0, -0.75, -0.5};
+    FixtureSpec spec = test::cds2024Fixture(test::range(45.0, 44.5, 0.25), {-1.0, -0.75, -0.5}, micros);
     if (legacy) {
+        spec = FixtureSpec{};
+        spec.latitudes = test::range(45.0, 44.5, 0.25);
+        spec.longitudes = {-1.0, -0.75, -0.5};
         spec.levels = {500, 850, 1000};
         spec.levelName = "level";
         spec.levelType = NC_INT;
         spec.levelText = {{"units", "millibars"}, {"long_name", "pressure_level"}};
         spec.times = test::timesSince(micros, test::pgMicros(1900, 1, 1), kHour);
     } else {
-        spec.format = NC_NETCDF4;
-        spec.timeName = "valid_time";
-        spec.timeType = NC_INT64;
-        spec.timeUnits = "seconds since 1970-01-01";
-        spec.calendar = "proleptic_gregorian";
-        spec.times = test::timesSince(micros, test::pgMicros(1970, 1, 1), 1'000'000);
         spec.levels = {1000, 850, 500};
         spec.levelName = "pressure_level";
         spec.levelType = NC_DOUBLE;
@@ -419,21 +410,13 @@ private slots:
     // become hourly amounts (01 UTC as it is, later hours the difference); evaporation keeps its
     // negative sign; t2m is instantaneous.
     void era5LandAccumulations() {
-        FixtureSpec spec;
-        spec.format = NC_NETCDF4;
-        spec.timeName = "valid_time";
-        spec.timeType = NC_INT64;
-        spec.timeUnits = "seconds since 1970-01-01";
-        spec.calendar = "proleptic_gregorian";
-        spec.coordType = NC_DOUBLE;
-        spec.latitudes = {45.2, 45.1};
-        spec.longitudes = {7.0, 7.1, 7.2};
-        spec.globalText = {{"history", "ERA5-Land hourly data (reanalysis-era5-land)"}};
         std::vector<qint64> micros;
         for (int h = 0; h < 4; ++h) {
             micros.push_back(test::pgMicros(2024, 6, 2, 0) + h * kHour); // 00 .. 03 UTC
         }
-        spec.times = test::timesSince(micros, test::pgMicros(1970, 1, 1), 1'000'000);
+        FixtureSpec spec = test::cds2024Fixture({45.2, 45.1}, {7.0, 7.1, 7.2}, micros);
+        spec.coordType = NC_DOUBLE;
+        spec.globalText = {{"history", "ERA5-Land hourly data (reanalysis-era5-land)"}};
         // Accumulated since 00 UTC: hour h of the day holds the sum of hours 1..h (00 UTC: all 24).
         const auto accumulated = [&micros](double perHour) {
             return [&micros, perHour](std::size_t t, std::size_t, std::size_t r, std::size_t c) {
@@ -442,9 +425,10 @@ private slots:
             };
         };
         spec.variables = {
-            variable(
-                "t2m", "K", "2 metre temperature",
-                [](std::size_t t, std::size_t, std::size_t r, std::size_t) { return 290.0 + t + 0.5 * r; }),
+            variable("t2m", "K", "2 metre temperature",
+                     [](std::size_t t, std::size_t, std::size_t r, std::size_t) {
+                         return 290.0 + static_cast<double>(t) + 0.5 * static_cast<double>(r);
+                     }),
             variable("ssrd", "J m**-2", "Surface solar radiation downwards", accumulated(250000.0)),
             variable("e", "m of water equivalent", "Evaporation", accumulated(-0.0001)),
         };
@@ -470,7 +454,9 @@ private slots:
                     row["latitude"] = static_cast<float>(spec.latitudes[r]);
                     row["longitude"] = static_cast<float>(spec.longitudes[c]);
                     row["temperature_2m"] = static_cast<float>(
-                        static_cast<double>(static_cast<float>(290.0 + t + 0.5 * r)) - 273.15);
+                        static_cast<double>(static_cast<float>(290.0 + static_cast<double>(t) +
+                                                               0.5 * static_cast<double>(r))) -
+                        273.15);
                     const double weight = 1.0 + 0.1 * static_cast<double>(r + c);
                     const auto hourly = [&](double perHour, double factor) -> std::optional<float> {
                         if (t == 0) {
@@ -638,14 +624,15 @@ private slots:
         s = test::loadFiles(*cluster_, {firstFile}, "unknown_units");
         QVERIFY2(s.status == LoadStatus::Completed, s.error ? s.error->message.c_str() : "");
         FixtureSpec second = twelveVariableFile(false);
-        second.times = test::timesSince({test::pgMicros(2024, 3, 2, 6)}, test::pgMicros(1970, 1, 1), 1'000'000);
+        second.times =
+            test::timesSince({test::pgMicros(2024, 3, 2, 6)}, test::pgMicros(1970, 1, 1), 1'000'000);
         second.variables.back().units = "%";
         const QString secondFile = cluster_->workDir() + "/unknown-units-2.nc";
         test::writeFixture(secondFile, second);
         s = test::loadFiles(*cluster_, {secondFile}, "unknown_units");
         QVERIFY(s.status == LoadStatus::Failed);
-        VERIFY_MESSAGE(QString::fromStdString(s.error->message), "column wind_power_index", "in '1'", "in '%'",
-                       "cannot convert");
+        VERIFY_MESSAGE(QString::fromStdString(s.error->message), "column wind_power_index", "in '1'",
+                       "in '%'", "cannot convert");
         QCOMPARE(test::scalar(conn, "SELECT count(*) FROM unknown_units"), QString("40"));
     }
 

@@ -25,33 +25,6 @@ QString variablesOf(const FileInspection& f) {
     return names.join(QStringLiteral(", "));
 }
 
-// The files opened together, as the loader opens them: what `isobar-cli inspect` says of the
-// dataset, or why they cannot be loaded together.
-DatasetInspection inspectTogether(const std::vector<std::filesystem::path>& files,
-                                  const OpenOptions& options) {
-    DatasetInspection d;
-    try {
-        const Dataset dataset = Dataset::open(files, options);
-        d.product = dataset.productName();
-        d.grid = dataset.grid().describe();
-        d.files = dataset.files().size();
-        d.steps = dataset.steps().size();
-        if (!dataset.steps().empty()) {
-            d.firstTime = formatTimestamp(dataset.steps().front().time);
-            d.lastTime = formatTimestamp(dataset.steps().back().time);
-        }
-        d.levels = describeLevels(dataset.levels());
-        d.rows = dataset.rowCount();
-        for (const ValueColumn& v : dataset.variables()) {
-            d.variables.push_back(v.key + " -> " + v.column);
-        }
-        d.notes = dataset.notes();
-    } catch (const std::exception& e) {
-        d.error = e.what();
-    }
-    return d;
-}
-
 } // namespace
 
 FileListModel::FileListModel(QObject* parent)
@@ -276,7 +249,7 @@ void FileListModel::listChanged() {
         // Thread boundary: opening every file together (netcdf-c again, ZIP members extracted)
         // runs on the pool; only the plain result comes back to the GUI thread.
         QThreadPool::globalInstance()->start([self, job, files = std::move(files), options] {
-            DatasetInspection result = inspectTogether(files, options);
+            DatasetInspection result = inspectDataset(files, options);
             postToGui([self, job, result = std::move(result)] {
                 if (self) {
                     self->takeDataset(job, result);

@@ -174,6 +174,31 @@ std::string describeLevels(const std::vector<double>& levels) {
     return std::to_string(levels.size()) + " pressure level(s): " + list + " hPa";
 }
 
+DatasetInspection inspectDataset(const std::vector<std::filesystem::path>& files,
+                                 const OpenOptions& options) {
+    DatasetInspection d;
+    try {
+        const Dataset dataset = Dataset::open(files, options);
+        d.product = dataset.productName();
+        d.grid = dataset.grid().describe();
+        d.files = dataset.files().size();
+        d.steps = dataset.steps().size();
+        if (!dataset.steps().empty()) {
+            d.firstTime = formatTimestamp(dataset.steps().front().time);
+            d.lastTime = formatTimestamp(dataset.steps().back().time);
+        }
+        d.rows = dataset.rowCount();
+        d.levels = describeLevels(dataset.levels());
+        for (const ValueColumn& v : dataset.variables()) {
+            d.variables.push_back(v.key + " -> " + v.column);
+        }
+        d.notes = dataset.notes();
+    } catch (const std::exception& e) {
+        d.error = e.what();
+    }
+    return d;
+}
+
 bool Inspection::ok() const {
     return !dataset.error &&
            std::none_of(files.begin(), files.end(), [](const FileInspection& f) { return f.error; });
@@ -212,25 +237,7 @@ Inspection inspect(const std::vector<std::filesystem::path>& paths, const OpenOp
         d.error = "not every file can be read (see above)";
         return result;
     }
-    try {
-        const Dataset dataset = Dataset::open(files, options);
-        d.product = dataset.productName();
-        d.grid = dataset.grid().describe();
-        d.files = dataset.files().size();
-        d.steps = dataset.steps().size();
-        if (!dataset.steps().empty()) {
-            d.firstTime = formatTimestamp(dataset.steps().front().time);
-            d.lastTime = formatTimestamp(dataset.steps().back().time);
-        }
-        d.rows = dataset.rowCount();
-        d.levels = describeLevels(dataset.levels());
-        for (const ValueColumn& v : dataset.variables()) {
-            d.variables.push_back(v.key + " -> " + v.column);
-        }
-        d.notes = dataset.notes();
-    } catch (const Error& e) {
-        d.error = e.what();
-    }
+    d = inspectDataset(files, options);
     return result;
 }
 

@@ -71,9 +71,17 @@ struct Inspection {
 // inspected) and for the dataset they form. `scan` reads every value to count missing ones.
 Inspection inspect(const std::vector<std::filesystem::path>& paths, const OpenOptions& options, bool scan);
 
+// The files opened together, as a load opens them (expanded inputs): what `inspect` says of the
+// dataset, or in `error` why they cannot be loaded together.
+DatasetInspection inspectDataset(const std::vector<std::filesystem::path>& files, const OpenOptions& options);
+
 // "surface (single level)", "3 pressure level(s): 500, 850, 1000 hPa" (the first and last three of a
 // long list).
 std::string describeLevels(const std::vector<double>& levels);
+
+// The files opened together, as a load opens them (expanded inputs): what `inspect` says of the
+// dataset, or in `error` why they cannot be loaded together.
+DatasetInspection inspectDataset(const std::vector<std::filesystem::path>& files, const OpenOptions& options);
 
 std::string renderInspectionText(const Inspection& inspection);
 std::string renderInspectionJson(const Inspection& inspection);

@@ -70,6 +70,21 @@ std::vector<double> range(double from, double to, double step) {
     return out;
 }
 
+FixtureSpec cds2024Fixture(const std::vector<double>& latitudes, const std::vector<double>& longitudes,
+                           const std::vector<qint64>& micros) {
+    FixtureSpec spec;
+    spec.format = NC_NETCDF4;
+    spec.deflate = 1;
+    spec.timeName = "valid_time";
+    spec.timeType = NC_INT64;
+    spec.timeUnits = "seconds since 1970-01-01";
+    spec.calendar = "proleptic_gregorian";
+    spec.latitudes = latitudes;
+    spec.longitudes = longitudes;
+    spec.times = timesSince(micros, pgMicros(1970, 1, 1), 1'000'000);
+    return spec;
+}
+
 void writeFixture(const QString& path, const FixtureSpec& spec) {
     gStringAttributes = spec.stringAttributes;
     int ncid = -1;

@@ -86,6 +86,11 @@ struct FixtureSpec {
 // Writes the file; QFAIL-style failures are reported by throwing std::runtime_error.
 void writeFixture(const QString& path, const FixtureSpec& spec);
 
+// A CDS 2024 (cfgrib) shaped fixture, without variables: netCDF-4 with zlib, valid_time in seconds
+// since 1970 at `micros`, the given coordinates (float32 unless coordType says otherwise).
+FixtureSpec cds2024Fixture(const std::vector<double>& latitudes, const std::vector<double>& longitudes,
+                           const std::vector<qint64>& micros);
+
 // A classic-CDS-shaped fixture over a small box with deterministic stored values (int16 packed,
 // with the given number of _FillValue entries scattered per variable).
 FixtureSpec classicFixture(const std::vector<double>& latitudes, const std::vector<double>& longitudes,
