@@ -140,8 +140,8 @@ FilesPage::FilesPage(QWidget* parent)
     offGrid_->addItem(tr("refuse the file (it names the point)"));
     offGrid_->addItem(tr("load at the nearest grid cell's location_id, keeping the real coordinates"));
     product_->addItems({tr("recognise (ERA5-Land on the 0.1 grid)"), tr("ERA5"), tr("ERA5-Land")});
-    gridStep_->addItems({tr("the product's (ERA5 0.25, ERA5-Land 0.1)"), QStringLiteral("0.25"),
-                         QStringLiteral("0.1")});
+    gridStep_->addItems(
+        {tr("the product's (ERA5 0.25, ERA5-Land 0.1)"), QStringLiteral("0.25"), QStringLiteral("0.1")});
     gridStep_->setToolTip(tr("The grid location_ids are counted on, as --grid says: by default the product's "
                              "grid when the file's points are on it (a 1 degree download keeps ERA5's 0.25 "
                              "degree ids), else the file's own spacing"));

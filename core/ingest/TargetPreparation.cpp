@@ -85,10 +85,11 @@ TableLayout chooseColumns(const LoadRequest& request, Dataset& dataset, LoadSink
         for (const ValueColumn& c : existing->columns) {
             const auto v = dataset.variableIndex(c.key);
             if (v && !c.variable && dataset.variables()[*v].units != c.units) {
-                throw Error("column " + c.column + " of table " + request.table.display() + " holds values in '" +
-                            c.units + "', but these files have " + c.key + " in '" + dataset.variables()[*v].units +
-                            "': Isobar does not know this variable, so it cannot convert; load them into another "
-                            "table (--table)");
+                throw Error(
+                    "column " + c.column + " of table " + request.table.display() + " holds values in '" +
+                    c.units + "', but these files have " + c.key + " in '" + dataset.variables()[*v].units +
+                    "': Isobar does not know this variable, so it cannot convert; load them into another "
+                    "table (--table)");
             }
         }
         layout = *existing;
