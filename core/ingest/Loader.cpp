@@ -205,6 +205,7 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
     const std::stop_callback forward(userStop, [&stop] { stop.request_stop(); });
     try {
         Dataset dataset = Dataset::open(request.files, request.open);
+        (void)dataset.match(request.variables); // a name the files lack is refused before the server is asked
         reportInput(dataset, sink);
         if (stop.stop_requested()) {
             throw Cancelled();
