@@ -1,8 +1,8 @@
 #pragma once
 
 // The detective work behind Era5File::open, one concern per method; split over
-// Era5FileBuilder.cpp (dimensions, variables, grid) and Era5FileTime.cpp (time axis, expver,
-// product, layout, chunk cache). Not a public API.
+// Era5FileBuilder.cpp (dimensions, grid), Era5FileVariables.cpp (variables, pressure levels) and
+// Era5FileTime.cpp (time axis, expver, product, layout, chunk cache). Not a public API.
 
 #include "era5/Era5File.h"
 #include "era5/FileConventions.h"
