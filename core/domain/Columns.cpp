@@ -43,18 +43,16 @@ std::string ValueColumn::describe() const {
     return out;
 }
 
-std::string TableLayout::keys(std::string_view separator) const {
+std::string keysOf(const std::vector<ValueColumn>& columns) {
     std::string out;
     for (const ValueColumn& c : columns) {
-        out += (out.empty() ? "" : std::string(separator)) + c.key;
+        out += (out.empty() ? "" : ", ") + c.key;
     }
     return out;
 }
 
-const ValueColumn* TableLayout::find(std::string_view key) const {
-    const auto it =
-        std::find_if(columns.begin(), columns.end(), [&](const ValueColumn& c) { return c.key == key; });
-    return it == columns.end() ? nullptr : &*it;
+std::string TableLayout::keys() const {
+    return keysOf(columns);
 }
 
 std::string columnIdentifier(std::string_view name) {

@@ -46,12 +46,14 @@ struct TableLayout {
     Vertical vertical = Vertical::Surface;
     std::vector<ValueColumn> columns;
 
-    // "t2m, u10, d2m": the keys, for messages and records.
-    std::string keys(std::string_view separator = ", ") const;
-    const ValueColumn* find(std::string_view key) const;
+    // "t2m, u10, d2m": the keys, for messages.
+    std::string keys() const;
 
     friend bool operator==(const TableLayout&, const TableLayout&) = default;
 };
+
+// "t2m, u10, d2m": the keys of `columns`, for messages.
+std::string keysOf(const std::vector<ValueColumn>& columns);
 
 // `name` made a valid, unquoted-safe SQL identifier: lower case, [a-z0-9_], not starting with a
 // digit, at most 63 bytes ("2m-Temp" -> "v_2m_temp").

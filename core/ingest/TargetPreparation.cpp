@@ -30,14 +30,6 @@ void checkServerForLoad(const LoadRequest& request, int workers, LoadSink& sink)
 
 namespace {
 
-std::string keysOf(const std::vector<ValueColumn>& columns) {
-    std::string out;
-    for (const ValueColumn& c : columns) {
-        out += (out.empty() ? "" : ", ") + c.key;
-    }
-    return out;
-}
-
 // The same variables, whatever their order.
 bool sameKeys(std::vector<ValueColumn> a, std::vector<ValueColumn> b) {
     const auto byKey = [](const ValueColumn& x, const ValueColumn& y) {
