@@ -106,6 +106,41 @@ private slots:
         QCOMPARE(*r.countedRows, *r.ledgerRows);
     }
 
+    // --verify: units trusts the server's count of each unit's COPY and does not scan the table;
+    // full counts it however large it is; a bad value is refused before anything loads.
+    void verificationChoices() {
+        const QString units = cluster_->workDir() + "/units.json";
+        CliRun run = runCli({"load", "--dsn", dsn_, "--table", "verified", "--rows-per-unit", "20000",
+                             "--verify", "units", "--report", units, "--reporting-period", "0", file_});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        RunReport r = readReport(units.toStdString());
+        QVERIFY(!r.countedRows.has_value());
+        QCOMPARE(*r.ledgerRows, std::uint64_t{kRows});
+        QVERIFY2(QString::fromStdString(r.verification).contains("row count of every COPY matched"),
+                 r.verification.c_str());
+        QVERIFY2(QString::fromStdString(r.verification).contains(QString::number(kRows) + " rows in "),
+                 r.verification.c_str());
+        QVERIFY2(QString::fromStdString(r.verification).contains("--verify full"), r.verification.c_str());
+
+        // Rows the ledger does not know about are what only a full count finds.
+        Connection conn = cluster_->connect();
+        conn.exec("INSERT INTO verified (time, location_id) VALUES ('2030-01-01', 1)");
+        const QString full = cluster_->workDir() + "/full.json";
+        run = runCli({"load", "--dsn", dsn_, "--table", "verified", "--verify", "full", "--report", full,
+                      "--reporting-period", "0", file_});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        r = readReport(full.toStdString());
+        QCOMPARE(r.rows, std::uint64_t{0}); // everything was loaded already
+        QCOMPARE(*r.countedRows, std::uint64_t{kRows + 1});
+        QCOMPARE(*r.ledgerRows, std::uint64_t{kRows});
+        QVERIFY2(QString::fromStdString(r.verification).contains("the ledger accounts for"),
+                 r.verification.c_str());
+
+        run = runCli({"load", "--dsn", dsn_, "--table", "verified", "--verify", "some", file_});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("--verify takes auto, units or full, not 'some'"), qPrintable(run.err));
+    }
+
     // The report model's own round trip, including the thinned series of a long run.
     void longRunIsThinned() {
         struct Quiet final : LoadSink {};

@@ -6,6 +6,8 @@
 #include "util/Error.h"
 #include "util/Format.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -133,6 +135,9 @@ public:
         if (s.retries > 0) {
             std::cerr << s.retries << " transient failure(s) were retried\n";
         }
+        spdlog::debug("time by stage: {}", LoadPhases::describe(s.phases.run));
+        spdlog::debug("workers' time (summed): {}; {} transaction(s)", LoadPhases::describe(s.phases.workers),
+                      s.phases.transactions);
         std::cout << formatCopySummary(s.rows, s.seconds, s.workers) << std::endl;
     }
     void failed(const LoadError& e) override {
@@ -186,6 +191,13 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
          "how rows reach the server: stream (COPY FROM STDIN, default) or file "
          "(COPY FROM 'file', for a server on this machine)"},
         {"rows-per-unit", "N", "rows per work unit (default 250000)"},
+        {"rows-per-transaction", "N",
+         "a worker puts consecutive units into one transaction up to this many rows (default 2000000; 1: a "
+         "transaction per unit)"},
+        {"verify", "auto|units|full",
+         "after the load: units (the server's row count of each unit's COPY, checked in its transaction; "
+         "always done), full (also count(*) of the whole table against the ledger), auto (default: full "
+         "for a table of at most a million rows)"},
         {"report", "PATH",
          "also write the run report here: .json, .csv or .html (a JSON one always goes to the "
          "report directory)"},
@@ -253,12 +265,22 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
         }
     }
     request.rowsPerUnit = static_cast<std::uint64_t>(parsed.integer("rows-per-unit", 0, 1000, 100'000'000));
+    request.rowsPerTransaction =
+        static_cast<std::uint64_t>(parsed.integer("rows-per-transaction", 0, 1, 1'000'000'000));
     request.open = openOptionsFrom(parsed);
     const std::string allMissing = parsed.value("all-missing", "skip");
     if (allMissing == "load") {
         request.allMissing = AllMissingPolicy::Load;
     } else if (allMissing != "skip") {
         throw UsageError{"--all-missing takes skip or load, not '" + allMissing + "'"};
+    }
+    const std::string verify = parsed.value("verify", "auto");
+    if (verify == "units") {
+        request.verification = Verification::Units;
+    } else if (verify == "full") {
+        request.verification = Verification::Full;
+    } else if (verify != "auto") {
+        throw UsageError{"--verify takes auto, units or full, not '" + verify + "'"};
     }
     const auto period = parsePeriod(parsed.value("reporting-period", "10s"));
     for (const auto& f : parsed.positional()) {

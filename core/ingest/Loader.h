@@ -23,6 +23,21 @@ enum class AllMissingPolicy : std::uint8_t { Skip, Load };
 // COPY ... FROM 'file', which skips the socket (bench ingest measures what that is worth).
 enum class Transport : std::uint8_t { Stream, ServerFile };
 
+// How a run checks what it loaded. Every unit is checked in its own transaction whatever is chosen:
+// the server's row count of the unit's COPY must equal the rows sent, and the ledger row committed
+// with it records that count. A count(*) of the whole table on top costs a scan of everything in
+// it (seconds for tens of millions of rows, growing with the warehouse), so it is not the default
+// for a large table.
+enum class Verification : std::uint8_t {
+    Auto,  // the units' counts, and count(*) when the ledger says the table is small
+    Units, // the units' counts only
+    Full,  // the units' counts and count(*) of the whole table, however long it takes
+};
+
+// The largest table (rows, as the ledger says) Verification::Auto still counts: well under a
+// second to scan.
+inline constexpr std::uint64_t kCountedTableRows = 1'000'000;
+
 struct LoadRequest {
     std::string conninfo;
     TableName table{"", "weather"};
@@ -36,7 +51,11 @@ struct LoadRequest {
     int workers = 0;               // 0: defaultWorkerCount()
     std::uint64_t rowsPerUnit = 0; // 0: a few hundred thousand
     std::uint32_t bandRows = 0;    // > 0: latitude rows per unit instead (tests)
+    // Rows a worker puts into one transaction, in whole units (0: LoadPlan's default; 1: one unit
+    // per transaction).
+    std::uint64_t rowsPerTransaction = 0;
     Transport transport = Transport::Stream;
+    Verification verification = Verification::Auto;
     // Durability traded for speed for this run only (default: nothing changed). Server-wide
     // changes are journaled, applied and verified before the first row, and restored after the run
     // however it ends.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "db/Connection.h"
 #include "ingest/Loader.h"
 #include "report/RunReport.h"
 
@@ -8,9 +9,9 @@
 namespace isobar {
 
 // Records a run for its report while passing every event on to another sink (the CLI's printer,
-// the GUI adapter). finish() completes the report after the run: the server's settings and a
-// count of the table against the ledger, both best effort (a report is written even when the
-// server is gone).
+// the GUI adapter). finish() completes the report after the run: the server's settings and the
+// verification the request asks for (the units' own counts; count(*) against the ledger for a small
+// table or on request), both best effort (a report is written even when the server is gone).
 class ReportRecorder final : public LoadSink {
 public:
     ReportRecorder(LoadSink& inner, const LoadRequest& request);
@@ -28,6 +29,10 @@ public:
     RunReport finish(const LoadSummary& summary);
 
 private:
+    // The verification's summary line; sets `counted` when the table was counted.
+    std::string verifyTable(Connection& conn, const LoadSummary& summary, std::uint64_t ledgerRows,
+                            std::optional<std::uint64_t>& counted) const;
+
     LoadSink& inner_;
     const LoadRequest& request_;
     RunReport report_;
