@@ -250,15 +250,10 @@ private:
 
     // A load of the test file into `table`; later options override earlier ones.
     QStringList loadArgs(const QString& table, const QStringList& extra) const {
-        QStringList args{"load",
-                         "--dsn",
-                         QString::fromStdString(cluster_->conninfo()),
-                         "--table",
-                         table,
-                         "--rows-per-unit",
-                         "5000",
-                         "--reporting-period",
-                         "0"};
+        QStringList args{"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", table,
+                         "--rows-per-unit", "5000",
+                         // Four units per transaction: a run of many transactions of several units.
+                         "--rows-per-transaction", "20000", "--reporting-period", "0"};
         args << extra << file_;
         return args;
     }

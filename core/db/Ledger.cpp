@@ -73,24 +73,60 @@ void clearLedger(Connection& conn, const LedgerTarget& target) {
     conn.query("DELETE FROM isobar.ledger_unlogged WHERE relid = $1::oid", {target.relid});
 }
 
-bool claimUnit(Connection& conn, const LedgerTarget& target, const std::string& key, std::uint64_t rows) {
-    // Waits while another run moves the rows between the ledgers. The statements after it take
-    // their snapshots later (READ COMMITTED), so they see the table's persistence and the rows
-    // as the move left them: every run of the table claims in the same ledger, where the
-    // primary key serialises them.
+namespace {
+
+// A PostgreSQL array literal of `items`, each element quoted.
+template <typename T, typename Text>
+std::string arrayLiteral(const std::vector<T>& items, Text text) {
+    std::string out = "{";
+    for (const T& item : items) {
+        out += out.size() > 1 ? ",\"" : "\"";
+        for (char c : text(item)) {
+            if (c == '"' || c == '\\') {
+                out += '\\';
+            }
+            out += c;
+        }
+        out += '"';
+    }
+    return out + "}";
+}
+
+} // namespace
+
+void holdLedgerForClaims(Connection& conn, const LedgerTarget& target) {
     conn.query(std::string("SELECT pg_advisory_xact_lock_shared(") + kMoveLockKey + ")", {target.relid});
+}
+
+std::set<std::string> claimUnits(Connection& conn, const LedgerTarget& target,
+                                 const std::vector<std::pair<std::string, std::uint64_t>>& units) {
+    // The statements here take their snapshots after holdLedgerForClaims waited (READ COMMITTED),
+    // so they see the table's persistence and the rows as a move left them: every run of the
+    // table claims in the same ledger, where the primary key serialises them.
     const LedgerTarget now = LedgerTarget::of(
         target.relid,
         conn.query("SELECT relpersistence = 'u' FROM pg_class WHERE oid = $1::oid", {target.relid})
                 .text(0, 0) == "t");
-    // A concurrent run claiming the same unit waits here for ours to end, then sees the conflict.
     // The other ledger is looked at too, in case the persistence changed outside Isobar.
     const Result r = conn.query(
         "INSERT INTO " + now.table +
-            " (relid, unit_key, rows) SELECT $1::oid, $2, $3 WHERE NOT EXISTS (SELECT 1 FROM " +
-            otherLedger(now) + " WHERE relid = $1::oid AND unit_key = $2) ON CONFLICT DO NOTHING RETURNING 1",
-        {target.relid, key, std::to_string(rows)});
-    return r.rows() == 1;
+            " (relid, unit_key, rows) SELECT $1::oid, u.k, u.r FROM unnest($2::text[], $3::bigint[]) AS u(k, "
+            "r) WHERE NOT EXISTS (SELECT 1 FROM " +
+            otherLedger(now) +
+            " o WHERE o.relid = $1::oid AND o.unit_key = u.k) ON CONFLICT DO NOTHING "
+            "RETURNING unit_key",
+        {target.relid, arrayLiteral(units, [](const auto& u) -> const std::string& { return u.first; }),
+         arrayLiteral(units, [](const auto& u) { return std::to_string(u.second); })});
+    std::set<std::string> claimed;
+    for (int i = 0; i < r.rows(); ++i) {
+        claimed.insert(r.text(i, 0));
+    }
+    return claimed;
+}
+
+bool claimUnit(Connection& conn, const LedgerTarget& target, const std::string& key, std::uint64_t rows) {
+    holdLedgerForClaims(conn, target);
+    return claimUnits(conn, target, {{key, rows}}).size() == 1;
 }
 
 std::uint64_t recordedRows(Connection& conn, const LedgerTarget& target) {

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace isobar {
 
@@ -54,10 +55,21 @@ std::set<std::string> committedUnits(Connection& conn, const LedgerTarget& targe
 // stay.
 void clearLedger(Connection& conn, const LedgerTarget& target);
 
-// Inside a unit's READ COMMITTED transaction: records the unit, or returns false when it is
-// already recorded in either ledger (committed by an earlier or a concurrent run: its rows are in
-// the table, load nothing). The ledger is the one of the table's persistence at the claim, not
-// `target`'s: a concurrent run may have set the table LOGGED and moved the rows since.
+// First in a unit transaction (READ COMMITTED), before its COPY touches the table (lock order: this,
+// then the table): waits while another run moves the target's rows between the ledgers, and keeps
+// such a move out until the transaction ends.
+void holdLedgerForClaims(Connection& conn, const LedgerTarget& target);
+
+// After holdLedgerForClaims, in the transaction that copied the units' rows: records each unit
+// (key, rows) and returns the keys it recorded. A key already recorded in either ledger (committed
+// by an earlier or a concurrent run: its rows are in the table) is not recorded, and the caller
+// must roll back; a concurrent run recording the same key waits here for this transaction to end,
+// then sees it. The ledger is the one of the table's persistence now, not `target`'s: a
+// concurrent run may have set the table LOGGED and moved the rows since.
+std::set<std::string> claimUnits(Connection& conn, const LedgerTarget& target,
+                                 const std::vector<std::pair<std::string, std::uint64_t>>& units);
+
+// One unit: holdLedgerForClaims and claimUnits; false when it is already recorded.
 bool claimUnit(Connection& conn, const LedgerTarget& target, const std::string& key, std::uint64_t rows);
 
 // The rows both ledgers account for in the target.

@@ -60,6 +60,9 @@ public:
     // $XDG_DATA_HOME/isobar/pg<major> (default ~/.local/share/...); /var/lib/isobar/pg<major> for
     // root, whose home directory the unprivileged server account cannot enter.
     static std::filesystem::path defaultRootDir(int majorVersion);
+    // The major version of the server programs in `binDir`: from Debian's directory layout
+    // (/usr/lib/postgresql/15/bin), else from `postgres --version`. Throws isobar::Error.
+    static int serverMajorVersion(const std::filesystem::path& binDir);
 
     // Creates the cluster if needed and starts it unless it is already running.
     // Returns true when this call started the server, false when it reused a running one.

@@ -5,10 +5,14 @@
 namespace isobar {
 
 ServerCheck checkServer(const ServerCheckRequest& request) {
-    ServerCheck check;
-    check.conninfo = request.conninfo;
     Connection conn = Connection::open(request.conninfo);
     conn.exec("SET application_name = " + conn.quoteLiteral(request.applicationName));
+    return checkServer(conn, request);
+}
+
+ServerCheck checkServer(Connection& conn, const ServerCheckRequest& request) {
+    ServerCheck check;
+    check.conninfo = request.conninfo;
     check.info = probeServer(conn, &request.table);
     LoadIntent intent;
     intent.workers = std::max(1, request.workers);

@@ -44,5 +44,7 @@ struct ServerCheck {
 // reached or read. Starting the embedded cluster first is the caller's part
 // (startEmbeddedCluster()).
 ServerCheck checkServer(const ServerCheckRequest& request);
+// The same on a connection the caller holds (request.conninfo only names it).
+ServerCheck checkServer(Connection& conn, const ServerCheckRequest& request);
 
 } // namespace isobar

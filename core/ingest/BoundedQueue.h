@@ -40,6 +40,18 @@ public:
         return item;
     }
 
+    // The next item if one is waiting now; never waits.
+    std::optional<T> tryPop() {
+        std::lock_guard lock(mutex_);
+        if (items_.empty()) {
+            return std::nullopt;
+        }
+        T item = std::move(items_.front());
+        items_.pop_front();
+        notFull_.notify_one();
+        return item;
+    }
+
     void close() {
         std::lock_guard lock(mutex_);
         closed_ = true;

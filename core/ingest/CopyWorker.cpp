@@ -5,7 +5,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <unistd.h>
@@ -14,8 +13,14 @@ namespace isobar {
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 // The encoding buffer starts at one chunk of the stream method and grows to the largest unit.
 constexpr std::size_t kInitialBufferBytes = 4u << 20;
+
+// A transaction stops taking more units once it has been open this long, so progress is
+// committed (and shown) at least this often however slow the server.
+constexpr auto kTransactionTime = std::chrono::seconds(5);
 
 // Sleeps for `d` unless a stop is requested first.
 void sleepFor(std::chrono::milliseconds d, const std::stop_token& stop) {
@@ -24,6 +29,24 @@ void sleepFor(std::chrono::milliseconds d, const std::stop_token& stop) {
     std::unique_lock lock(m);
     cv.wait_for(lock, stop, d, [] { return false; });
 }
+
+// Adds the time since `t0` to `nanos` when it goes out of scope.
+class Timed {
+public:
+    explicit Timed(std::atomic<std::uint64_t>& nanos)
+        : nanos_(nanos)
+        , t0_(Clock::now()) {}
+    Timed(const Timed&) = delete;
+    Timed& operator=(const Timed&) = delete;
+    ~Timed() {
+        nanos_ += static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0_).count());
+    }
+
+private:
+    std::atomic<std::uint64_t>& nanos_;
+    Clock::time_point t0_;
+};
 
 } // namespace
 
@@ -58,39 +81,158 @@ Connection& CopyWorker::connection() {
     return *conn_;
 }
 
-bool CopyWorker::send(const WorkUnit& unit, std::uint64_t rows, const std::stop_token& stop) {
-    Connection& conn = connection();
-    conn.exec(kBeginReadCommitted);
-    // The ledger row first: it claims the unit, so a concurrent run of the same load waits here
-    // and then finds the unit taken instead of copying it a second time.
-    if (!claimUnit(conn, shared_.ledger, unit.key, rows)) {
-        conn.exec("ROLLBACK");
-        return false;
+void CopyWorker::prepare(Pending& unit) {
+    const WorkUnit& work = shared_.plan.units()[unit.planIndex];
+    {
+        const Timed timed(counters_.decodeNanos);
+        if (!unit.raw) { // read again: the transaction is redone
+            unit.raw.emplace();
+            shared_.source.fetch(work, *unit.raw);
+        }
+        shared_.source.decode(*unit.raw, decoded_);
     }
-    if (rows > 0) {
-        method_->write(conn, buffer_, rows, stop, [this](std::uint64_t bytes, std::uint64_t sentRows) {
-            counters_.bytes += bytes;
-            counters_.rowsSent += sentRows;
-        });
+    unit.raw.reset(); // memory stays one unit per worker, however long the transaction
+    unit.rows = work.rowCount;
+    if (shared_.request.allMissing == AllMissingPolicy::Skip && allMissing(decoded_.values, unit.rows)) {
+        unit.rows = 0; // recorded with no rows, so a rerun knows the unit is done
     }
-    conn.exec("COMMIT");
-    return true;
+    const Timed timed(counters_.encodeNanos);
+    buffer_.clear();
+    if (unit.rows > 0) {
+        shared_.source.encode(work, decoded_, buffer_);
+    }
 }
 
-bool CopyWorker::sendWithRetries(const WorkUnit& unit, std::uint64_t rows, const std::stop_token& stop) {
+std::set<std::string> CopyWorker::commitTogether(std::vector<Pending>& units, bool grow,
+                                                 const std::stop_token& stop) {
+    const std::uint64_t rowLimit = shared_.request.rowsPerTransaction > 0
+                                       ? shared_.request.rowsPerTransaction
+                                       : LoadPlan::kDefaultRowsPerTransaction;
+    const auto opened = Clock::now();
+    Connection& conn = connection();
+    {
+        const Timed timed(counters_.ledgerNanos);
+        conn.exec(kBeginReadCommitted);
+        holdLedgerForClaims(conn, shared_.ledger);
+    }
+    bool copying = false;
+    std::uint64_t planned = 0;
+    std::uint64_t sent = 0;
+    try {
+        for (std::size_t i = 0;; ++i) {
+            if (i == units.size()) {
+                if (!grow || planned >= rowLimit || Clock::now() - opened >= kTransactionTime) {
+                    break;
+                }
+                auto next = shared_.queue.tryPop(); // never waits: a late reader ends the transaction
+                if (!next) {
+                    break;
+                }
+                units.push_back(Pending{next->planIndex, std::move(next->raw), 0});
+            }
+            Pending& unit = units[i];
+            planned += shared_.plan.units()[unit.planIndex].rowCount;
+            prepare(unit);
+            if (unit.rows == 0) {
+                counters_.skippedRows += shared_.plan.units()[unit.planIndex].rowCount;
+                continue;
+            }
+            const Timed timed(counters_.sendNanos);
+            if (!copying) {
+                method_->begin(conn);
+                copying = true;
+            }
+            method_->send(buffer_.bytes(), unit.rows, stop, [this](std::uint64_t bytes, std::uint64_t rows) {
+                counters_.bytes += bytes;
+                counters_.rowsSent += rows;
+            });
+            sent += unit.rows;
+        }
+        if (copying) {
+            const Timed timed(counters_.copyEndNanos);
+            copying = false;
+            const std::uint64_t copied = method_->finish();
+            if (copied != sent) {
+                throw Error("the server reports " + std::to_string(copied) + " rows copied, but " +
+                            std::to_string(sent) + " were sent");
+            }
+        }
+    } catch (...) {
+        if (copying) {
+            method_->abort();
+        }
+        throw;
+    }
+    std::vector<std::pair<std::string, std::uint64_t>> claims;
+    for (const Pending& u : units) {
+        claims.emplace_back(shared_.plan.units()[u.planIndex].key, u.rows);
+    }
+    std::set<std::string> claimed;
+    {
+        const Timed timed(counters_.ledgerNanos);
+        claimed = claimUnits(conn, shared_.ledger, claims);
+    }
+    if (claimed.size() < claims.size()) {
+        conn.exec("ROLLBACK");
+        std::set<std::string> taken;
+        for (const auto& [key, rows] : claims) {
+            if (claimed.count(key) == 0) {
+                taken.insert(key);
+            }
+        }
+        return taken;
+    }
+    const Timed timed(counters_.commitNanos);
+    conn.exec("COMMIT");
+    return {};
+}
+
+void CopyWorker::reportCommitted(const std::vector<Pending>& units, int attempt) {
+    ++counters_.transactions;
+    for (const Pending& u : units) {
+        counters_.rowsCommitted += u.rows;
+        ++counters_.units;
+        const WorkUnit& work = shared_.plan.units()[u.planIndex];
+        shared_.emit([&](LoadSink& sink) {
+            sink.unitCommitted(UnitEvent{work.key, id_, u.rows, attempt, false});
+        });
+    }
+}
+
+void CopyWorker::failWith(const std::vector<Pending>& units, const std::string& sqlState,
+                          const std::string& message) {
+    const WorkUnit& work = shared_.plan.units()[units.front().planIndex];
+    shared_.fail(LoadError{shared_.source.filesOf(work.step), {}, work.key, id_, sqlState, message});
+}
+
+bool CopyWorker::load(std::vector<Pending> units, const std::stop_token& stop, bool grow) {
     for (int attempt = 1;; ++attempt) {
         try {
-            const bool sent = send(unit, rows, stop);
-            if (sent) {
-                counters_.rowsCommitted += rows;
-                ++counters_.units;
-            } else {
-                counters_.concurrentRows += unit.rowCount;
+            const std::set<std::string> taken = commitTogether(units, grow && attempt == 1, stop);
+            if (taken.empty()) {
+                reportCommitted(units, attempt);
+                return true;
             }
-            shared_.emit([&](LoadSink& sink) {
-                sink.unitCommitted(UnitEvent{unit.key, id_, rows, attempt, !sent});
-            });
-            return true;
+            // Committed meanwhile by another run of the same load: its rows are in the table. The
+            // rest go again, without them (each round drops at least one unit).
+            std::vector<Pending> rest;
+            for (Pending& u : units) {
+                const WorkUnit& work = shared_.plan.units()[u.planIndex];
+                if (taken.count(work.key) > 0) {
+                    counters_.concurrentRows += work.rowCount;
+                    shared_.emit([&](LoadSink& sink) {
+                        sink.unitCommitted(UnitEvent{work.key, id_, 0, attempt, true});
+                    });
+                } else {
+                    rest.push_back(Pending{u.planIndex, std::move(u.raw), 0});
+                }
+            }
+            if (rest.empty()) {
+                return true;
+            }
+            units = std::move(rest);
+            grow = false;
+            attempt = 0;
         } catch (const Cancelled&) {
             return false;
         } catch (const DbError& e) {
@@ -98,15 +240,20 @@ bool CopyWorker::sendWithRetries(const WorkUnit& unit, std::uint64_t rows, const
             if (stop.stop_requested()) {
                 return false;
             }
+            if (units.size() > 1 && !isTransient(e.sqlState())) {
+                // The server refused something in the rows: each unit in a transaction of its own,
+                // so the unit that fails again is named and the ones before it are kept.
+                for (Pending& u : units) {
+                    if (!loadAlone(Pending{u.planIndex, std::nullopt, 0}, stop)) {
+                        return false;
+                    }
+                }
+                return true;
+            }
             if (!isTransient(e.sqlState()) || attempt > shared_.request.retries) {
-                shared_.fail(
-                    LoadError{shared_.source.filesOf(unit.step),
-                              {},
-                              unit.key,
-                              id_,
-                              e.sqlState(),
-                              std::string(e.what()) +
-                                  (attempt > 1 ? " (after " + std::to_string(attempt) + " attempts)" : "")});
+                failWith(units, e.sqlState(),
+                         std::string(e.what()) +
+                             (attempt > 1 ? " (after " + std::to_string(attempt) + " attempts)" : ""));
                 return false;
             }
             ++counters_.retries;
@@ -115,37 +262,52 @@ bool CopyWorker::sendWithRetries(const WorkUnit& unit, std::uint64_t rows, const
             std::string why = e.what(); // libpq's messages span lines; a log line does not
             std::replace_if(
                 why.begin(), why.end(), [](char c) { return c == '\n' || c == '\t'; }, ' ');
-            const std::string said =
-                fmt::format("worker {}: unit {} failed ({}); retry {} of {} in {} ms", id_, unit.key, why,
-                            attempt, shared_.request.retries, backoff.count());
+            const std::string said = fmt::format("worker {}: unit {} failed ({}); retry {} of {} in {} ms",
+                                                 id_, shared_.plan.units()[units.front().planIndex].key, why,
+                                                 attempt, shared_.request.retries, backoff.count());
             shared_.emit([&said](LoadSink& sink) { sink.warning(said); });
             sleepFor(backoff, stop);
             if (stop.stop_requested()) {
                 return false;
             }
+            for (Pending& u : units) {
+                u.raw.reset(); // read again
+            }
+        } catch (const Error& e) {
+            conn_.reset();
+            failWith(units, {}, e.what());
+            return false;
         }
     }
 }
 
+bool CopyWorker::loadAlone(Pending unit, const std::stop_token& stop) {
+    std::vector<Pending> one;
+    one.push_back(std::move(unit));
+    return load(std::move(one), stop, false);
+}
+
 void CopyWorker::run(std::stop_token stop) {
     try {
-        while (auto item = shared_.queue.pop(stop)) {
-            const WorkUnit& unit = shared_.plan.units()[item->planIndex];
-            shared_.source.decode(item->raw, decoded_);
-            std::uint64_t rows = unit.rowCount;
-            if (shared_.request.allMissing == AllMissingPolicy::Skip && allMissing(decoded_.values, rows)) {
-                // Recorded with no rows, so a rerun knows the unit is done.
-                counters_.skippedRows += rows;
-                rows = 0;
+        try {
+            // Connected while the reader reads the first units, not after: the first rows go out
+            // as soon as they are read. A failure here is met again, and retried, at the first unit.
+            (void)connection();
+        } catch (const DbError&) {
+            conn_.reset();
+        }
+        for (;;) {
+            std::optional<QueuedUnit> item;
+            {
+                const Timed timed(counters_.waitNanos);
+                item = shared_.queue.pop(stop);
             }
-            // Encoded once: a retried unit is sent again from here.
-            buffer_.clear();
-            buffer_.writeHeader();
-            if (rows > 0) {
-                shared_.source.encode(unit, decoded_, buffer_);
+            if (!item) {
+                break;
             }
-            buffer_.writeTrailer();
-            if (!sendWithRetries(unit, rows, stop)) {
+            std::vector<Pending> units;
+            units.push_back(Pending{item->planIndex, std::move(item->raw), 0});
+            if (!load(std::move(units), stop, true)) {
                 break;
             }
         }

@@ -7,9 +7,13 @@
 #include "ingest/WriteMethod.h"
 #include "monitor/WorkerCounters.h"
 
+#include <chrono>
 #include <memory>
+#include <optional>
+#include <set>
 #include <stop_token>
 #include <string>
+#include <vector>
 
 namespace isobar {
 
@@ -18,9 +22,12 @@ namespace isobar {
 bool isTransient(const std::string& sqlState);
 
 // One COPY worker: owns one connection for its whole life (libpq's rule: one thread's world) and
-// loads the units it takes from the queue, each in its own transaction with the unit's ledger row.
-// Decoding and encoding happen here, on the worker's thread; how the rows reach the server is
-// its WriteMethod.
+// loads the units it takes from the queue. A transaction holds one or more consecutive units: one
+// COPY of all their rows, then their ledger rows, then COMMIT, so each unit's rows and its ledger
+// row still exist together or not at all, while the server sees long COPYs and few commits (a
+// COPY's cost per row falls with its length: its bulk-insert ring is reused instead of fresh
+// buffers for each short statement). Decoding and encoding happen here, on the worker's thread,
+// one unit at a time; how the rows reach the server is its WriteMethod.
 class CopyWorker {
 public:
     CopyWorker(int id, EngineShared& shared, WorkerCounters& counters, std::unique_ptr<WriteMethod> method);
@@ -32,11 +39,27 @@ public:
     void run(std::stop_token stop);
 
 private:
-    // Loads one encoded unit in one transaction. Returns false when it was already committed.
-    bool send(const WorkUnit& unit, std::uint64_t rows, const std::stop_token& stop);
-    // Sends the unit, retrying transient failures. Returns false when the worker must stop.
-    bool sendWithRetries(const WorkUnit& unit, std::uint64_t rows, const std::stop_token& stop);
+    // A unit of the transaction being built: its raw values until they are sent (read again from
+    // the files when the transaction must be redone), and the rows it holds once decoded (0 for an
+    // all-missing unit that is skipped).
+    struct Pending {
+        std::size_t planIndex = 0;
+        std::optional<RawUnit> raw;
+        std::uint64_t rows = 0;
+    };
+    // Loads `units` in one transaction, taking more units from the queue while they are waiting
+    // and the transaction is short (`grow`). Returns the keys another run had already committed
+    // (the transaction was rolled back: nothing of it is in the table), empty when it committed.
+    std::set<std::string> commitTogether(std::vector<Pending>& units, bool grow, const std::stop_token& stop);
+    // Loads `units`, retrying transient failures, splitting a failed transaction into units of
+    // their own so a failure names its unit. Returns false when the worker must stop.
+    bool load(std::vector<Pending> units, const std::stop_token& stop, bool grow);
+    bool loadAlone(Pending unit, const std::stop_token& stop);
+    void reportCommitted(const std::vector<Pending>& units, int attempt);
+    // Decodes and encodes one unit into buffer_, setting its rows.
+    void prepare(Pending& unit);
     Connection& connection();
+    void failWith(const std::vector<Pending>& units, const std::string& sqlState, const std::string& message);
 
     int id_;
     EngineShared& shared_;

@@ -49,6 +49,21 @@ struct UnitEvent {
     bool alreadyCommitted = false;
 };
 
+// Where a run's time went, from its own clocks: the stages before the first row and after the
+// last (wall seconds), and what the workers did in between (seconds summed over the workers).
+struct LoadPhases {
+    struct Phase {
+        std::string name;
+        double seconds = 0;
+    };
+    std::vector<Phase> run;     // "open files", "check server", ..., "load", "finish table"
+    std::vector<Phase> workers; // "wait for work", "decode", "encode", "send", "COPY end", "ledger", "commit"
+    std::size_t transactions = 0; // committed by the workers, each with one or more units
+
+    // "open files 0.01 s, check server 0.03 s, ..." for a log line.
+    static std::string describe(const std::vector<Phase>& phases);
+};
+
 struct LoadSummary {
     LoadStatus status = LoadStatus::Failed;
     std::uint64_t rows = 0;        // rows committed by this run
@@ -59,6 +74,7 @@ struct LoadSummary {
     std::size_t unitsResumed = 0;
     std::size_t retries = 0; // transient failures retried
     double seconds = 0.0;
+    LoadPhases phases;
     int workers = 1;
     bool tableCreated = false;
     std::optional<LoadError> error; // set when status == Failed

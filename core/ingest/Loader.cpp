@@ -34,6 +34,23 @@ double secondsSince(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// Appends each stage of the run to `phases` as it ends.
+class PhaseClock {
+public:
+    explicit PhaseClock(std::vector<LoadPhases::Phase>& phases)
+        : phases_(phases)
+        , last_(Clock::now()) {}
+    void done(std::string name) {
+        const auto now = Clock::now();
+        phases_.push_back({std::move(name), std::chrono::duration<double>(now - last_).count()});
+        last_ = now;
+    }
+
+private:
+    std::vector<LoadPhases::Phase>& phases_;
+    Clock::time_point last_;
+};
+
 void reportInput(const Dataset& dataset, LoadSink& sink) {
     for (const Era5File& f : dataset.files()) {
         spdlog::debug("{}: {}, {}", f.name(), f.layout(), f.format());
@@ -98,11 +115,10 @@ LoadStart describeStart(const LoadRequest& request, const Dataset& dataset, cons
 
 // One write method per worker, as the request's transport asks. The server-file transport writes
 // its unit files into `unitFiles`, which the caller keeps until the workers are done.
-std::vector<std::unique_ptr<WriteMethod>> makeWriteMethods(const LoadRequest& request,
+std::vector<std::unique_ptr<WriteMethod>> makeWriteMethods(Connection& conn, const LoadRequest& request,
                                                            const TableLayout& layout, int workers,
                                                            std::optional<TempDir>& unitFiles,
                                                            LoadSink& sink) {
-    Connection conn = Connection::open(request.conninfo);
     const std::string copy =
         "COPY " + request.table.quoted(conn) + " " + weatherColumnList(conn, layout) + " FROM ";
     std::vector<std::unique_ptr<WriteMethod>> methods;
@@ -184,7 +200,22 @@ void runPipeline(EngineShared& shared, const std::vector<std::size_t>& todo, std
         } // joins the reader and the workers
         samplerThread.request_stop();
     }
+    const auto seconds = [&counters](std::atomic<std::uint64_t> WorkerCounters::*field) {
+        std::uint64_t nanos = 0;
+        for (const auto& c : counters) {
+            nanos += (*c.*field).load();
+        }
+        return static_cast<double>(nanos) / 1e9;
+    };
+    summary.phases.workers = {{"wait for work", seconds(&WorkerCounters::waitNanos)},
+                              {"decode", seconds(&WorkerCounters::decodeNanos)},
+                              {"encode", seconds(&WorkerCounters::encodeNanos)},
+                              {"send", seconds(&WorkerCounters::sendNanos)},
+                              {"COPY end", seconds(&WorkerCounters::copyEndNanos)},
+                              {"ledger", seconds(&WorkerCounters::ledgerNanos)},
+                              {"commit", seconds(&WorkerCounters::commitNanos)}};
     for (const auto& c : counters) {
+        summary.phases.transactions += c->transactions.load();
         summary.rows += c->rowsCommitted.load();
         summary.bytes += c->bytes.load();
         summary.unitsCommitted += c->units.load();
@@ -203,10 +234,12 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
     std::stop_source stop;
     // The user's stop request (Ctrl-C, Cancel) stops every thread of the run.
     const std::stop_callback forward(userStop, [&stop] { stop.request_stop(); });
+    PhaseClock phase(summary.phases.run);
     try {
         Dataset dataset = Dataset::open(request.files, request.open);
         (void)dataset.match(request.variables); // a name the files lack is refused before the server is asked
         reportInput(dataset, sink);
+        phase.done("open files");
         if (stop.stop_requested()) {
             throw Cancelled();
         }
@@ -214,10 +247,15 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
             throw Error("loading with " + request.durability.describe() +
                         " needs the user's consent, because " + request.durability.risks());
         }
-        checkServerForLoad(request, summary.workers, sink);
-        const TableLayout layout = chooseColumns(request, dataset, sink);
+        // One connection for everything but the rows, from the first look at the server to the end.
+        Connection control = Connection::open(request.conninfo);
+        control.exec("SET application_name = 'isobar'");
+        checkServerForLoad(control, request, summary.workers, sink);
+        phase.done("check server");
+        const TableLayout layout = chooseColumns(control, request, dataset, sink);
         const LoadPlan plan = LoadPlan::build(dataset, request.rowsPerUnit, request.bandRows);
-        const PreparedTarget prepared = prepareTarget(request, dataset, layout);
+        const PreparedTarget prepared = prepareTarget(control, request, dataset, layout);
+        phase.done("prepare table");
         summary.tableCreated = prepared.tableCreated;
         if (request.durability.any()) {
             durability.emplace(request.conninfo, request.durability,
@@ -231,9 +269,11 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         // One unit waiting per worker: enough to keep them busy, little enough to bound memory.
         BoundedQueue<QueuedUnit> queue(static_cast<std::size_t>(summary.workers) + 1);
         std::optional<TempDir> unitFiles;
-        auto methods = makeWriteMethods(request, layout, summary.workers, unitFiles, sink);
+        auto methods = makeWriteMethods(control, request, layout, summary.workers, unitFiles, sink);
+        phase.done("start");
         EngineShared shared{request, plan, source, prepared.ledger, queue, stop, sink};
         runPipeline(shared, todo, plannedRows, std::move(methods), summary);
+        phase.done("load");
         summary.seconds = secondsSince(t0);
         if (const auto error = shared.error()) {
             summary.status = LoadStatus::Failed;
@@ -244,13 +284,17 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
             summary.status = LoadStatus::Cancelled;
             return summary;
         }
-        {
-            Connection conn = Connection::open(request.conninfo);
-            conn.exec("SET application_name = 'isobar'");
-            finishTable(conn, request.table, prepared.type, request.tableOptions, prepared.ledger,
-                        [&sink](const std::string& n) { sink.note(n); });
-            summary.seconds = secondsSince(t0); // the index, compression, SET LOGGED are part of the load
+        // Idle during the load: the server may have restarted meanwhile (the workers retried).
+        try {
+            control.exec("SELECT 1");
+        } catch (const DbError&) {
+            control = Connection::open(request.conninfo);
+            control.exec("SET application_name = 'isobar'");
         }
+        finishTable(control, request.table, prepared.type, request.tableOptions, prepared.ledger,
+                    [&sink](const std::string& n) { sink.note(n); });
+        summary.seconds = secondsSince(t0); // the index, compression, SET LOGGED are part of the load
+        phase.done("finish table");
         if (summary.skippedRows > 0) {
             sink.warning(
                 std::to_string(summary.skippedRows) +
@@ -276,6 +320,14 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
 }
 
 } // namespace
+
+std::string LoadPhases::describe(const std::vector<Phase>& phases) {
+    std::string out;
+    for (const Phase& p : phases) {
+        out += fmt::format("{}{} {:.2f} s", out.empty() ? "" : ", ", p.name, p.seconds);
+    }
+    return out;
+}
 
 LoadSummary runLoad(const LoadRequest& request, const std::stop_token& userStop, LoadSink& sink) {
     std::optional<DurabilitySession> durability;

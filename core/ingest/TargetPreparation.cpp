@@ -12,9 +12,9 @@
 
 namespace isobar {
 
-void checkServerForLoad(const LoadRequest& request, int workers, LoadSink& sink) {
-    const ServerCheck check =
-        checkServer(ServerCheckRequest{request.conninfo, request.table, workers, request.tableOptions.type});
+void checkServerForLoad(Connection& conn, const LoadRequest& request, int workers, LoadSink& sink) {
+    const ServerCheck check = checkServer(
+        conn, ServerCheckRequest{request.conninfo, request.table, workers, request.tableOptions.type});
     sink.settingsChecked(check.info, check.warnings);
     checkDurabilityRights(check.info, request.durability);
     std::string errors;
@@ -51,16 +51,12 @@ bool sameKeys(std::vector<ValueColumn> a, std::vector<ValueColumn> b) {
 
 } // namespace
 
-TableLayout chooseColumns(const LoadRequest& request, Dataset& dataset, LoadSink& sink) {
+TableLayout chooseColumns(Connection& conn, const LoadRequest& request, Dataset& dataset, LoadSink& sink) {
     std::vector<ValueColumn> asked;
     for (std::size_t v : dataset.match(request.variables)) {
         asked.push_back(dataset.variables()[v]);
     }
-    std::optional<TableLayout> existing;
-    {
-        Connection conn = Connection::open(request.conninfo);
-        existing = tableLayout(conn, request.table);
-    }
+    const std::optional<TableLayout> existing = tableLayout(conn, request.table);
     // --replace empties the table, but its columns stay: the variables must still be the table's.
     TableLayout layout;
     if (existing && !existing->columns.empty()) {
@@ -99,9 +95,8 @@ TableLayout chooseColumns(const LoadRequest& request, Dataset& dataset, LoadSink
     return layout;
 }
 
-PreparedTarget prepareTarget(const LoadRequest& request, const Dataset& dataset, const TableLayout& layout) {
-    Connection conn = Connection::open(request.conninfo);
-    conn.exec("SET application_name = 'isobar'");
+PreparedTarget prepareTarget(Connection& conn, const LoadRequest& request, const Dataset& dataset,
+                             const TableLayout& layout) {
     ensureMetadataSchema(conn);
     PreparedTarget p;
     conn.exec(kBeginReadCommitted);

@@ -15,13 +15,15 @@ namespace isobar {
 // the sink; what would make the load fail (too few connections, a hypertable without its
 // preloaded library, durability changes the role may not make) throws here, before anything is
 // created or changed.
-void checkServerForLoad(const LoadRequest& request, int workers, LoadSink& sink);
+// The functions here work on the load's control connection `conn` (to request.conninfo), which
+// the load keeps from its first look at the server to the end.
+void checkServerForLoad(Connection& conn, const LoadRequest& request, int workers, LoadSink& sink);
 
 // The columns the load writes, and which of the files' variables fill them: into a new table the
 // variables the request names (default: every variable of the files); into an existing table its
 // own columns (default), the files' others left out and listed in the sink; a request that names
 // other variables than the table's is refused with both lists. Applies the choice to `dataset`.
-TableLayout chooseColumns(const LoadRequest& request, Dataset& dataset, LoadSink& sink);
+TableLayout chooseColumns(Connection& conn, const LoadRequest& request, Dataset& dataset, LoadSink& sink);
 
 // The target table and its bookkeeping as a load leaves them before any worker starts.
 struct PreparedTarget {
@@ -34,6 +36,7 @@ struct PreparedTarget {
 // Creates or checks the table, its partitions and the ledger in one transaction, under the
 // preparation lock (see Ledger.h for the lock order): replace and restart are applied here.
 // The table gets `layout`'s columns (when created) and its record.
-PreparedTarget prepareTarget(const LoadRequest& request, const Dataset& dataset, const TableLayout& layout);
+PreparedTarget prepareTarget(Connection& conn, const LoadRequest& request, const Dataset& dataset,
+                             const TableLayout& layout);
 
 } // namespace isobar

@@ -1,10 +1,12 @@
 #include "ingest/WriteMethod.h"
 
+#include "copy/BinaryCopyBuffer.h"
 #include "db/CopyStream.h"
 #include "util/Error.h"
 
 #include <algorithm>
 #include <fcntl.h>
+#include <optional>
 #include <unistd.h>
 
 namespace isobar {
@@ -15,35 +17,60 @@ namespace {
 // enough that a cancel is noticed quickly.
 constexpr std::size_t kChunkBytes = 4u << 20;
 
+// The binary COPY header and trailer, as BinaryCopyBuffer writes them.
+BinaryCopyBuffer framing(bool header) {
+    BinaryCopyBuffer b(32);
+    if (header) {
+        b.writeHeader();
+    } else {
+        b.writeTrailer();
+    }
+    return b;
+}
+
 class StreamWrite final : public WriteMethod {
 public:
     explicit StreamWrite(std::string copySql)
         : copySql_(std::move(copySql)) {}
 
-    void write(Connection& conn, const BinaryCopyBuffer& unit, std::uint64_t rows,
-               const std::stop_token& stop, const Progress& progress) override {
-        CopyStream copy(conn, copySql_);
-        const auto bytes = unit.bytes();
-        for (std::size_t offset = 0; offset < bytes.size(); offset += kChunkBytes) {
+    void begin(Connection& conn) override {
+        copy_.reset();
+        copy_.emplace(conn, copySql_);
+        const BinaryCopyBuffer header = framing(true);
+        copy_->send(header.bytes());
+    }
+
+    void send(std::span<const char> rows, std::uint64_t rowCount, const std::stop_token& stop,
+              const Progress& progress) override {
+        for (std::size_t offset = 0; offset < rows.size(); offset += kChunkBytes) {
             if (stop.stop_requested()) {
-                copy.abort("the load was stopped");
-                conn.exec("ROLLBACK");
                 throw Cancelled();
             }
-            const std::size_t n = std::min(kChunkBytes, bytes.size() - offset);
-            copy.send(bytes.subspan(offset, n));
-            progress(n, static_cast<std::uint64_t>(static_cast<double>(rows) * static_cast<double>(n) /
-                                                   static_cast<double>(bytes.size())));
+            const std::size_t n = std::min(kChunkBytes, rows.size() - offset);
+            copy_->send(rows.subspan(offset, n));
+            progress(n, static_cast<std::uint64_t>(static_cast<double>(rowCount) * static_cast<double>(n) /
+                                                   static_cast<double>(rows.size())));
         }
-        const std::uint64_t copied = copy.finish();
-        if (copied != rows) {
-            throw Error("the server reports " + std::to_string(copied) + " rows copied, but " +
-                        std::to_string(rows) + " were sent");
+    }
+
+    std::uint64_t finish() override {
+        const BinaryCopyBuffer trailer = framing(false);
+        copy_->send(trailer.bytes());
+        const std::uint64_t copied = copy_->finish();
+        copy_.reset();
+        return copied;
+    }
+
+    void abort() noexcept override {
+        if (copy_) {
+            copy_->abort("the load was stopped");
+            copy_.reset();
         }
     }
 
 private:
     std::string copySql_;
+    std::optional<CopyStream> copy_;
 };
 
 class ServerFileWrite final : public WriteMethod {
@@ -51,52 +78,74 @@ public:
     ServerFileWrite(std::string copyFromSql, std::filesystem::path file)
         : copyFromSql_(std::move(copyFromSql))
         , file_(std::move(file)) {}
+    ~ServerFileWrite() override { closeFile(); }
+    ServerFileWrite(const ServerFileWrite&) = delete;
+    ServerFileWrite& operator=(const ServerFileWrite&) = delete;
 
-    void write(Connection& conn, const BinaryCopyBuffer& unit, std::uint64_t rows, const std::stop_token&,
-               const Progress& progress) override {
-        // Written again on a retry, so the file always holds this unit.
-        writeFile(unit);
+    void begin(Connection& conn) override {
+        closeFile();
+        conn_ = &conn;
+        // Written anew for each transaction (a retry too), so the file holds exactly its rows.
+        fd_ = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd_ < 0) {
+            throw Error("cannot write the unit file " + file_.string() + ": " + systemErrorText(errno));
+        }
+        const BinaryCopyBuffer header = framing(true);
+        writeAll(header.bytes());
+    }
+
+    void send(std::span<const char> rows, std::uint64_t rowCount, const std::stop_token&,
+              const Progress& progress) override {
+        writeAll(rows);
+        progress(rows.size(), rowCount);
+    }
+
+    std::uint64_t finish() override {
+        const BinaryCopyBuffer trailer = framing(false);
+        writeAll(trailer.bytes());
+        closeFile();
+        Connection& conn = *conn_;
         const Result r(PQexec(
             conn.raw(), (copyFromSql_ + conn.quoteLiteral(file_.string()) + " (FORMAT binary)").c_str()));
         if (r.raw() == nullptr || PQresultStatus(r.raw()) != PGRES_COMMAND_OK) {
             throwResultError(conn, r.raw(), "COPY from the unit file on " + conn.target() + " failed");
         }
-        const std::uint64_t copied =
-            std::stoull(PQcmdTuples(r.raw())[0] != '\0' ? PQcmdTuples(r.raw()) : "0");
-        if (copied != rows) {
-            throw Error("the server reports " + std::to_string(copied) + " rows copied, but the unit has " +
-                        std::to_string(rows));
-        }
-        progress(unit.size(), rows);
+        return std::stoull(PQcmdTuples(r.raw())[0] != '\0' ? PQcmdTuples(r.raw()) : "0");
     }
 
+    void abort() noexcept override { closeFile(); }
+
 private:
-    void writeFile(const BinaryCopyBuffer& unit) const {
-        const int fd = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0) {
-            throw Error("cannot write the unit file " + file_.string() + ": " + systemErrorText(errno));
-        }
-        const char* p = unit.data();
-        std::size_t left = unit.size();
+    void writeAll(std::span<const char> bytes) {
+        const char* p = bytes.data();
+        std::size_t left = bytes.size();
         while (left > 0) {
-            const ssize_t n = ::write(fd, p, left);
+            const ssize_t n = ::write(fd_, p, left);
             if (n < 0 && errno == EINTR) {
                 continue;
             }
             if (n <= 0) {
                 const int err = errno;
-                ::close(fd);
+                closeFile();
                 throw Error("cannot write the unit file " + file_.string() +
                             " (is the disk full?): " + systemErrorText(err));
             }
             p += n;
             left -= static_cast<std::size_t>(n);
         }
-        ::close(fd);
+    }
+
+    void closeFile() noexcept {
+        if (fd_ >= 0) {
+            ::close(fd_);
+            fd_ = -1;
+        }
     }
 
     std::string copyFromSql_;
     std::filesystem::path file_;
+    Connection* conn_ = nullptr;
+    int fd_ = -1;
 };
 
 } // namespace

@@ -1,20 +1,21 @@
 #pragma once
 
-#include "copy/BinaryCopyBuffer.h"
 #include "db/Connection.h"
 
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <span>
 #include <stop_token>
 #include <string>
 
 namespace isobar {
 
-// How a unit's rows reach the server, inside the transaction its worker holds open: the write
-// side of a load, separate from the row source (UnitSource), so another method is a small class,
-// not a fork of the engine. One instance per worker: an instance may keep per-worker state.
+// How a transaction's rows reach the server, inside the transaction its worker holds open: the
+// write side of a load, separate from the row source (UnitSource), so another method is a small
+// class, not a fork of the engine. One COPY per transaction, fed unit by unit: begin(), send()
+// each unit's rows, finish(). One instance per worker: an instance may keep per-worker state.
 class WriteMethod {
 public:
     // Told as data leaves: bytes handed over and (an estimate of) the rows they hold.
@@ -22,21 +23,30 @@ public:
 
     virtual ~WriteMethod() = default;
 
-    // Sends one unit, encoded whole (COPY header to trailer, `rows` rows), on `conn`. Throws
-    // DbError for the server's failures and Error when the server's count disagrees. A method that
-    // notices `stop` midway (the stream does, between chunks) rolls the transaction back and
-    // throws Cancelled.
-    virtual void write(Connection& conn, const BinaryCopyBuffer& unit, std::uint64_t rows,
-                       const std::stop_token& stop, const Progress& progress) = 0;
+    // Starts the COPY on `conn` (binary format; the method writes the header). Throws DbError.
+    virtual void begin(Connection& conn) = 0;
+    // Hands over `rows` rows encoded on the binary COPY wire (no header, no trailer). Throws
+    // DbError for the server's failures, Error for the client's (a full disk). A method that
+    // notices `stop` midway (the stream does, between chunks) throws Cancelled; the caller then
+    // calls abort().
+    virtual void send(std::span<const char> rows, std::uint64_t rowCount, const std::stop_token& stop,
+                      const Progress& progress) = 0;
+    // Ends the COPY (the trailer) and returns the row count the server reports. Throws DbError when
+    // the server rejects the data.
+    virtual std::uint64_t finish() = 0;
+    // Abandons a COPY begun and not finished, so everything sent is discarded and the connection
+    // can roll the transaction back. Never throws; does nothing when no COPY is open.
+    virtual void abort() noexcept = 0;
 };
 
 // COPY ... FROM STDIN (FORMAT binary), in chunks so a cancel is noticed quickly.
 // `copySql` is the whole statement.
 std::unique_ptr<WriteMethod> makeStreamWrite(std::string copySql);
 
-// For a server on this machine that may read the client's files: the unit is written to `file`
-// and the server reads it with COPY ... FROM 'file', which skips the socket. `copyFromSql` is the
-// statement up to FROM ("COPY t (cols) FROM "); the quoted path and options follow.
+// For a server on this machine that may read the client's files: the rows are written to `file`
+// and, at finish(), the server reads it with COPY ... FROM 'file', which skips the socket.
+// `copyFromSql` is the statement up to FROM ("COPY t (cols) FROM "); the quoted path and options
+// follow.
 std::unique_ptr<WriteMethod> makeServerFileWrite(std::string copyFromSql, std::filesystem::path file);
 
 } // namespace isobar

@@ -15,6 +15,16 @@ struct WorkerCounters {
     std::atomic<std::uint64_t> skippedRows{0};    // all-missing units skipped
     std::atomic<std::uint64_t> concurrentRows{0}; // units another run committed meanwhile
     std::atomic<std::uint64_t> retries{0};
+    std::atomic<std::uint64_t> transactions{0}; // committed, each holding one or more units
+
+    // Where the worker's time went, in nanoseconds (see LoadPhases).
+    std::atomic<std::uint64_t> waitNanos{0};   // waiting for the reader's next unit
+    std::atomic<std::uint64_t> decodeNanos{0}; // decoding (and re-reading units to retry them)
+    std::atomic<std::uint64_t> encodeNanos{0};
+    std::atomic<std::uint64_t> sendNanos{0};    // handing rows to the server (COPY data)
+    std::atomic<std::uint64_t> copyEndNanos{0}; // the end of the COPY, until the server's count
+    std::atomic<std::uint64_t> ledgerNanos{0};  // BEGIN, the ledger claim
+    std::atomic<std::uint64_t> commitNanos{0};
 };
 
 } // namespace isobar

@@ -33,6 +33,9 @@ public:
     std::uint64_t totalRows() const noexcept { return totalRows_; }
 
     static constexpr std::uint64_t kDefaultRowsPerUnit = 250'000;
+    // Workers put consecutive units into one transaction up to about this many rows (see
+    // CopyWorker): two global hours of ERA5.
+    static constexpr std::uint64_t kDefaultRowsPerTransaction = 2'000'000;
 
 private:
     std::vector<WorkUnit> units_;

@@ -205,6 +205,13 @@ std::string renderReportHtml(const RunReport& r) {
     row("checkpoints during the run", std::to_string(r.checkpoints));
     row("WAL written", formatBytes(r.walBytes));
     row("verification", r.verification);
+    if (!r.phases.run.empty()) {
+        row("time by stage", LoadPhases::describe(r.phases.run));
+    }
+    if (!r.phases.workers.empty()) {
+        row("workers' time (summed)", LoadPhases::describe(r.phases.workers) + " in " +
+                                          std::to_string(r.phases.transactions) + " transaction(s)");
+    }
     if (r.error) {
         row("error", *r.error + (r.errorSqlState.empty() ? "" : " (SQLSTATE " + r.errorSqlState + ")"));
         if (!r.errorUnit.empty()) {

@@ -139,6 +139,16 @@ std::string renderReportJson(const RunReport& r) {
         j.field("ledgerRows", *r.ledgerRows);
     }
     j.field("summary", r.verification).endObject();
+    j.key("phases").beginObject();
+    for (const auto& [name, list] :
+         {std::pair{"run", &r.phases.run}, std::pair{"workers", &r.phases.workers}}) {
+        j.key(name).beginArray();
+        for (const auto& p : *list) {
+            j.beginObject().field("name", p.name).field("seconds", p.seconds).endObject();
+        }
+        j.endArray();
+    }
+    j.field("transactions", static_cast<std::uint64_t>(r.phases.transactions)).endObject();
     j.endObject();
     for (const auto& [name, list] : {std::pair{"warnings", &r.warnings}, std::pair{"notes", &r.notes}}) {
         j.key(name).beginArray();
@@ -256,6 +266,14 @@ RunReport parseReportJson(const std::string& json) {
         r.ledgerRows = u64(ver["ledgerRows"]);
     }
     r.verification = ver["summary"].string();
+    const JsonValue& phases = res["phases"];
+    for (const auto& [name, list] :
+         {std::pair{"run", &r.phases.run}, std::pair{"workers", &r.phases.workers}}) {
+        for (const auto& p : phases[name].array()) {
+            list->push_back({p["name"].string(), p["seconds"].number()});
+        }
+    }
+    r.phases.transactions = static_cast<std::size_t>(phases["transactions"].number());
     for (const auto& w : doc["warnings"].array()) {
         r.warnings.push_back(w.string());
     }

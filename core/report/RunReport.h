@@ -71,6 +71,9 @@ struct RunReport {
     double meanRate = 0;            // rows committed / seconds
     double medianSustainedRate = 0; // over 1-second windows in the middle 90% of the run
     double minSustainedRate = 0;
+    // Where the time went (the run's own clocks): stages of the run, the verification after it,
+    // and what the workers did (summed over them); transactions the workers committed.
+    LoadPhases phases;
     std::vector<Sample> samples; // at most kMaxSamples, peaks kept when thinned
     std::vector<Server> server;
     std::vector<std::uint64_t> workerRows; // per worker, rows sent
