@@ -23,10 +23,12 @@ bench read: the client side of a load on one core, stage by stage - reading with
 ids - per million rows and per global hour of the 0.25 degree grid (1,038,240 rows); the best of
 N passes, each on freshly opened files.
 
-bench ingest: the speed target, side by side on the same rows: (a) isobar's load end to end from
-the NetCDF files with N workers, against (b) the server's own limit, N concurrent server-side
-COPY ... FROM 'file' (FORMAT binary) of the identical rows encoded beforehand. Each into a fresh
-table, rounds alternating which goes first, best round of each. The server must run on this
+bench ingest: the speed target, side by side on the same rows: (a) `isobar-cli load` of the NetCDF
+files with N workers, timed as a whole process from start to exit (as /usr/bin/time sees it), with
+its load phase beside it, against (b) the server's own limit, N concurrent server-side COPY ... FROM
+'file' (FORMAT binary) of the identical rows encoded beforehand, and (c) a bare libpq client
+streaming those rows. Each into a fresh table after a CHECKPOINT, rounds rotating which goes first,
+the median round of each; ratios a/b (the target), a'/b, c/b and a'/c. The server must run on this
 machine (default: the embedded cluster) and the role may read server files.
 
 bench durability: what trading durability for speed is worth on this server: isobar's load with
@@ -65,7 +67,9 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
         {"workers", "N,M",
          "ingest, durability: stream counts to measure (default 1 and the number of cores)"},
         {"table-types", "T,U", "ingest, durability: regular and/or unlogged (default both)"},
-        {"rounds", "N", "ingest, durability: rounds per measurement, best counts (default 2)"},
+        {"rounds", "N",
+         "ingest, durability: rounds per measurement (default 3; ingest: the median counts, durability: the "
+         "best)"},
         {"yes", "", "durability: agree to fsync and full_page_writes off server-wide during the fast runs"},
         {"transport", "stream|file", "ingest: how isobar's load sends rows (default stream)"},
     };
@@ -102,7 +106,16 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
     IngestBenchmarkOptions options;
     options.files = files;
     options.open = openOptionsFrom(parsed);
-    options.rounds = static_cast<int>(parsed.integer("rounds", 2, 1, 20));
+    options.rounds = static_cast<int>(parsed.integer("rounds", 3, 1, 20));
+    // (a) is this very program run as `isobar-cli load`, told what this command was told about
+    // the server and the files.
+    std::error_code ec;
+    options.program = std::filesystem::read_symlink("/proc/self/exe", ec);
+    for (const char* passed : {"dsn", "data-dir", "port", "grid", "product", "off-grid"}) {
+        if (const auto v = parsed.value(passed)) {
+            options.programArgs.insert(options.programArgs.end(), {std::string("--") + passed, *v});
+        }
+    }
     options.transport = transportFrom(parsed);
     const int cores = defaultWorkerCount();
     options.workers = parseList<int>(parsed.value("workers", cores > 1 ? "1," + std::to_string(cores) : "1"),

@@ -15,32 +15,43 @@ namespace isobar {
 // The speed target, measured side by side in one run on the same rows: (a) Isobar's load end to end
 // from the NetCDF files with N workers, against (b) the server's own limit, N concurrent server-side
 // `COPY ... FROM 'file' (FORMAT binary)` of the identical rows, encoded beforehand into files the
-// server reads. Each is timed into a fresh table; rounds alternate which goes first, and the best
-// round of each counts.
+// server reads, and (c) a bare libpq client streaming those files. Each is timed into a fresh table
+// after a CHECKPOINT; rounds rotate which goes first, and the median round of each counts. (a) is
+// timed as a user times it, the whole `isobar-cli load` process from start to exit, when `program`
+// is given; its load phase (what the load itself reports) is kept beside it.
 struct IngestBenchmarkOptions {
     std::string conninfo;
     std::vector<std::filesystem::path> files;
     OpenOptions open;
     std::vector<int> workers{1, 2};
     std::vector<TableType> tableTypes{TableType::Regular, TableType::Unlogged};
-    int rounds = 2;
+    int rounds = 3;
     Transport transport = Transport::Stream; // for (a)
+    // The isobar-cli to run for (a) as a whole process, and the options it is given besides the
+    // load's own: how it reaches the same server (--dsn, or the embedded cluster's --data-dir and
+    // --port) and reads the files as `open` says (--grid, --product, --off-grid). Empty: (a) runs
+    // in this process.
+    std::filesystem::path program;
+    std::vector<std::string> programArgs;
 };
 
 struct IngestBenchmarkRow {
     TableType tableType = TableType::Regular;
     int workers = 1;
     std::uint64_t rows = 0;
-    double isobarSeconds = 0;  // best round
-    double ceilingSeconds = 0; // best round
+    // Seconds of each round.
+    std::vector<double> isobarWall; // the whole process (or all of runLoad, in-process)
+    std::vector<double> isobarLoad; // the load phase it reports
+    std::vector<double> ceiling;
     // The same prepared files streamed by a bare libpq client (COPY FROM STDIN): what the client
     // COPY protocol itself costs against the server reading files, without any NetCDF work.
-    double streamSeconds = 0;
-    double isobarRate() const { return isobarSeconds > 0 ? static_cast<double>(rows) / isobarSeconds : 0; }
-    double ceilingRate() const { return ceilingSeconds > 0 ? static_cast<double>(rows) / ceilingSeconds : 0; }
-    double streamRate() const { return streamSeconds > 0 ? static_cast<double>(rows) / streamSeconds : 0; }
-    double ratio() const { return ceilingRate() > 0 ? isobarRate() / ceilingRate() : 0; }
+    std::vector<double> stream;
+    // Rows/s of the median round.
+    double rate(const std::vector<double>& seconds) const;
 };
+
+// The middle value (the mean of the two middle ones for an even count); 0 for none.
+double median(std::vector<double> values);
 
 // What trading durability for speed is worth: isobar's load with --durability safe against
 // --durability fast (fsync, full_page_writes, synchronous_commit off for the run), side by side,
