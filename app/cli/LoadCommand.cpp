@@ -192,7 +192,8 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
          "(COPY FROM 'file', for a server on this machine)"},
         {"rows-per-unit", "N", "rows per work unit (default 250000)"},
         {"rows-per-transaction", "N",
-         "a worker puts consecutive units into one transaction up to this many rows (default 2000000; 1: a "
+         "a worker puts consecutive units into one transaction up to this many rows (default 10000000, or 10 "
+         "s; 1: a "
          "transaction per unit)"},
         {"verify", "auto|units|full",
          "after the load: units (the server's row count of each unit's COPY, checked in its transaction; "

@@ -15,12 +15,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The encoding buffer starts at one chunk of the stream method and grows to the largest unit.
-constexpr std::size_t kInitialBufferBytes = 4u << 20;
+// A unit is encoded and sent in pieces of about this size: each goes out while it is still in the
+// cache, the buffer stays small, and the server has the first rows before the whole unit is encoded.
+constexpr std::size_t kPieceBytes = 1u << 20;
 
 // A transaction stops taking more units once it has been open this long, so progress is
 // committed (and shown) at least this often however slow the server.
-constexpr auto kTransactionTime = std::chrono::seconds(5);
+constexpr auto kTransactionTime = std::chrono::seconds(10);
 
 // Sleeps for `d` unless a stop is requested first.
 void sleepFor(std::chrono::milliseconds d, const std::stop_token& stop) {
@@ -61,7 +62,7 @@ CopyWorker::CopyWorker(int id, EngineShared& shared, WorkerCounters& counters,
     , shared_(shared)
     , counters_(counters)
     , method_(std::move(method))
-    , buffer_(kInitialBufferBytes) {}
+    , buffer_(2 * kPieceBytes) {}
 
 CopyWorker::~CopyWorker() = default;
 
@@ -83,23 +84,39 @@ Connection& CopyWorker::connection() {
 
 void CopyWorker::prepare(Pending& unit) {
     const WorkUnit& work = shared_.plan.units()[unit.planIndex];
-    {
-        const Timed timed(counters_.decodeNanos);
-        if (!unit.raw) { // read again: the transaction is redone
-            unit.raw.emplace();
-            shared_.source.fetch(work, *unit.raw);
-        }
-        shared_.source.decode(*unit.raw, decoded_);
+    const Timed timed(counters_.decodeNanos);
+    if (!unit.raw) { // read again: the transaction is redone
+        unit.raw.emplace();
+        shared_.source.fetch(work, *unit.raw);
     }
+    shared_.source.decode(*unit.raw, decoded_);
     unit.raw.reset(); // memory stays one unit per worker, however long the transaction
     unit.rows = work.rowCount;
     if (shared_.request.allMissing == AllMissingPolicy::Skip && allMissing(decoded_.values, unit.rows)) {
         unit.rows = 0; // recorded with no rows, so a rerun knows the unit is done
     }
-    const Timed timed(counters_.encodeNanos);
-    buffer_.clear();
-    if (unit.rows > 0) {
-        shared_.source.encode(work, decoded_, buffer_);
+}
+
+void CopyWorker::send(const Pending& unit, Connection& conn, bool& copying, const std::stop_token& stop) {
+    const WorkUnit& work = shared_.plan.units()[unit.planIndex];
+    const std::size_t cols = work.rowCount / work.rows;
+    const std::size_t pieceRows = shared_.source.rowsPerPiece(work, kPieceBytes);
+    for (std::size_t first = 0; first < work.rows; first += pieceRows) {
+        const std::size_t count = std::min<std::size_t>(pieceRows, work.rows - first);
+        {
+            const Timed timed(counters_.encodeNanos);
+            buffer_.clear();
+            shared_.source.encode(work, decoded_, first, count, buffer_);
+        }
+        const Timed timed(counters_.sendNanos);
+        if (!copying) {
+            method_->begin(conn);
+            copying = true;
+        }
+        method_->send(buffer_.bytes(), count * cols, stop, [this](std::uint64_t bytes, std::uint64_t rows) {
+            counters_.bytes += bytes;
+            counters_.rowsSent += rows;
+        });
     }
 }
 
@@ -137,15 +154,7 @@ std::set<std::string> CopyWorker::commitTogether(std::vector<Pending>& units, bo
                 counters_.skippedRows += shared_.plan.units()[unit.planIndex].rowCount;
                 continue;
             }
-            const Timed timed(counters_.sendNanos);
-            if (!copying) {
-                method_->begin(conn);
-                copying = true;
-            }
-            method_->send(buffer_.bytes(), unit.rows, stop, [this](std::uint64_t bytes, std::uint64_t rows) {
-                counters_.bytes += bytes;
-                counters_.rowsSent += rows;
-            });
+            send(unit, conn, copying, stop);
             sent += unit.rows;
         }
         if (copying) {

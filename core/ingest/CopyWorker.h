@@ -27,7 +27,8 @@ bool isTransient(const std::string& sqlState);
 // row still exist together or not at all, while the server sees long COPYs and few commits (a
 // COPY's cost per row falls with its length: its bulk-insert ring is reused instead of fresh
 // buffers for each short statement). Decoding and encoding happen here, on the worker's thread,
-// one unit at a time; how the rows reach the server is its WriteMethod.
+// one unit at a time, each sent in pieces as it is encoded; how the rows reach the server is its
+// WriteMethod.
 class CopyWorker {
 public:
     CopyWorker(int id, EngineShared& shared, WorkerCounters& counters, std::unique_ptr<WriteMethod> method);
@@ -56,8 +57,11 @@ private:
     bool load(std::vector<Pending> units, const std::stop_token& stop, bool grow);
     bool loadAlone(Pending unit, const std::stop_token& stop);
     void reportCommitted(const std::vector<Pending>& units, int attempt);
-    // Decodes and encodes one unit into buffer_, setting its rows.
+    // Decodes one unit (reading it again when it has no raw values), setting its rows.
     void prepare(Pending& unit);
+    // Encodes the decoded unit piece by piece into buffer_ and sends each piece, beginning the
+    // COPY on `conn` first when `copying` is false.
+    void send(const Pending& unit, Connection& conn, bool& copying, const std::stop_token& stop);
     Connection& connection();
     void failWith(const std::vector<Pending>& units, const std::string& sqlState, const std::string& message);
 

@@ -1,5 +1,6 @@
 #include "ingest/UnitSource.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -22,10 +23,31 @@ void UnitSource::decode(const RawUnit& raw, DecodedBand& out) const {
 }
 
 void UnitSource::encode(const WorkUnit& unit, const DecodedBand& band, BinaryCopyBuffer& out) const {
+    encode(unit, band, 0, unit.rows, out);
+}
+
+void UnitSource::encode(const WorkUnit& unit, const DecodedBand& band, std::size_t first, std::size_t count,
+                        BinaryCopyBuffer& out) const {
     const DatasetStep& step = dataset_.steps()[unit.step];
     const std::optional<float> level =
         step.level ? std::optional<float>(static_cast<float>(*step.level)) : std::nullopt;
-    encoders_[step.geometry].encode(step.time, level, unit.row0, unit.rows, band.values, out);
+    BandValues values = band.values;
+    if (first > 0) {
+        const std::size_t cols = unit.rows > 0 ? unit.rowCount / unit.rows : 0;
+        for (const float*& column : values) {
+            if (column != nullptr) {
+                column += first * cols;
+            }
+        }
+    }
+    encoders_[step.geometry].encode(step.time, level, unit.row0 + first, count, values, out);
+}
+
+std::size_t UnitSource::rowsPerPiece(const WorkUnit& unit, std::size_t bytes) const {
+    const std::size_t cols = unit.rows > 0 ? unit.rowCount / unit.rows : 1;
+    const std::size_t rowBytes =
+        maxWeatherRowBytes(dataset_.columns().size(), dataset_.steps()[unit.step].level.has_value());
+    return std::max<std::size_t>(1, bytes / std::max<std::size_t>(1, cols * rowBytes));
 }
 
 std::string UnitSource::filesOf(std::size_t step) const {

@@ -26,6 +26,12 @@ public:
     void decode(const RawUnit& raw, DecodedBand& out) const;
     // Appends the unit's rows (no COPY header or trailer) to `out`.
     void encode(const WorkUnit& unit, const DecodedBand& band, BinaryCopyBuffer& out) const;
+    // Appends the rows of the band's latitude rows [first, first + count) only: a unit goes out
+    // piece by piece, each sent while it is still in the cache.
+    void encode(const WorkUnit& unit, const DecodedBand& band, std::size_t first, std::size_t count,
+                BinaryCopyBuffer& out) const;
+    // Latitude rows of a piece of about `bytes` encoded bytes (at least one).
+    std::size_t rowsPerPiece(const WorkUnit& unit, std::size_t bytes) const;
 
     // "a.nc, b.nc": the files behind a time step, for messages.
     std::string filesOf(std::size_t step) const;

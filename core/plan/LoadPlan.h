@@ -34,8 +34,8 @@ public:
 
     static constexpr std::uint64_t kDefaultRowsPerUnit = 250'000;
     // Workers put consecutive units into one transaction up to about this many rows (see
-    // CopyWorker): two global hours of ERA5.
-    static constexpr std::uint64_t kDefaultRowsPerTransaction = 2'000'000;
+    // CopyWorker): ten global hours of ERA5 (a transaction also ends after 10 s).
+    static constexpr std::uint64_t kDefaultRowsPerTransaction = 10'000'000;
 
 private:
     std::vector<WorkUnit> units_;
