@@ -54,8 +54,8 @@ class LocalCluster {
 public:
     explicit LocalCluster(LocalClusterOptions options = {});
 
-    // The directory holding initdb/pg_ctl/postgres: `pg_config --bindir` when it has them, else
-    // the highest /usr/lib/postgresql/<v>/bin. Throws isobar::Error saying what to install.
+    // The directory holding initdb/pg_ctl/postgres: the highest /usr/lib/postgresql/<v>/bin (Debian's
+    // layout), else `pg_config --bindir` when it has them. Throws isobar::Error saying what to install.
     static std::filesystem::path findServerBinDir();
     // $XDG_DATA_HOME/isobar/pg<major> (default ~/.local/share/...); /var/lib/isobar/pg<major> for
     // root, whose home directory the unprivileged server account cannot enter.
