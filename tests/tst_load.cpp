@@ -5,6 +5,7 @@
 #include "TestCluster.h"
 #include "TestUtil.h"
 #include "ingest/Loader.h"
+#include "report/RunReport.h"
 #include "util/Process.h"
 
 #include <QtTest>
@@ -157,6 +158,36 @@ private slots:
         Connection conn = cluster_->connect();
         QCOMPARE(test::scalar(conn, "SELECT count(*) FROM pg_class WHERE relname LIKE 'isobar_bench%'"),
                  QString("0"));
+    }
+
+    // bench sustained: the load as a whole process against the server's COPY of the same rows,
+    // and the curve of its run report, which is left for `isobar-cli report`.
+    void benchSustainedKeepsTheCurve() {
+        const QString file = cluster_->workDir() + "/sustained.nc";
+        const CliRun sample = runCli({"sample", "--out", file, "--hours", "6", "--region", "20,0,0,20"});
+        QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
+        const CliRun bench = runCli({"bench", "sustained", "--dsn",
+                                     QString::fromStdString(cluster_->conninfo()), "--workers", "2", file});
+        QVERIFY2(bench.exitCode == 0, qPrintable(bench.err + bench.out));
+        const int rows = 6 * 81 * 81;
+        QVERIFY2(bench.out.startsWith(QString::number(rows) + " rows, 2 worker(s)"), qPrintable(bench.out));
+        for (const char* line :
+             {"isobar-cli load, whole process", "server COPY of the same rows", "whole process / server COPY",
+              "per-interval rate over the middle 90%", "checkpoints during the load: "}) {
+            QVERIFY2(bench.out.contains(line), qPrintable(bench.out));
+        }
+        const QRegularExpression curve(R"(the curve: (\S+\.json))");
+        const auto m = curve.match(bench.out);
+        QVERIFY2(m.hasMatch(), qPrintable(bench.out));
+        const RunReport report = readReport(m.captured(1).toStdString());
+        QCOMPARE(report.rows, std::uint64_t(rows));
+        QCOMPARE(QString::fromStdString(report.status), QString("completed"));
+        QVERIFY(!report.phases.run.empty());
+        QFile::remove(m.captured(1));
+
+        const CliRun bad = runCli(
+            {"bench", "sustained", "--dsn", QString::fromStdString(cluster_->conninfo()), "--hours", "0"});
+        QCOMPARE(bad.exitCode, 2);
     }
 
     void cliLoadsSyntheticSample() {

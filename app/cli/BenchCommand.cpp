@@ -3,6 +3,7 @@
 #include "ingest/IngestBenchmark.h"
 #include "ingest/Loader.h"
 #include "ingest/ReadBenchmark.h"
+#include "report/RunReport.h"
 #include "util/Error.h"
 
 #include <iostream>
@@ -15,6 +16,7 @@ namespace {
 const char* kBenchHelp = R"(usage: isobar-cli bench read [--passes N] FILE...
        isobar-cli bench ingest [--dsn CONNINFO] [--workers 1,2] [--table-types regular,unlogged]
                                [--rounds N] FILE...
+       isobar-cli bench sustained [--hours N] [--workers N] [--dsn CONNINFO] [FILE...]
        isobar-cli bench durability --yes [--dsn CONNINFO] [--workers 1,2] [--table-types regular,unlogged]
                                [--rounds N] FILE...
 
@@ -30,6 +32,14 @@ its load phase beside it, against (b) the server's own limit, N concurrent serve
 streaming those rows. Each into a fresh table after a CHECKPOINT, rounds rotating which goes first,
 the median round of each; ratios a/b (the target), a'/b, c/b and a'/c. The server must run on this
 machine (default: the embedded cluster) and the role may read server files.
+
+bench sustained: a long load at a steady rate, or not: `isobar-cli load` of the files (default:
+--hours synthetic global hours, 100 = 103.8 million rows, written first) with N workers into a fresh
+table, timed as a whole process, then the server's own COPY of the same rows. Prints both with
+their ratio, the per-interval rate (median, p5, min over the middle 90% of the load), the
+checkpoints during it and the worst 10 s after one; the curve is the load's run report (its path is
+printed; `isobar-cli report` renders it as HTML with the chart, or CSV). Needs disk for the rows
+encoded once more (some 86 bytes a row: 9 GB for 100 hours).
 
 bench durability: what trading durability for speed is worth on this server: isobar's load with
 --durability safe against --durability fast, side by side, rounds alternating which goes first.
@@ -63,6 +73,7 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
     auto specs = inputOptionSpecs();
     const std::vector<OptionSpec> own = {
         {"passes", "N", "read: passes over the files; the best is reported (default 3)"},
+        {"hours", "N", "sustained: synthetic global hours to load when no FILE is given (default 100)"},
         {"dsn", "CONNINFO", "ingest, durability: the server (default: the embedded cluster)"},
         {"workers", "N,M",
          "ingest, durability: stream counts to measure (default 1 and the number of cores)"},
@@ -85,15 +96,15 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
     }
     const std::string what = parsed.positional().front();
     std::vector<std::filesystem::path> files(parsed.positional().begin() + 1, parsed.positional().end());
-    if (what != "read" && what != "ingest" && what != "durability") {
-        throw UsageError{"unknown benchmark '" + what + "' (read, ingest or durability)"};
+    if (what != "read" && what != "ingest" && what != "durability" && what != "sustained") {
+        throw UsageError{"unknown benchmark '" + what + "' (read, ingest, sustained or durability)"};
     }
     if (what == "durability" && !parsed.flag("yes")) {
         throw UsageError{
             "bench durability turns fsync and full_page_writes off server-wide during its fast runs "
             "(an OS crash meanwhile can corrupt the whole cluster); add --yes to accept this"};
     }
-    if (files.empty()) {
+    if (files.empty() && what != "sustained") {
         throw UsageError{"bench " + what + " needs at least one FILE"};
     }
     stoppable() = true;
@@ -139,6 +150,13 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
     };
     if (what == "durability") {
         std::cout << formatDurabilityBenchmark(benchmarkDurability(options, progress, stop));
+        return kExitOk;
+    }
+    if (what == "sustained") {
+        const int hours = static_cast<int>(parsed.integer("hours", 100, 1, 100'000));
+        const int workers = parsed.value("workers") ? options.workers.front() : cores;
+        std::cout << formatSustainedBenchmark(
+            benchmarkSustained(options, hours, workers, defaultReportDirectory(), progress, stop));
         return kExitOk;
     }
     std::cout << formatIngestBenchmark(benchmarkIngest(options, progress, stop));
