@@ -122,9 +122,10 @@ void CopyWorker::send(const Pending& unit, Connection& conn, bool& copying, cons
 
 std::set<std::string> CopyWorker::commitTogether(std::vector<Pending>& units, bool grow,
                                                  const std::stop_token& stop) {
-    const std::uint64_t rowLimit = shared_.request.rowsPerTransaction > 0
-                                       ? shared_.request.rowsPerTransaction
-                                       : LoadPlan::kDefaultRowsPerTransaction;
+    const std::uint64_t rowLimit =
+        std::min(shared_.request.rowsPerTransaction > 0 ? shared_.request.rowsPerTransaction
+                                                        : LoadPlan::kDefaultRowsPerTransaction,
+                 method_->maxRows());
     const auto opened = Clock::now();
     Connection& conn = connection();
     {
@@ -176,6 +177,9 @@ std::set<std::string> CopyWorker::commitTogether(std::vector<Pending>& units, bo
     for (const Pending& u : units) {
         claims.emplace_back(shared_.plan.units()[u.planIndex].key, u.rows);
     }
+    // In key order: two runs claiming some of the same units then wait for each other in one
+    // order instead of deadlocking.
+    std::sort(claims.begin(), claims.end());
     std::set<std::string> claimed;
     {
         const Timed timed(counters_.ledgerNanos);

@@ -114,6 +114,7 @@ public:
     }
 
     void abort() noexcept override { closeFile(); }
+    std::uint64_t maxRows() const noexcept override { return 1'000'000; }
 
 private:
     void writeAll(std::span<const char> bytes) {

@@ -37,6 +37,8 @@ public:
     // Abandons a COPY begun and not finished, so everything sent is discarded and the connection
     // can roll the transaction back. Never throws; does nothing when no COPY is open.
     virtual void abort() noexcept = 0;
+    // The most rows one COPY of this method should hold (a file on disk holds all of them at once).
+    virtual std::uint64_t maxRows() const noexcept { return UINT64_MAX; }
 };
 
 // COPY ... FROM STDIN (FORMAT binary), in chunks so a cancel is noticed quickly.
@@ -44,7 +46,8 @@ public:
 std::unique_ptr<WriteMethod> makeStreamWrite(std::string copySql);
 
 // For a server on this machine that may read the client's files: the rows are written to `file`
-// and, at finish(), the server reads it with COPY ... FROM 'file', which skips the socket.
+// and, at finish(), the server reads it with COPY ... FROM 'file', which skips the socket. A COPY
+// holds at most a million rows here (a file of some 90 MB per worker for six variables).
 // `copyFromSql` is the statement up to FROM ("COPY t (cols) FROM "); the quoted path and options
 // follow.
 std::unique_ptr<WriteMethod> makeServerFileWrite(std::string copyFromSql, std::filesystem::path file);
