@@ -152,8 +152,7 @@ std::set<std::string> CopyWorker::commitTogether(std::vector<Pending>& units, bo
             planned += shared_.plan.units()[unit.planIndex].rowCount;
             prepare(unit);
             if (unit.rows == 0) {
-                counters_.skippedRows += shared_.plan.units()[unit.planIndex].rowCount;
-                continue;
+                continue; // all missing: only its ledger row (counted as skipped once committed)
             }
             send(unit, conn, copying, stop);
             sent += unit.rows;
@@ -174,6 +173,7 @@ std::set<std::string> CopyWorker::commitTogether(std::vector<Pending>& units, bo
         throw;
     }
     std::vector<std::pair<std::string, std::uint64_t>> claims;
+    claims.reserve(units.size());
     for (const Pending& u : units) {
         claims.emplace_back(shared_.plan.units()[u.planIndex].key, u.rows);
     }
@@ -204,6 +204,9 @@ void CopyWorker::reportCommitted(const std::vector<Pending>& units, int attempt)
     ++counters_.transactions;
     for (const Pending& u : units) {
         counters_.rowsCommitted += u.rows;
+        if (u.rows == 0) {
+            counters_.skippedRows += shared_.plan.units()[u.planIndex].rowCount;
+        }
         ++counters_.units;
         const WorkUnit& work = shared_.plan.units()[u.planIndex];
         shared_.emit([&](LoadSink& sink) {

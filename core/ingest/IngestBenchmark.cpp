@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -395,7 +396,8 @@ double percentile(std::vector<double> values, double fraction) {
         return 0;
     }
     std::sort(values.begin(), values.end());
-    const auto rank = static_cast<std::size_t>(fraction * static_cast<double>(values.size() - 1) + 0.5);
+    const auto rank =
+        static_cast<std::size_t>(std::lround(fraction * static_cast<double>(values.size() - 1)));
     return values[std::min(rank, values.size() - 1)];
 }
 
@@ -520,11 +522,10 @@ std::string formatSustainedBenchmark(const SustainedBenchmark& b) {
         formatDuration(b.ceilingSeconds).c_str(), rate(b.ceilingSeconds),
         b.ceilingSeconds > 0 && b.wallSeconds > 0 ? b.ceilingSeconds / b.wallSeconds : 0.0, b.medianRate,
         b.p5Rate, b.minRate, static_cast<unsigned long long>(b.checkpoints),
-        b.checkpoints == 0
-            ? "no sag to measure"
-            : ("the worst 10 s after one ran at " +
-               std::to_string(static_cast<int>(b.worstAfterCheckpoint * 100 + 0.5)) + "% of the median")
-                  .c_str(),
+        b.checkpoints == 0 ? "no sag to measure"
+                           : ("the worst 10 s after one ran at " +
+                              std::to_string(std::lround(b.worstAfterCheckpoint * 100)) + "% of the median")
+                                 .c_str(),
         b.report.string().c_str());
     return text;
 }
