@@ -31,11 +31,13 @@ archive), and a directory stands for the NetCDF files in it. `isobar-cli inspect
 what a load would do.
 
 Rows go in with binary COPY over N parallel connections, in work units (a band of latitude rows of
-one time step, a few hundred thousand rows), each in its own transaction together with a row in
-the resume ledger (schema isobar). Running the same command again loads exactly the units that are
-not yet in the table: after a failure, a kill, a lost connection or Ctrl-C, nothing is lost and
-nothing is loaded twice. Lost connections and server restarts are retried. Without --dsn the
-embedded cluster is used (started if needed; see `isobar-cli cluster`).
+one time step, a few hundred thousand rows), each committed together with its row in the resume
+ledger (schema isobar); a worker puts consecutive units into one COPY and transaction, up to
+--rows-per-transaction rows or 10 s. Running the same command again loads exactly the units that
+are not yet in the table: after a failure, a kill, a lost connection or Ctrl-C, nothing is lost and
+nothing is loaded twice. Lost connections and server restarts are retried. After the load, every
+COPY's row count as the server reports it has been checked (--verify full also counts the table).
+Without --dsn the embedded cluster is used (started if needed; see `isobar-cli cluster`).
 
 options:
 )";

@@ -10,7 +10,7 @@
 
 namespace isobar {
 
-// The resume ledger: one row per committed work unit, written in the unit's own transaction, so a
+// The resume ledger: one row per committed work unit, written in the transaction of the unit's rows, so a
 // unit's rows and its ledger row exist together or not at all. Keyed by (target table OID, unit
 // key). An unlogged target gets an unlogged ledger, so a crash that empties the table empties its
 // ledger too and never leaves it claiming rows that are gone.

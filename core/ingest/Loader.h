@@ -23,7 +23,7 @@ enum class AllMissingPolicy : std::uint8_t { Skip, Load };
 // COPY ... FROM 'file', which skips the socket (bench ingest measures what that is worth).
 enum class Transport : std::uint8_t { Stream, ServerFile };
 
-// How a run checks what it loaded. Every unit is checked in its own transaction whatever is chosen:
+// How a run checks what it loaded. Every unit is checked in its transaction whatever is chosen:
 // the server's row count of the unit's COPY must equal the rows sent, and the ledger row committed
 // with it records that count. A count(*) of the whole table on top costs a scan of everything in
 // it (seconds for tens of millions of rows, growing with the warehouse), so it is not the default
@@ -77,8 +77,8 @@ int defaultWorkerCount();
 
 // Loads ERA5 files, merged into one dataset, into the weather table: a reader stage feeds decoded
 // units through a bounded queue to N COPY workers, each with its own connection, each unit in one
-// transaction with its ledger row. A rerun skips committed units; a failure or cancel rolls back
-// only the units in flight. Events go to `sink` (serialized).
+// transaction with its ledger row (consecutive units share one). A rerun skips committed units; a failure or
+// cancel rolls back only the units in flight. Events go to `sink` (serialized).
 //
 // Never throws: failures come back in the summary (and through sink.failed()).
 LoadSummary runLoad(const LoadRequest& request, const std::stop_token& stop, LoadSink& sink);
