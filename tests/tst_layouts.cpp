@@ -35,21 +35,13 @@ private slots:
     // CDS since 2024: netCDF4, zlib + chunks, float32 with NaN fill, int64 valid_time in seconds,
     // a scalar `number`, a per-step expver label and NC_STRING text attributes (units included).
     void cds2024() {
-        FixtureSpec spec;
-        spec.format = NC_NETCDF4;
-        spec.deflate = 1;
+        const auto micros = test::hourly(test::pgMicros(2024, 3, 1), 3);
+        FixtureSpec spec =
+            test::cds2024Fixture(test::range(50.0, 48.75, 0.25), test::range(10.0, 12.25, 0.25), micros);
         spec.chunks = {1, 3, 4};
-        spec.timeName = "valid_time";
-        spec.timeType = NC_INT64;
-        spec.timeUnits = "seconds since 1970-01-01";
-        spec.calendar = "proleptic_gregorian";
         spec.numberScalar = true;
         spec.stringAttributes = true;
         spec.globalText = {{"GRIB_centre", "ecmf"}, {"Conventions", "CF-1.7"}};
-        spec.latitudes = test::range(50.0, 48.75, 0.25);
-        spec.longitudes = test::range(10.0, 12.25, 0.25);
-        const auto micros = test::hourly(test::pgMicros(2024, 3, 1), 3);
-        spec.times = test::timesSince(micros, test::pgMicros(1970, 1, 1), 1'000'000);
         spec.stepExpver = {"0001", "0001", "0005"};
         for (int col = 0; col < 6; ++col) {
             spec.variables.push_back(test::floatVariable(col, test::withHoles(col)));
