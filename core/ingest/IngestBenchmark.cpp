@@ -171,6 +171,7 @@ double timeStream(const std::string& conninfo, TableType type, const TableLayout
 struct IsobarTiming {
     double loadSeconds = 0; // what the load reports: reading, COPY, finishing the table
     double wallSeconds = 0; // all of it: the whole process, or all of runLoad in-process
+    JsonValue report;       // the run report the process wrote (null in-process)
 };
 
 LoadRequest benchRequest(const IngestBenchmarkOptions& options, TableType type, int workers,
@@ -204,7 +205,7 @@ IsobarTiming timeIsobarHere(const LoadRequest& request, const std::stop_token& s
     if (!s.durability.problem.empty()) {
         throw Error("restoring the durability settings: " + s.durability.problem);
     }
-    return IsobarTiming{s.seconds, wall};
+    return IsobarTiming{s.seconds, wall, {}};
 }
 
 // (a) as a user runs it: `isobar-cli load` as a process of its own, timed from start to exit;
@@ -239,10 +240,13 @@ IsobarTiming timeIsobarProcess(const IngestBenchmarkOptions& options, const Load
         throw Error("the Isobar load (" + options.program.string() + " load) ended with " +
                     r.describeOutcome() + ": " + r.output);
     }
-    std::ifstream in(reportPath);
+    std::ifstream in(reportPath, std::ios::binary);
+    if (!in) {
+        throw Error(reportPath.string() + ": the Isobar load left no run report");
+    }
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const JsonValue report = JsonValue::parse(text);
-    return IsobarTiming{report["result"]["seconds"].number(), wall};
+    return IsobarTiming{report["result"]["seconds"].number(), wall, report};
 }
 
 IsobarTiming timeIsobar(const IngestBenchmarkOptions& options, TableType type, int workers,
@@ -483,12 +487,7 @@ SustainedBenchmark benchmarkSustained(IngestBenchmarkOptions options, int hours,
     const IsobarTiming t = timeIsobar(options, TableType::Regular, workers, stop, b.report);
     b.wallSeconds = t.wallSeconds;
     b.loadSeconds = t.loadSeconds;
-    {
-        std::ifstream in(b.report);
-        readCurve(JsonValue::parse(
-                      std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>())),
-                  b);
-    }
+    readCurve(t.report, b);
     dropTables(conn);
     progress("encoding the same rows into " + std::to_string(workers) + " file(s) for the server's own COPY");
     const auto files = writeCopyFiles(dataset, plan, workers, dir.path(), stop);
