@@ -4,7 +4,7 @@
 ISOBAR_PACKAGES=(
   cmake ninja-build g++ pkg-config
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev
-  libpq-dev libnetcdf-dev libhdf5-dev libspdlog-dev zlib1g-dev nlohmann-json3-dev libzip-dev
+  libpq-dev libnetcdf-dev libeccodes-dev libhdf5-dev libspdlog-dev zlib1g-dev nlohmann-json3-dev libzip-dev
   postgresql-15
   libcap2-bin
 )

@@ -71,7 +71,7 @@ FilesPage::FilesPage(QWidget* parent)
         buttons->addWidget(b);
     }
     buttons->addStretch();
-    auto* hint = new QLabel(tr("or drop NetCDF/ZIP files and folders here"));
+    auto* hint = new QLabel(tr("or drop NetCDF/GRIB/ZIP files and folders here"));
     hint->setEnabled(false);
     buttons->addWidget(hint);
 
@@ -212,7 +212,7 @@ QStringList FilesPage::addPaths(const QStringList& paths) {
 void FilesPage::addFilesWithDialog() {
     const QStringList files =
         QFileDialog::getOpenFileNames(this, tr("Add ERA5 files"), lastDirectory(),
-                                      tr("ERA5 downloads (*.nc *.nc4 *.netcdf *.zip);;All files (*)"));
+                                      tr("ERA5 downloads (*.nc *.nc4 *.netcdf *.zip *.grib *.grb *.grib2 *.grb2);;All files (*)"));
     if (!files.isEmpty()) {
         rememberDirectory(QFileInfo(files.front()).absolutePath());
         addPaths(files);

@@ -16,6 +16,40 @@ std::int64_t daysFromCivil(std::int64_t year, unsigned month, unsigned day) {
     return era * 146097 + dayOfEra - 719468;
 }
 
+namespace {
+
+struct Civil {
+    std::int64_t year;
+    std::int64_t month;
+    std::int64_t day;
+};
+
+// Inverse of daysFromCivil.
+Civil civilFromDays(std::int64_t days) {
+    const std::int64_t z = days + 719468;
+    const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    const std::int64_t doe = z - era * 146097;
+    const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const std::int64_t mp = (5 * doy + 2) / 153;
+    const std::int64_t d = doy - (153 * mp + 2) / 5 + 1;
+    const std::int64_t m = mp < 10 ? mp + 3 : mp - 9;
+    return Civil{yoe + era * 400 + (m <= 2 ? 1 : 0), m, d};
+}
+
+std::int64_t floorDiv(std::int64_t a, std::int64_t b) {
+    return a / b - ((a % b != 0 && (a < 0) != (b < 0)) ? 1 : 0);
+}
+
+} // namespace
+
+PgTimestamp monthStart(PgTimestamp t) {
+    constexpr std::int64_t kMicrosPerDay = 86'400LL * kMicrosPerSecond;
+    const Civil c = civilFromDays(floorDiv(unixMicrosFromPgTimestamp(t), kMicrosPerDay));
+    return pgTimestampFromUnixMicros(daysFromCivil(c.year, static_cast<unsigned>(c.month), 1) *
+                                     kMicrosPerDay);
+}
+
 std::string formatTimestamp(PgTimestamp t) {
     const std::int64_t unixMicros = unixMicrosFromPgTimestamp(t);
     std::int64_t seconds = unixMicros / kMicrosPerSecond;
@@ -30,16 +64,10 @@ std::string formatTimestamp(PgTimestamp t) {
         secOfDay += 86400;
         days -= 1;
     }
-    // Inverse of daysFromCivil.
-    const std::int64_t z = days + 719468;
-    const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const std::int64_t doe = z - era * 146097;
-    const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const std::int64_t mp = (5 * doy + 2) / 153;
-    const std::int64_t d = doy - (153 * mp + 2) / 5 + 1;
-    const std::int64_t m = mp < 10 ? mp + 3 : mp - 9;
-    const std::int64_t y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+    const Civil c = civilFromDays(days);
+    const std::int64_t y = c.year;
+    const std::int64_t m = c.month;
+    const std::int64_t d = c.day;
     char buf[64];
     if (micros != 0) {
         std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lld %02lld:%02lld:%02lld.%06lld+00",

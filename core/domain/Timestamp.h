@@ -39,6 +39,9 @@ constexpr int hourOfDay(PgTimestamp t) {
 // Days from 1970-01-01 to a date of the proleptic Gregorian calendar (negative before).
 std::int64_t daysFromCivil(std::int64_t year, unsigned month, unsigned day);
 
+// 00:00 UTC on the first day of the month `t` falls in.
+PgTimestamp monthStart(PgTimestamp t);
+
 // "2024-01-01 00:00:00+00" (UTC, ISO 8601 with a space), for messages, reports and SQL literals.
 std::string formatTimestamp(PgTimestamp t);
 

@@ -67,7 +67,8 @@ std::vector<std::filesystem::path> expandInputs(const std::vector<std::filesyste
             std::transform(ext.begin(), ext.end(), ext.begin(),
                            [](unsigned char c) { return std::tolower(c); });
             if (entry.is_regular_file(ec) &&
-                (ext == ".nc" || ext == ".nc4" || ext == ".netcdf" || ext == ".zip")) {
+                (ext == ".nc" || ext == ".nc4" || ext == ".netcdf" || ext == ".zip" || ext == ".grib" ||
+                 ext == ".grb" || ext == ".grib1" || ext == ".grib2" || ext == ".grb2")) {
                 found.push_back(entry.path());
             }
         }
@@ -75,7 +76,8 @@ std::vector<std::filesystem::path> expandInputs(const std::vector<std::filesyste
             throw Error(path.string() + ": cannot list the directory: " + ec.message());
         }
         if (found.empty()) {
-            throw Error(path.string() + ": a directory without NetCDF files (*.nc, *.nc4, *.netcdf, *.zip)");
+            throw Error(path.string() + ": a directory without NetCDF or GRIB files (*.nc, *.nc4, *.netcdf, "
+                                        "*.zip, *.grib, *.grb, *.grib2, *.grb2)");
         }
         std::sort(found.begin(), found.end());
         out.insert(out.end(), found.begin(), found.end());
@@ -294,13 +296,16 @@ private:
     SourceRef resolve(const ValueColumn& variable, const std::string& when,
                       const std::vector<SourceRef>& candidates) {
         std::vector<SourceRef> era5;
+        bool allLabelled = true;
         for (const auto& c : candidates) {
             if (isEra5Label(d_.stepOf(c).expver)) {
                 era5.push_back(c);
             }
+            allLabelled = allLabelled && !d_.stepOf(c).expver.empty();
         }
         const std::string& var = variable.key;
-        if (era5.size() == 1) {
+        // Final ERA5 over ERA5T; a copy without a label is neither, so its values must agree.
+        if (era5.size() == 1 && allLabelled) {
             ++replacedEra5t_[var];
             return era5.front();
         }
@@ -351,6 +356,9 @@ private:
                         levels.insert(key.second);
                     }
                     for (std::uint32_t v = 0; v < file.variables().size(); ++v) {
+                        if (!file.provides(v, s, l)) {
+                            continue; // a GRIB file without this message
+                        }
                         slot[*d_.variableIndex(file.variables()[v].column.key)].push_back(
                             SourceRef{f, v, s, l});
                     }
@@ -362,6 +370,9 @@ private:
         }
         std::vector<bool> present(nvars, false);
         for (const auto& [key, slots] : byStep) {
+            if (std::all_of(slots.begin(), slots.end(), [](const auto& c) { return c.empty(); })) {
+                continue; // a (time, level) of a GRIB file none of its loaded messages holds
+            }
             DatasetStep step;
             step.time = PgTimestamp{key.first};
             step.level = levelOf[key];

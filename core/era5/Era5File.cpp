@@ -1,6 +1,7 @@
 #include "era5/Era5File.h"
 
 #include "era5/Era5FileBuilder.h"
+#include "era5/GribFileBuilder.h"
 #include "era5/TimeUnits.h"
 #include "util/Error.h"
 #include "util/Format.h"
@@ -30,11 +31,16 @@ Era5File Era5File::open(const std::filesystem::path& path, const OpenOptions& op
     const auto size = std::filesystem::file_size(path, ec);
     file.identity_ =
         std::filesystem::path(file.name_).filename().string() + ":" + std::to_string(ec ? 0 : size);
+    if (looksLikeGrib(path)) {
+        GribFileBuilder(file, options).build();
+        return file;
+    }
     {
         // Inspected with a handle of its own, closed again at once: reads reopen it on demand.
         const NetcdfHandle handle = NetcdfHandle::open(path, displayName);
         Era5FileBuilder(file, handle, options).build();
     }
+    file.stepLevels_ = file.steps_.size() * std::max<std::size_t>(file.levels_.size(), 1);
     file.key_ = nextNetcdfKey();
     return file;
 }
@@ -76,6 +82,8 @@ Era5File& Era5File::operator=(Era5File&& other) noexcept {
         notes_ = std::move(other.notes_);
         latLength_ = other.latLength_;
         lonLength_ = other.lonLength_;
+        stepLevels_ = other.stepLevels_;
+        grib_ = std::move(other.grib_);
     }
     return *this;
 }
@@ -125,6 +133,10 @@ std::vector<double> Era5File::boxLongitudes() const {
 
 void Era5File::readRaw(const FileVariable& var, const FileStep& step, std::size_t expverPosition,
                        std::size_t level, std::size_t fileRow, std::size_t rowCount, RawBand& out) const {
+    if (grib_) {
+        readGrib(var, step, level, fileRow, rowCount, out);
+        return;
+    }
     std::array<size_t, NC_MAX_VAR_DIMS> start{};
     std::array<size_t, NC_MAX_VAR_DIMS> count{};
     for (size_t d = 0; d < var.dims.size(); ++d) {
@@ -194,6 +206,39 @@ void Era5File::readRaw(const FileVariable& var, const FileStep& step, std::size_
                     ", latitude rows " + std::to_string(fileRow) + "-" +
                     std::to_string(fileRow + rowCount - 1) +
                     " (the file may be truncated or corrupt): " + nc_strerror(status));
+    }
+}
+
+void Era5File::readGrib(const FileVariable& var, const FileStep& step, std::size_t level, std::size_t fileRow,
+                        std::size_t rowCount, RawBand& out) const {
+    const auto variable = static_cast<std::size_t>(&var - variables_.data());
+    const auto stepIndex = static_cast<std::size_t>(&step - steps_.data());
+    const std::int32_t message = grib_->at(variable, stepIndex, level);
+    if (message < 0) {
+        throw Error(name_ + ": no GRIB message holds " + var.name + " at " + formatTimestamp(step.time));
+    }
+    out.type = NC_FLOAT;
+    out.rows = rowCount;
+    out.cols = lonLength_;
+    out.latMajor = var.latBeforeLon;
+    out.floats.resize(out.count());
+    std::lock_guard lock(gribMutex());
+    const std::vector<float>& values = grib_->cache.values(
+        path_, name_, grib_->messages[static_cast<std::size_t>(message)], static_cast<std::size_t>(message));
+    if (values.size() != latLength_ * lonLength_) {
+        throw Error(name_ + ": the GRIB message of " + var.name + " at " + formatTimestamp(step.time) +
+                    " holds " + std::to_string(values.size()) + " values for " + std::to_string(latLength_) +
+                    " x " + std::to_string(lonLength_) + " points; the file is damaged");
+    }
+    if (var.latBeforeLon) {
+        std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(fileRow * lonLength_), out.count(),
+                    out.floats.begin());
+        return;
+    }
+    // Latitudes vary fastest (jPointsAreConsecutive): longitude-major, as NetCDF's (lon, lat).
+    for (std::size_t i = 0; i < lonLength_; ++i) {
+        std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(i * latLength_ + fileRow), rowCount,
+                    out.floats.begin() + static_cast<std::ptrdiff_t>(i * rowCount));
     }
 }
 

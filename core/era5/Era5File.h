@@ -4,12 +4,14 @@
 #include "domain/Grid.h"
 #include "domain/Timestamp.h"
 #include "domain/Variable.h"
+#include "era5/Grib.h"
 #include "era5/Netcdf.h"
 #include "util/Error.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -84,6 +86,26 @@ struct FileVariable {
     std::vector<std::size_t> expverOrder;
     // ERA5-Land accumulation since 00 UTC: the hourly amount is this hour's value minus the last.
     bool accumulatedSinceMidnight = false;
+    // How a GRIB file packs it ("GRIB1 grid_simple, 16 bits"); empty for NetCDF.
+    std::string gribStorage;
+};
+
+// For a GRIB file: its messages, which one holds each (variable, step, level), and the values of
+// the ones read last.
+struct GribContent {
+    std::vector<GribMessage> messages;
+    std::size_t steps = 0;
+    std::size_t levels = 1;
+    std::vector<std::int32_t> table; // [(variable * steps + step) * levels + level]: message, -1 none
+    std::uint64_t paddingBytes = 0;
+    GribValueCache cache{std::size_t{256} << 20}; // used with gribMutex() held
+
+    std::int32_t& at(std::size_t variable, std::size_t step, std::size_t level) {
+        return table[(variable * steps + step) * levels + level];
+    }
+    std::int32_t at(std::size_t variable, std::size_t step, std::size_t level) const {
+        return table[(variable * steps + step) * levels + level];
+    }
 };
 
 // One time step of a file: its valid time and where it is stored.
@@ -117,11 +139,11 @@ struct ColumnRun {
     int step = 1;
 };
 
-// An opened ERA5 file: layout, grid, time axis, pressure levels and the variables it holds. Detects
-// the common layouts (classic CDS, CDS 2024, expver dimension, NCAR RDA analysis and forecast
-// files, ERA5-Land, monthly means, regional boxes in any orientation and dimension order, single
-// levels and pressure levels) and refuses anything else with a message naming the file and what
-// was found.
+// An opened ERA5 file, NetCDF or GRIB (told apart by content): layout, grid, time axis, pressure
+// levels and the variables it holds. Detects the common layouts (classic CDS, CDS 2024, expver dimension,
+// NCAR RDA analysis and forecast files, ERA5-Land, monthly means, regional boxes in any orientation and
+// dimension order, single levels and pressure levels) and refuses anything else with a message naming the
+// file and what was found.
 class Era5File {
 public:
     // Opens and inspects `path`. `displayName` is what messages call it (an archive member is
@@ -183,9 +205,15 @@ public:
     // Facts worth telling the user (expver mix, assumed grid spacing, accumulation handling, ...).
     const std::vector<std::string>& notes() const noexcept { return notes_; }
     std::uint64_t rowCount() const noexcept {
-        return static_cast<std::uint64_t>(steps_.size()) * std::max<std::size_t>(levels_.size(), 1) *
-               box_.rows * box_.cols;
+        return static_cast<std::uint64_t>(stepLevels_) * box_.rows * box_.cols;
     }
+    // Whether the file holds variable `variable` at step `step` and level `level`: always for
+    // NetCDF; a GRIB file may lack some (a message per variable, time and level).
+    bool provides(std::size_t variable, std::size_t step, std::size_t level) const {
+        return !grib_ || grib_->at(variable, step, level) >= 0;
+    }
+    // The GRIB messages behind the file; nullptr for NetCDF.
+    const GribContent* grib() const noexcept { return grib_.get(); }
     // The file's variable for a column key ("t2m", or an unknown variable's column), if any.
     const FileVariable* find(std::string_view key) const;
     const FileVariable* find(Variable v) const { return find(spec(v).shortName); }
@@ -198,6 +226,9 @@ public:
 
 private:
     Era5File() = default;
+
+    void readGrib(const FileVariable& var, const FileStep& step, std::size_t level, std::size_t fileRow,
+                  std::size_t rowCount, RawBand& out) const;
 
     // Per-variable HDF5 chunk cache sizes, applied whenever the file is (re)opened.
     struct ChunkCache {
@@ -233,8 +264,12 @@ private:
     std::vector<std::string> notes_;
     std::size_t latLength_ = 0;
     std::size_t lonLength_ = 0;
+    std::size_t stepLevels_ = 0; // (step, level) pairs with data
+    std::shared_ptr<GribContent> grib_;
 
     friend class Era5FileBuilder;
+    friend class GribFileBuilder;
+    friend class GridFit;
 };
 
 } // namespace isobar

@@ -1,11 +1,12 @@
 #pragma once
 
 // The detective work behind Era5File::open, one concern per method; split over
-// Era5FileBuilder.cpp (dimensions, grid), Era5FileVariables.cpp (variables, pressure levels) and
-// Era5FileTime.cpp (time axis, expver, product, layout, chunk cache). Not a public API.
+// Era5FileBuilder.cpp (dimensions, coordinates; GridFit places them), Era5FileVariables.cpp (variables,
+// pressure levels) and Era5FileTime.cpp (time axis, expver, product, layout, chunk cache). Not a public API.
 
 #include "era5/Era5File.h"
 #include "era5/FileConventions.h"
+#include "era5/GridFit.h"
 
 #include <map>
 #include <optional>
@@ -63,16 +64,9 @@ private:
     void findTargetVariables();
     void readLevels();
     std::vector<double> readDoubles(int dim, const char* what) const;
-    // The spacing of a coordinate axis; nullopt for a single value. Fails when it is not regular.
-    std::optional<double> spacing(const std::vector<double>& values, const char* what, bool wraps) const;
     void readGrid();
-    // The global grid whose location_ids the rows get (see OpenOptions::gridStep).
-    GlobalGrid chooseGrid();
-    // Box rows and columns: each point's (nearest) grid cell, refused when two points share one.
-    void placeRows(const std::vector<std::int32_t>& latIndex);
-    void placeColumns(std::int32_t firstRow);
-    [[noreturn]] void failSharedCell(std::size_t latA, std::size_t lonA, std::size_t latB, std::size_t lonB,
-                                     std::int32_t row, std::int32_t column) const;
+    // For a single point: the grid increment of the GRIB message it came from, when the file says.
+    std::optional<double> declaredIncrement() const;
     // The global attributes that tell where the file comes from, lower case.
     std::string provenance() const;
     // The provenance names ERA5-Land.

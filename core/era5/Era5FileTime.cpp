@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -326,43 +327,42 @@ void Era5FileBuilder::decideProduct() {
     // Monthly means: the GRIB step type says so, or every step is a calendar month apart.
     bool monthly = false;
     for (const auto& var : f_.variables_) {
-        // avgua, avgad, avgas: monthly averages; plain "avg" is an hourly mean rate (avg_tprate).
-        monthly = monthly || (var.stepType.rfind("avg", 0) == 0 && var.stepType.size() > 3);
+        monthly = monthly || isMonthlyStepType(var.stepType);
     }
-    if (!monthly && f_.steps_.size() >= 2) {
-        std::vector<PgTimestamp> t;
-        for (const auto& s : f_.steps_) {
-            t.push_back(s.time);
-        }
-        std::sort(t.begin(), t.end());
+    std::vector<PgTimestamp> times;
+    for (const auto& s : f_.steps_) {
+        times.push_back(s.time);
+    }
+    std::sort(times.begin(), times.end());
+    if (!monthly && times.size() >= 2) {
         monthly = true;
-        for (size_t i = 1; i < t.size(); ++i) {
-            const double days = static_cast<double>(t[i].micros - t[i - 1].micros) / 86400e6;
+        for (size_t i = 1; i < times.size(); ++i) {
+            const double days = static_cast<double>(times[i].micros - times[i - 1].micros) / 86400e6;
             monthly = monthly && days >= 28.0 && days <= 31.0;
         }
     }
     monthly = monthly || contains(provenance, "monthly-means") || contains(provenance, "monthly_means");
     f_.monthly_ = monthly;
     if (monthly) {
-        f_.notes_.push_back("monthly means: one value per month; accumulated variables are mean daily totals "
-                            "(loaded in mm per day)");
+        // Several steps in one month: monthly means by hour of day, one row per month and hour.
+        bool byHour = false;
+        for (size_t i = 1; i < times.size(); ++i) {
+            byHour = byHour || monthStart(times[i]) == monthStart(times[i - 1]);
+        }
+        std::map<std::int64_t, PgTimestamp> stampedAs;
+        for (auto& step : f_.steps_) {
+            const PgTimestamp row = monthlyRowTime(step.time, byHour);
+            if (const auto [it, fresh] = stampedAs.emplace(row.micros, step.time); !fresh) {
+                fail("the monthly means stamped " + formatTimestamp(it->second) + " and " +
+                     formatTimestamp(step.time) + " are the same month" +
+                     (byHour ? " and hour of day" : std::string()) + " (" + formatTimestamp(row) + ")");
+            }
+            step.time = row;
+        }
+        f_.notes_.push_back(monthlyMeansNote());
     }
     if (f_.era5Land_ && !monthly) {
-        for (auto& var : f_.variables_) {
-            if (var.column.accumulated) {
-                var.accumulatedSinceMidnight = true;
-            }
-        }
-        if (std::any_of(f_.variables_.begin(), f_.variables_.end(),
-                        [](const FileVariable& v) { return v.accumulatedSinceMidnight; })) {
-            std::string names;
-            for (const auto& var : f_.variables_) {
-                names += var.accumulatedSinceMidnight ? (names.empty() ? "" : ", ") + var.column.key : "";
-            }
-            f_.notes_.push_back("ERA5-Land accumulates " + names +
-                                " from 00 UTC: each hour is loaded as the difference to the hour before (the "
-                                "01 UTC value as it is)");
-        }
+        markSinceMidnight(f_.variables_, f_.notes_);
     }
 }
 

@@ -134,4 +134,33 @@ std::string typeName(nc_type type) {
     }
 }
 
+bool isMonthlyStepType(const std::string& stepType) {
+    return stepType.rfind("avg", 0) == 0 && stepType.size() > 3;
+}
+
+PgTimestamp monthlyRowTime(PgTimestamp stamped, bool byHourOfDay) {
+    const PgTimestamp month = monthStart(stamped);
+    return byHourOfDay ? PgTimestamp{month.micros + hourOfDay(stamped) * kMicrosPerHour} : month;
+}
+
+std::string monthlyMeansNote() {
+    return "monthly means: one value per month, at 00 UTC of its first day; accumulated variables are mean "
+           "daily totals (loaded in mm per day)";
+}
+
+void markSinceMidnight(std::vector<FileVariable>& variables, std::vector<std::string>& notes) {
+    std::string names;
+    for (auto& var : variables) {
+        if (var.column.accumulated) {
+            var.accumulatedSinceMidnight = true;
+            names += (names.empty() ? "" : ", ") + var.column.key;
+        }
+    }
+    if (!names.empty()) {
+        notes.push_back("ERA5-Land accumulates " + names +
+                        " from 00 UTC: each hour is loaded as the difference to the hour before (the 01 UTC "
+                        "value as it is)");
+    }
+}
+
 } // namespace isobar::conventions

@@ -3,6 +3,7 @@
 // Naming and unit conventions of ERA5 files, shared by the Era5File readers. Not a public API.
 
 #include "domain/Variable.h"
+#include "era5/Era5File.h"
 #include "util/Format.h"
 
 #include <netcdf.h>
@@ -21,6 +22,17 @@ Conversion conversionFor(Variable v, const std::string& unitsText, const std::st
                          const std::string& varName);
 double defaultFill(nc_type type);
 std::string typeName(nc_type type);
+
+// The step types of ERA5's monthly means (avgua, avgad, avgas, ...); plain "avg" is an hourly mean
+// rate (avg_tprate).
+bool isMonthlyStepType(const std::string& stepType);
+// The row a monthly mean lands on: 00 UTC of the month's first day (plus the hour of day for monthly
+// means by hour of day), whatever day and hour the file stamps it with (the new CDS stamps
+// accumulated means 06 UTC, GRIB encodes them as the previous day 18 UTC + 0-12 h).
+PgTimestamp monthlyRowTime(PgTimestamp stamped, bool byHourOfDay);
+std::string monthlyMeansNote();
+// ERA5-Land accumulates from 00 UTC: marks its accumulated variables (hourly data only) and says so.
+void markSinceMidnight(std::vector<FileVariable>& variables, std::vector<std::string>& notes);
 
 struct DimInfo {
     std::string name;

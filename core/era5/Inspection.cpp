@@ -23,6 +23,9 @@ std::string number(double v) {
 }
 
 std::string storageOf(const FileVariable& var) {
+    if (!var.gribStorage.empty()) {
+        return var.gribStorage + (var.paramId ? ", paramId " + std::to_string(*var.paramId) : std::string());
+    }
     std::string type;
     switch (var.type) {
     case NC_SHORT:

@@ -63,15 +63,12 @@ std::string sniff(const std::filesystem::path& path) {
         return "the file is empty";
     }
     if (n >= 4 && magic[0] == 'P' && magic[1] == 'K' && magic[2] == 3 && magic[3] == 4) {
-        return "is a ZIP archive, not a NetCDF file";
-    }
-    if (n >= 4 && magic[0] == 'G' && magic[1] == 'R' && magic[2] == 'I' && magic[3] == 'B') {
-        return "is a GRIB file, not NetCDF (download NetCDF from the CDS, or convert with grib_to_netcdf)";
+        return "is a ZIP archive, not a NetCDF or GRIB file";
     }
     const bool cdf = n >= 4 && magic[0] == 'C' && magic[1] == 'D' && magic[2] == 'F';
     const bool hdf = n >= 8 && magic[0] == 0x89 && magic[1] == 'H' && magic[2] == 'D' && magic[3] == 'F';
     if (!cdf && !hdf) {
-        return "not a NetCDF file";
+        return "neither a NetCDF nor a GRIB file";
     }
     return {};
 }

@@ -3,6 +3,7 @@
 // Shared by the synthetic sample writers (SampleWriter.cpp, SampleLayouts.cpp); not a public API.
 
 #include "domain/Variable.h"
+#include "util/Error.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -76,5 +77,39 @@ void writeCf2024(const std::filesystem::path& path, const Job& job, const std::v
 // `hours` say what they cover.
 std::vector<std::filesystem::path> writeNcar(const std::filesystem::path& dir, const Job& job,
                                              std::int64_t& firstHour1900, int& hours);
+
+inline void checkStop(const Job& job) {
+    if (job.stop.stop_requested()) {
+        throw Cancelled();
+    }
+}
+
+// The levels to write: each pressure level of the file, or the one single level.
+inline std::vector<std::optional<double>> levelsOf(const Job& job) {
+    if (job.levels.empty()) {
+        return {std::nullopt};
+    }
+    return {job.levels.begin(), job.levels.end()};
+}
+
+// Calls `write(variable position, values)` for every variable of `variables` at one hour and level,
+// computing at most kFillBatch of them at once.
+template <typename Write>
+void forEachVariable(const Job& job, const std::vector<Variable>& variables, std::int64_t hour1900,
+                     std::optional<double> level, std::vector<std::vector<double>>& values, Write&& write) {
+    for (std::size_t first = 0; first < variables.size(); first += kFillBatch) {
+        checkStop(job);
+        const std::size_t count = std::min(kFillBatch, variables.size() - first);
+        job.weather.fill(hour1900, level, std::span(variables).subspan(first, count), values);
+        for (std::size_t b = 0; b < count; ++b) {
+            write(first + b, values[b]);
+        }
+    }
+}
+
+// Writes a CDS GRIB file: one message per variable, hour (and level), 16-bit simple packing, ERA5's
+// MARS keys; instant variables as analyses, the others as forecasts from 06/18 UTC at steps 1-12.
+// `padded`: each message padded with NULs to a multiple of 120 bytes, as the legacy CDS writes GRIB1.
+void writeGrib(const std::filesystem::path& path, const Job& job, int edition, bool padded);
 
 } // namespace isobar::sample

@@ -85,40 +85,11 @@ private:
     int ncid_ = -1;
 };
 
-void checkStop(const Job& job) {
-    if (job.stop.stop_requested()) {
-        throw Cancelled();
-    }
-}
-
 std::string yyyymmddhh(std::int64_t hour1900) {
     const std::string t = formatTimestamp(
         pgTimestampFromUnixMicros((hour1900 * 3600 - kSecondsFrom1900To1970) * kMicrosPerSecond));
     // "2024-01-01 06:00:00+00" -> "2024010106"
     return t.substr(0, 4) + t.substr(5, 2) + t.substr(8, 2) + t.substr(11, 2);
-}
-
-// The levels to write: each pressure level of the file, or the one single level.
-std::vector<std::optional<double>> levelsOf(const Job& job) {
-    if (job.levels.empty()) {
-        return {std::nullopt};
-    }
-    return {job.levels.begin(), job.levels.end()};
-}
-
-// Calls `write(variable position, values)` for every variable of `variables` at one hour and level,
-// computing at most kFillBatch of them at once.
-template <typename Write>
-void forEachVariable(const Job& job, const std::vector<Variable>& variables, std::int64_t hour1900,
-                     std::optional<double> level, std::vector<std::vector<double>>& values, Write&& write) {
-    for (std::size_t first = 0; first < variables.size(); first += kFillBatch) {
-        checkStop(job);
-        const std::size_t count = std::min(kFillBatch, variables.size() - first);
-        job.weather.fill(hour1900, level, std::span(variables).subspan(first, count), values);
-        for (std::size_t b = 0; b < count; ++b) {
-            write(first + b, values[b]);
-        }
-    }
 }
 
 // The name cfgrib gives a variable: ERA5's short name, but avg_* for mean rates (avg_tprate).

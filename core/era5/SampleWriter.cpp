@@ -80,7 +80,8 @@ private:
 
 constexpr SampleLayout kLayouts[] = {
     SampleLayout::CdsLegacy, SampleLayout::Cds2024,     SampleLayout::Cds2024Zip, SampleLayout::CdsExpver,
-    SampleLayout::Ncar,      SampleLayout::CdsLegacyPl, SampleLayout::Cds2024Pl};
+    SampleLayout::Ncar,      SampleLayout::CdsLegacyPl, SampleLayout::Cds2024Pl,  SampleLayout::CdsGrib,
+    SampleLayout::CdsGrib2,  SampleLayout::CdsGribPl};
 
 // z is in both of ERA5's products: at single levels the surface's geopotential (orography), on
 // pressure levels each level's.
@@ -131,6 +132,12 @@ std::string_view sampleLayoutName(SampleLayout layout) {
         return "cds-legacy-pl";
     case SampleLayout::Cds2024Pl:
         return "cds-2024-pl";
+    case SampleLayout::CdsGrib:
+        return "cds-grib";
+    case SampleLayout::CdsGrib2:
+        return "cds-grib2";
+    case SampleLayout::CdsGribPl:
+        return "cds-grib-pl";
     }
     return "cds-legacy";
 }
@@ -144,7 +151,8 @@ std::string sampleLayoutNames() {
 }
 
 bool isPressureLevelLayout(SampleLayout layout) {
-    return layout == SampleLayout::CdsLegacyPl || layout == SampleLayout::Cds2024Pl;
+    return layout == SampleLayout::CdsLegacyPl || layout == SampleLayout::Cds2024Pl ||
+           layout == SampleLayout::CdsGribPl;
 }
 
 std::vector<Variable> defaultSampleVariables(SampleLayout layout) {
@@ -223,14 +231,15 @@ SampleContents sampleContents(const SampleOptions& options) {
             throw Error("--levels: " + formatCoordinate(hPa) +
                         " hPa is not one of ERA5's pressure levels (1 to 1000 hPa)");
         }
-        if (layout == SampleLayout::CdsLegacyPl && hPa != std::round(hPa)) {
+        if ((layout == SampleLayout::CdsLegacyPl || layout == SampleLayout::CdsGribPl) &&
+            hPa != std::round(hPa)) {
             throw Error("--levels: " + formatCoordinate(hPa) + " hPa is not a whole number of hPa, as the " +
                         layoutName + " layout stores levels (int32 millibars)");
         }
     }
     // As the CDS writes them: grib_to_netcdf from the top down in pressure (1, 2, ... 1000), cfgrib
     // from the surface up (1000, 975, ... 1).
-    if (layout == SampleLayout::CdsLegacyPl) {
+    if (layout == SampleLayout::CdsLegacyPl || layout == SampleLayout::CdsGribPl) {
         std::sort(contents.levels.begin(), contents.levels.end());
     } else {
         std::sort(contents.levels.begin(), contents.levels.end(), std::greater<>());
@@ -333,6 +342,16 @@ SampleInfo writeSample(const SampleOptions& options, const std::stop_token& stop
     case SampleLayout::Cds2024Pl: {
         PartialFile part(out.string() + ".part");
         sample::writeCf2024(part.path(), job, job.variables);
+        part.commitTo(out);
+        info.files.push_back(out);
+        break;
+    }
+    case SampleLayout::CdsGrib:
+    case SampleLayout::CdsGrib2:
+    case SampleLayout::CdsGribPl: {
+        PartialFile part(out.string() + ".part");
+        sample::writeGrib(part.path(), job, options.layout == SampleLayout::CdsGrib2 ? 2 : 1,
+                          options.layout != SampleLayout::CdsGrib2);
         part.commitTo(out);
         info.files.push_back(out);
         break;

@@ -40,6 +40,11 @@ enum class SampleLayout : std::uint8_t {
                  // ascending)
     Cds2024Pl,   // pressure levels, cfgrib: as Cds2024 with a pressure_level dimension (double hPa,
                  // descending)
+    CdsGrib,     // GRIB edition 1 as the legacy CDS delivers it: a message per variable and hour, 16-bit
+                 // packing, each padded with NULs to a multiple of 120 bytes; accumulations, mean rates and
+                 // extremes as forecasts from 06/18 UTC (steps 1-12)
+    CdsGrib2,    // as CdsGrib in GRIB edition 2, unpadded
+    CdsGribPl,   // pressure levels in GRIB1 (isobaricInhPa), a message per variable, hour and level
 };
 
 std::optional<SampleLayout> parseSampleLayout(std::string_view name);

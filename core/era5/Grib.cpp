@@ -1,0 +1,278 @@
+#include "era5/Grib.h"
+
+#include "util/Error.h"
+#include "util/Format.h"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <eccodes.h>
+#include <fcntl.h>
+#include <limits>
+#include <memory>
+#include <unistd.h>
+
+namespace isobar {
+
+namespace {
+
+// ecCodes prints its own errors on stderr; Isobar says what is wrong in its messages instead.
+codes_context* context() {
+    static codes_context* ctx = [] {
+        codes_context* c = codes_context_get_default();
+        codes_context_set_logging_proc(c, [](const codes_context*, int, const char*) {});
+        return c;
+    }();
+    return ctx;
+}
+
+struct HandleDeleter {
+    void operator()(codes_handle* h) const { codes_handle_delete(h); }
+};
+using Handle = std::unique_ptr<codes_handle, HandleDeleter>;
+
+struct FileCloser {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+};
+
+std::string textKey(codes_handle* h, const char* key) {
+    std::array<char, 256> buf{};
+    std::size_t len = buf.size();
+    if (codes_get_string(h, key, buf.data(), &len) != CODES_SUCCESS) {
+        return {};
+    }
+    return std::string(buf.data());
+}
+
+long longKey(codes_handle* h, const char* key, long fallback = 0) {
+    long v = fallback;
+    return codes_get_long(h, key, &v) == CODES_SUCCESS ? v : fallback;
+}
+
+std::optional<double> doubleKey(codes_handle* h, const char* key) {
+    int err = 0;
+    if (codes_is_defined(h, key) == 0 || codes_is_missing(h, key, &err) != 0) {
+        return std::nullopt;
+    }
+    double v = 0.0;
+    return codes_get_double(h, key, &v) == CODES_SUCCESS ? std::optional<double>(v) : std::nullopt;
+}
+
+GribMessage headerOf(codes_handle* h) {
+    GribMessage m;
+    m.edition = longKey(h, "edition");
+    m.paramId = longKey(h, "paramId");
+    m.shortName = textKey(h, "shortName");
+    m.name = textKey(h, "name");
+    m.units = textKey(h, "units");
+    m.cfName = textKey(h, "cfName");
+    m.typeOfLevel = textKey(h, "typeOfLevel");
+    m.level = doubleKey(h, "level").value_or(0.0);
+    m.dataDate = longKey(h, "dataDate");
+    m.dataTime = longKey(h, "dataTime");
+    // Steps in hours whatever unit the message counts in (ERA5's are hours).
+    std::size_t unitLength = 1;
+    codes_set_string(h, "stepUnits", "h", &unitLength);
+    m.startStep = longKey(h, "startStep");
+    m.endStep = longKey(h, "endStep");
+    m.stepRange = textKey(h, "stepRange");
+    m.stepType = textKey(h, "stepType");
+    m.gridType = textKey(h, "gridType");
+    m.ni = longKey(h, "Ni");
+    m.nj = longKey(h, "Nj");
+    m.latitudeOfFirst = doubleKey(h, "latitudeOfFirstGridPointInDegrees").value_or(0.0);
+    m.longitudeOfFirst = doubleKey(h, "longitudeOfFirstGridPointInDegrees").value_or(0.0);
+    m.latitudeOfLast = doubleKey(h, "latitudeOfLastGridPointInDegrees").value_or(0.0);
+    m.longitudeOfLast = doubleKey(h, "longitudeOfLastGridPointInDegrees").value_or(0.0);
+    if (longKey(h, "ijDirectionIncrementGiven", 1) != 0) {
+        m.iIncrement = doubleKey(h, "iDirectionIncrementInDegrees");
+        m.jIncrement = doubleKey(h, "jDirectionIncrementInDegrees");
+    }
+    m.iScansNegatively = longKey(h, "iScansNegatively") != 0;
+    m.jScansPositively = longKey(h, "jScansPositively") != 0;
+    m.jPointsAreConsecutive = longKey(h, "jPointsAreConsecutive") != 0;
+    m.marsClass = textKey(h, "class");
+    m.stream = textKey(h, "stream");
+    m.dataType = textKey(h, "type");
+    m.expver = textKey(h, "expver");
+    m.number = longKey(h, "number");
+    m.values = longKey(h, "numberOfDataPoints");
+    m.packing = textKey(h, "packingType");
+    m.bitsPerValue = longKey(h, "bitsPerValue");
+    return m;
+}
+
+// Reads [from, to) of the file.
+std::vector<unsigned char> readRange(int fd, std::uint64_t from, std::uint64_t to) {
+    std::vector<unsigned char> out(to - from);
+    std::size_t done = 0;
+    while (done < out.size()) {
+        const ssize_t n = ::pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(from + done));
+        if (n <= 0) {
+            out.resize(done);
+            break;
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    return out;
+}
+
+std::string bytesText(std::uint64_t n) {
+    return std::to_string(n) + (n == 1 ? " byte" : " bytes");
+}
+
+} // namespace
+
+std::mutex& gribMutex() {
+    static std::mutex m;
+    return m;
+}
+
+bool looksLikeGrib(const std::filesystem::path& path) {
+    std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
+    std::array<char, 4> magic{};
+    return f && std::fread(magic.data(), 1, magic.size(), f.get()) == magic.size() &&
+           std::memcmp(magic.data(), "GRIB", 4) == 0;
+}
+
+GribScan scanGrib(const std::filesystem::path& path, const std::string& displayName) {
+    const std::string& name = displayName.empty() ? path.string() : displayName;
+    std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
+    if (!f) {
+        throw Error(name + ": cannot open: " + systemErrorText(errno));
+    }
+    const int fd = fileno(f.get());
+    GribScan scan;
+    std::error_code ec;
+    scan.fileSize = std::filesystem::file_size(path, ec);
+    // Bytes between messages must be padding (NULs): anything else is not GRIB.
+    const auto checkGap = [&](std::uint64_t from, std::uint64_t to, bool tail) {
+        if (to <= from) {
+            return;
+        }
+        const auto bytes = readRange(fd, from, to);
+        const auto junk = std::find_if(bytes.begin(), bytes.end(), [](unsigned char c) { return c != 0; });
+        if (junk == bytes.end()) {
+            scan.paddingBytes += to - from;
+            return;
+        }
+        const std::uint64_t at = from + static_cast<std::uint64_t>(junk - bytes.begin());
+        const std::string where = scan.messages.empty()
+                                      ? std::string("before the first message")
+                                      : "after message " + std::to_string(scan.messages.size());
+        throw Error(name + ": " + bytesText(to - at) + " at byte " + std::to_string(at) + " (" + where +
+                    ") are not GRIB" +
+                    (tail ? ": the file has a tail that is not GRIB (two downloads joined, or an error page "
+                            "appended?); cut it off or download the file again"
+                          : "; the file is damaged: download it again"));
+    };
+    std::lock_guard lock(gribMutex());
+    std::uint64_t previousEnd = 0;
+    for (;;) {
+        int err = 0;
+        Handle h(codes_handle_new_from_file(context(), f.get(), PRODUCT_GRIB, &err));
+        if (!h) {
+            if (err == CODES_SUCCESS || err == CODES_END_OF_FILE) {
+                break;
+            }
+            // Where the broken message starts: the next "GRIB" after the last good one.
+            const auto rest = readRange(fd, previousEnd, scan.fileSize);
+            const std::string_view view(reinterpret_cast<const char*>(rest.data()), rest.size());
+            const auto pos = view.find("GRIB");
+            const std::uint64_t start = previousEnd + (pos == std::string_view::npos ? 0 : pos);
+            if (err == CODES_PREMATURE_END_OF_FILE) {
+                throw Error(name + ": GRIB message " + std::to_string(scan.messages.size() + 1) +
+                            " (at byte " + std::to_string(start) + ") is cut short: the file ends at byte " +
+                            std::to_string(scan.fileSize) +
+                            "; the download is incomplete: download the file again");
+            }
+            throw Error(name + ": GRIB message " + std::to_string(scan.messages.size() + 1) + " (at byte " +
+                        std::to_string(start) + ") cannot be read: " + codes_get_error_message(err) +
+                        "; the file may be damaged");
+        }
+        std::size_t length = 0;
+        const void* bytes = nullptr;
+        codes_get_message(h.get(), &bytes, &length);
+        const auto end = static_cast<std::uint64_t>(ftello(f.get()));
+        GribMessage m = headerOf(h.get());
+        m.length = length;
+        m.offset = end >= length ? end - length : 0;
+        checkGap(previousEnd, m.offset, false);
+        previousEnd = m.offset + m.length;
+        scan.messages.push_back(std::move(m));
+    }
+    if (scan.messages.empty()) {
+        throw Error(name + ": no GRIB message could be read (the file starts with \"GRIB\" but holds no "
+                           "complete message): the file is damaged or not GRIB");
+    }
+    checkGap(previousEnd, scan.fileSize, true);
+    return scan;
+}
+
+void decodeGribValues(const std::filesystem::path& path, const std::string& displayName,
+                      const GribMessage& message, std::vector<float>& out) {
+    const std::string& name = displayName.empty() ? path.string() : displayName;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        throw Error(name + ": cannot open: " + systemErrorText(errno));
+    }
+    const auto bytes = readRange(fd, message.offset, message.offset + message.length);
+    ::close(fd);
+    const std::string what = message.shortName + " at " + std::to_string(message.dataDate) + " " +
+                             std::to_string(message.dataTime) + " step " + message.stepRange;
+    if (bytes.size() != message.length) {
+        throw Error(name + ": cannot read the GRIB message of " + what + " at byte " +
+                    std::to_string(message.offset) + ": the file is shorter than when it was opened");
+    }
+    // A value no ERA5 field reaches marks the bitmap's missing points.
+    constexpr double kMissing = 9.87654321e36;
+    std::vector<double> values(static_cast<std::size_t>(std::max<long>(message.values, 0)));
+    Handle h(codes_handle_new_from_message(context(), bytes.data(), bytes.size()));
+    if (!h) {
+        throw Error(name + ": the GRIB message of " + what + " at byte " + std::to_string(message.offset) +
+                    " cannot be read; the file may be damaged");
+    }
+    codes_set_double(h.get(), "missingValue", kMissing);
+    std::size_t n = values.size();
+    if (const int err = codes_get_double_array(h.get(), "values", values.data(), &n); err != CODES_SUCCESS) {
+        throw Error(name + ": cannot decode the values of " + what + " (GRIB message at byte " +
+                    std::to_string(message.offset) + "): " + codes_get_error_message(err));
+    }
+    out.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        out[i] =
+            values[i] == kMissing ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(values[i]);
+    }
+}
+
+const std::vector<float>& GribValueCache::values(const std::filesystem::path& path,
+                                                 const std::string& displayName, const GribMessage& message,
+                                                 std::size_t index) {
+    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+        if (it->index == index) {
+            entries_.splice(entries_.begin(), entries_, it);
+            return entries_.front().values;
+        }
+    }
+    Entry entry{index, {}};
+    if (!entries_.empty() && entries_.back().values.size() == static_cast<std::size_t>(message.values) &&
+        bytes_ + static_cast<std::size_t>(message.values) * sizeof(float) > maxBytes_) {
+        // Reuse the least recently used buffer.
+        entry.values = std::move(entries_.back().values);
+        bytes_ -= entry.values.size() * sizeof(float);
+        entries_.pop_back();
+    }
+    decodeGribValues(path, displayName, message, entry.values);
+    bytes_ += entry.values.size() * sizeof(float);
+    entries_.push_front(std::move(entry));
+    while (bytes_ > maxBytes_ && entries_.size() > 1) {
+        bytes_ -= entries_.back().values.size() * sizeof(float);
+        entries_.pop_back();
+    }
+    return entries_.front().values;
+}
+
+} // namespace isobar

@@ -1,0 +1,526 @@
+// Era5File::open for GRIB (see GribFileBuilder.h): a GRIB file is a sequence of messages, one per
+// (parameter, date/time, step, level). They become the same picture a NetCDF file gives - variables
+// on one grid, valid times, pressure levels - plus a table of which message holds what.
+
+#include "era5/GribFileBuilder.h"
+
+#include "era5/FileConventions.h"
+#include "era5/GridFit.h"
+#include "util/Error.h"
+#include "util/Format.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+namespace isobar {
+
+using namespace conventions;
+
+namespace {
+
+constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+
+bool isEra5Expver(const std::string& expver) {
+    try {
+        return !expver.empty() && std::stoi(expver) == 1;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+// dataDate (YYYYMMDD) and dataTime (HHMM) as a timestamp.
+PgTimestamp baseTime(const GribMessage& m) {
+    const long y = m.dataDate / 10000;
+    const auto mo = static_cast<unsigned>(m.dataDate / 100 % 100);
+    const auto d = static_cast<unsigned>(m.dataDate % 100);
+    const std::int64_t days = daysFromCivil(y, mo, d);
+    const std::int64_t minutes = (m.dataTime / 100) * 60 + m.dataTime % 100;
+    return pgTimestampFromUnixMicros(days * 86'400LL * kMicrosPerSecond + minutes * 60 * kMicrosPerSecond);
+}
+
+double normalizedLongitude(double lon) {
+    lon = std::fmod(lon, 360.0);
+    return lon < 0.0 ? lon + 360.0 : lon;
+}
+
+bool near(double a, double b, double tolerance) {
+    return std::fabs(a - b) <= tolerance;
+}
+
+// Longitudes compared as points on the globe: -160.04 (GRIB1) is 199.96 (GRIB2).
+bool sameLongitude(double a, double b) {
+    const double d = std::fabs(normalizedLongitude(a) - normalizedLongitude(b));
+    return std::min(d, 360.0 - d) <= 2e-3;
+}
+
+std::string gridText(const GribMessage& m) {
+    return std::to_string(m.ni) + " x " + std::to_string(m.nj) + " points from (" +
+           formatCoordinate(m.latitudeOfFirst) + ", " + formatCoordinate(m.longitudeOfFirst) + ") to (" +
+           formatCoordinate(m.latitudeOfLast) + ", " + formatCoordinate(m.longitudeOfLast) + ")" +
+           (m.iIncrement ? ", " + formatCoordinate(*m.iIncrement) + " x " +
+                               formatCoordinate(m.jIncrement.value_or(0)) + " deg"
+                         : std::string());
+}
+
+// Level types of ERA5's single-level parameters (2 m, 10 m, the surface, the whole column, soil
+// layers, the sea, ...): one value per time and point.
+bool singleLevelType(const std::string& t) {
+    return t != "isobaricInhPa" && t != "isobaricInPa" && t != "hybrid" && t != "hybridLevel" &&
+           t != "theta" && t != "potentialVorticity" && t != "generalVertical" && t != "generalVerticalLayer";
+}
+
+} // namespace
+
+void GribFileBuilder::build() {
+    GribScan scan = scanGrib(f_.path_, f_.name_);
+    f_.grib_ = std::make_shared<GribContent>();
+    grib_ = f_.grib_.get();
+    grib_->messages = std::move(scan.messages);
+    grib_->paddingBytes = scan.paddingBytes;
+    checkMessages();
+    decideProduct();
+    readGrid();
+    findVariables();
+    placeMessages();
+    describeFile();
+}
+
+std::string GribFileBuilder::describe(std::size_t message) const {
+    const GribMessage& m = grib_->messages[message];
+    const std::string when = formatTimestamp(baseTime(m)).substr(0, 16) + " UTC"; // "2024-01-01 06:00 UTC"
+    return "message " + std::to_string(message + 1) + " (" + m.shortName + ", paramId " +
+           std::to_string(m.paramId) + ", " + when + " + " + m.stepRange + " h" +
+           (singleLevelType(m.typeOfLevel) ? std::string()
+                                           : ", " + m.typeOfLevel + " " + formatCoordinate(m.level)) +
+           ")";
+}
+
+void GribFileBuilder::checkMessages() {
+    const auto& messages = grib_->messages;
+    messageLevel_.assign(messages.size(), std::numeric_limits<double>::quiet_NaN());
+    std::optional<std::size_t> surface;
+    std::optional<std::size_t> pressure;
+    for (std::size_t k = 0; k < messages.size(); ++k) {
+        const GribMessage& m = messages[k];
+        const std::string what = describe(k);
+        if (m.gridType == "reduced_gg" || m.gridType == "regular_gg" || m.gridType == "reduced_rotated_gg") {
+            fail(what + " is on a Gaussian grid (" + m.gridType +
+                 ", ERA5's native grid): Isobar loads regular latitude/longitude grids; request the data "
+                 "interpolated to one (in the CDS API, e.g. \"grid\": [0.25, 0.25])");
+        }
+        if (m.gridType == "sh") {
+            fail(what +
+                 " holds spherical harmonics (a spectral field, ERA5's native model output): Isobar "
+                 "loads regular latitude/longitude grids; request the data on one (e.g. grid 0.25/0.25)");
+        }
+        if (m.gridType == "rotated_ll" || m.gridType == "rotated_gg") {
+            fail(what + " is on a rotated grid (" + m.gridType +
+                 "): Isobar loads regular latitude/longitude grids; request the data on one (e.g. grid "
+                 "0.25/0.25)");
+        }
+        if (m.gridType != "regular_ll") {
+            fail(what + " is on a grid of type '" + m.gridType +
+                 "': Isobar loads regular latitude/longitude grids (regular_ll); request the data on one "
+                 "(e.g. grid 0.25/0.25)");
+        }
+        if (m.dataType == "pf" || m.dataType == "cf" || m.dataType == "em" || m.dataType == "es" ||
+            m.stream == "enda" || m.stream == "edmm" || m.stream == "edmo" || m.stream == "ewda" ||
+            m.number > 0) {
+            const std::string kind = m.dataType == "em"   ? "the ensemble mean"
+                                     : m.dataType == "es" ? "the ensemble spread"
+                                                          : "ensemble member " + std::to_string(m.number);
+            fail(what + " is " + kind + " of ERA5's ensemble (EDA; stream " + m.stream + ", type " +
+                 m.dataType +
+                 "): Isobar loads the deterministic reanalysis, one value per time and point; download the "
+                 "reanalysis product (product_type reanalysis)");
+        }
+        if (m.typeOfLevel == "hybrid" || m.typeOfLevel == "hybridLevel") {
+            fail(what + " is on model levels (" + m.typeOfLevel +
+                 "): model-level files are not loaded; Isobar loads single-level and pressure-level data");
+        }
+        if (m.typeOfLevel == "theta" || m.typeOfLevel == "potentialVorticity" ||
+            m.typeOfLevel == "generalVertical" || m.typeOfLevel == "generalVerticalLayer") {
+            fail(what + " is on " + m.typeOfLevel +
+                 " levels, which are not pressure levels; Isobar loads single-level and pressure-level data");
+        }
+        if (m.typeOfLevel == "isobaricInhPa" || m.typeOfLevel == "isobaricInPa") {
+            const double hpa = m.typeOfLevel == "isobaricInPa" ? m.level / 100.0 : m.level;
+            if (!(hpa > 0.0 && hpa <= 1100.0)) {
+                fail(what + " is at pressure level " + formatCoordinate(hpa) +
+                     " hPa, which is not a level of the atmosphere (0 - 1100 hPa)");
+            }
+            messageLevel_[k] = hpa;
+            pressure = pressure.value_or(k);
+        } else {
+            surface = surface.value_or(k);
+        }
+    }
+    if (surface && pressure) {
+        fail("the file mixes single-level and pressure-level parameters (" + describe(*surface) + " and " +
+             describe(*pressure) +
+             "); a table is one or the other: split the file (e.g. grib_copy -w typeOfLevel=isobaricInhPa) "
+             "and load the parts into different tables");
+    }
+}
+
+void GribFileBuilder::decideProduct() {
+    const auto& messages = grib_->messages;
+    bool landClass = false;
+    bool monthly = false;
+    bool byHour = false;
+    for (const GribMessage& m : messages) {
+        landClass = landClass || m.marsClass == "l5";
+        monthly = monthly || m.stream == "moda" || m.stream == "mnth" || isMonthlyStepType(m.stepType);
+        byHour = byHour || m.stream == "mnth";
+    }
+    f_.monthly_ = monthly;
+    monthlyByHour_ = byHour;
+    // ERA5-Land by its MARS class; its 0.1 deg grid is told in readGrid() (GridFit's clue).
+    f_.era5Land_ = options_.product == ProductOverride::Era5Land ||
+                   (options_.product == ProductOverride::Auto && landClass);
+}
+
+void GribFileBuilder::readGrid() {
+    const auto& messages = grib_->messages;
+    // The coordinates of the most precise edition (GRIB1 stores millidegrees, GRIB2 microdegrees).
+    std::size_t ref = 0;
+    for (std::size_t k = 1; k < messages.size(); ++k) {
+        if (messages[k].edition > messages[ref].edition) {
+            ref = k;
+        }
+    }
+    const GribMessage& g = messages[ref];
+    for (std::size_t k = 0; k < messages.size(); ++k) {
+        const GribMessage& m = messages[k];
+        const bool same =
+            m.ni == g.ni && m.nj == g.nj && near(m.latitudeOfFirst, g.latitudeOfFirst, 2e-3) &&
+            sameLongitude(m.longitudeOfFirst, g.longitudeOfFirst) &&
+            near(m.latitudeOfLast, g.latitudeOfLast, 2e-3) &&
+            sameLongitude(m.longitudeOfLast, g.longitudeOfLast) && m.iScansNegatively == g.iScansNegatively &&
+            m.jScansPositively == g.jScansPositively && m.jPointsAreConsecutive == g.jPointsAreConsecutive;
+        if (!same) {
+            fail("the grid changes within the file: " + describe(ref) + " has " + gridText(g) + ", " +
+                 describe(k) + " has " + gridText(m) +
+                 "; Isobar loads one grid per file: split it (e.g. with grib_copy) and load the parts into "
+                 "different tables");
+        }
+    }
+    if (g.ni <= 0 || g.nj <= 0 || g.values != g.ni * g.nj) {
+        fail(describe(ref) + " has " + std::to_string(g.values) + " values on a " + std::to_string(g.ni) +
+             " x " + std::to_string(g.nj) + " grid: not a complete regular latitude/longitude grid");
+    }
+    // Coordinates from the first point and the increment: the last point of a GRIB1 message is
+    // rounded to millidegrees (38.949 where 36.95 + 8 x 0.25 = 38.95).
+    const auto axis = [](double first, double last, long n, std::optional<double> increment, bool negative,
+                         bool wraps) {
+        double step = 0.0;
+        if (increment && *increment > 0.0) {
+            step = *increment;
+        } else if (n > 1) {
+            double span = negative ? first - last : last - first;
+            if (wraps) {
+                span = std::fmod(span + 720.0, 360.0);
+            }
+            step = std::fabs(span) / static_cast<double>(n - 1);
+        }
+        std::vector<double> out(static_cast<std::size_t>(n));
+        for (long i = 0; i < n; ++i) {
+            double v = first + static_cast<double>(i) * step * (negative ? -1.0 : 1.0);
+            v = std::round(v * 1e6) / 1e6;
+            if (wraps) {
+                v = v >= 360.0 ? v - 360.0 : (v < -180.0 ? v + 360.0 : v);
+            }
+            out[static_cast<std::size_t>(i)] = v;
+        }
+        return out;
+    };
+    f_.latitudes_ = axis(g.latitudeOfFirst, g.latitudeOfLast, g.nj, g.jIncrement, !g.jScansPositively, false);
+    f_.longitudes_ =
+        axis(g.longitudeOfFirst, g.longitudeOfLast, g.ni, g.iIncrement, g.iScansNegatively, true);
+    GridClues clues;
+    clues.declaredIncrement = g.iIncrement;
+    clues.namedEra5Land = f_.era5Land_;
+    GridFit(f_, options_, clues).place();
+    if (options_.product == ProductOverride::Auto && std::fabs(f_.grid_.step() - 0.1) < 1e-9) {
+        f_.era5Land_ = true;
+    }
+}
+
+void GribFileBuilder::findVariables() {
+    const auto& messages = grib_->messages;
+    messageVariable_.assign(messages.size(), kNone);
+    std::vector<std::string> found;
+    std::set<std::string> ignored;
+    bool anyKnown = false;
+    for (std::size_t k = 0; k < messages.size(); ++k) {
+        const GribMessage& m = messages[k];
+        const std::string key = m.paramId > 0 ? std::to_string(m.paramId) : m.shortName;
+        if (const auto it = variableOf_.find(key); it != variableOf_.end()) {
+            messageVariable_[k] = it->second;
+            continue;
+        }
+        const std::string listed =
+            m.shortName + " (paramId " + std::to_string(m.paramId) + ", " + m.name + ", " + m.units + ")";
+        if (ignored.count(key) != 0) {
+            continue;
+        }
+        found.push_back(listed);
+        FileVariable fv;
+        fv.name = m.shortName;
+        fv.longName = m.name;
+        fv.standardName = m.cfName == "unknown" ? std::string() : m.cfName;
+        if (m.paramId > 0) {
+            fv.paramId = m.paramId;
+        }
+        fv.units = m.units;
+        fv.type = NC_FLOAT;
+        fv.latBeforeLon = !m.jPointsAreConsecutive;
+        fv.stepType = m.stepType;
+        fv.gribStorage = "GRIB" + std::to_string(m.edition) + " " + m.packing + ", " +
+                         std::to_string(m.bitsPerValue) + " bits";
+        fv.dims = {DimRole::Time, DimRole::Latitude, DimRole::Longitude};
+        if (!std::isnan(messageLevel_[k])) {
+            fv.dims.insert(fv.dims.begin() + 1, DimRole::Level);
+        }
+        std::optional<Variable> target = m.paramId > 0 ? findParamId(m.paramId) : std::nullopt;
+        if (!target) {
+            target = findVariable(VariableClues{m.shortName, m.name, fv.standardName, fv.paramId});
+        }
+        if (target) {
+            anyKnown = true;
+            fv.conversion = conversionFor(*target, fv.units, f_.name_, m.shortName);
+            fv.column = ValueColumn::of(*target);
+        } else {
+            // A parameter the catalog does not know loads into a column of its own, named as cfgrib
+            // names its NetCDF variable, so the two routes fill the same column.
+            if (m.shortName.empty() || m.shortName == "unknown") {
+                f_.ignored_.push_back("paramId " + std::to_string(m.paramId) + " (ecCodes does not know it)");
+                ignored.insert(key);
+                continue;
+            }
+            fv.column = ValueColumn::unknown(m.shortName, m.name, m.units);
+            const bool taken =
+                isKeyColumn(fv.column.column) ||
+                std::any_of(variableCatalog().begin(), variableCatalog().end(),
+                            [&](const VariableSpec& s) { return s.column == fv.column.column; });
+            if (taken) {
+                f_.ignored_.push_back(listed + ": its column " + fv.column.column + " is taken");
+                ignored.insert(key);
+                continue;
+            }
+        }
+        for (const FileVariable& existing : f_.variables_) {
+            if (existing.column.column == fv.column.column) {
+                fail("both " + existing.name + " (paramId " + std::to_string(existing.paramId.value_or(0)) +
+                     ") and " + m.shortName + " (paramId " + std::to_string(m.paramId) +
+                     ") would load into column " + fv.column.column + "; refusing to choose");
+            }
+        }
+        variableOf_[key] = f_.variables_.size();
+        messageVariable_[k] = f_.variables_.size();
+        f_.variables_.push_back(std::move(fv));
+    }
+    if (!anyKnown) {
+        std::string has;
+        for (const auto& n : found) {
+            has += (has.empty() ? "" : ", ") + n;
+        }
+        throw NoTargetVariables(f_.name_ + ": no ERA5 " +
+                                    (std::isnan(messageLevel_[0]) ? "single-level" : "pressure-level") +
+                                    " parameter Isobar knows; the file has: " + has,
+                                found);
+    }
+    // Catalog variables in the catalog's order, then the others by name (as NetCDF files).
+    std::vector<std::size_t> order(f_.variables_.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        order[i] = i;
+    }
+    const auto rank = [&](std::size_t i) {
+        const FileVariable& v = f_.variables_[i];
+        return std::pair(v.column.variable ? v.column.variable->index() : variableCount(), v.column.key);
+    };
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });
+    std::vector<std::size_t> newIndex(order.size());
+    std::vector<FileVariable> sorted;
+    sorted.reserve(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        newIndex[order[i]] = i;
+        sorted.push_back(std::move(f_.variables_[order[i]]));
+    }
+    f_.variables_ = std::move(sorted);
+    for (auto& v : messageVariable_) {
+        v = v == kNone ? kNone : newIndex[v];
+    }
+}
+
+PgTimestamp GribFileBuilder::validTime(const GribMessage& m) const {
+    const PgTimestamp valid{baseTime(m).micros + static_cast<std::int64_t>(m.endStep) * kMicrosPerHour};
+    return f_.monthly_ ? monthlyRowTime(valid, monthlyByHour_) : valid;
+}
+
+void GribFileBuilder::placeMessages() {
+    const auto& messages = grib_->messages;
+    std::set<std::int64_t> times;
+    std::set<std::int64_t> levels; // thousandths of a hPa
+    for (std::size_t k = 0; k < messages.size(); ++k) {
+        if (messageVariable_[k] == kNone) {
+            continue;
+        }
+        times.insert(validTime(messages[k]).micros);
+        if (!std::isnan(messageLevel_[k])) {
+            levels.insert(std::llround(messageLevel_[k] * 1000.0));
+        }
+    }
+    std::map<std::int64_t, std::size_t> stepOf;
+    for (const std::int64_t t : times) {
+        stepOf[t] = f_.steps_.size();
+        f_.steps_.push_back(FileStep{PgTimestamp{t}, f_.steps_.size(), 0, {}});
+    }
+    std::map<std::int64_t, std::size_t> levelOf;
+    for (auto it = levels.rbegin(); it != levels.rend(); ++it) { // top of the atmosphere first, as the CDS
+        levelOf[*it] = f_.levels_.size();
+        f_.levels_.push_back(static_cast<double>(*it) / 1000.0);
+    }
+    grib_->steps = f_.steps_.size();
+    grib_->levels = std::max<std::size_t>(f_.levels_.size(), 1);
+    grib_->table.assign(f_.variables_.size() * grib_->steps * grib_->levels, -1);
+    for (std::size_t k = 0; k < messages.size(); ++k) {
+        if (messageVariable_[k] == kNone) {
+            continue;
+        }
+        const std::size_t step = stepOf.at(validTime(messages[k]).micros);
+        const std::size_t level =
+            std::isnan(messageLevel_[k]) ? 0 : levelOf.at(std::llround(messageLevel_[k] * 1000.0));
+        std::int32_t& slot = grib_->at(messageVariable_[k], step, level);
+        if (slot < 0) {
+            slot = static_cast<std::int32_t>(k);
+        } else {
+            resolveDuplicate(slot, k);
+        }
+    }
+    // Each step's expver: final ERA5 when any of its messages is.
+    std::set<std::pair<std::size_t, std::size_t>> covered;
+    for (std::size_t v = 0; v < f_.variables_.size(); ++v) {
+        for (std::size_t s = 0; s < grib_->steps; ++s) {
+            for (std::size_t l = 0; l < grib_->levels; ++l) {
+                const std::int32_t k = grib_->at(v, s, l);
+                if (k < 0) {
+                    continue;
+                }
+                covered.insert({s, l});
+                const std::string& e = messages[static_cast<std::size_t>(k)].expver;
+                std::string& label = f_.steps_[s].expver;
+                if (label.empty() || (isEra5Expver(e) && !isEra5Expver(label))) {
+                    label = e;
+                }
+            }
+        }
+    }
+    f_.stepLevels_ = covered.size();
+    if (replacedEra5t_ > 0) {
+        f_.notes_.push_back(
+            std::to_string(replacedEra5t_) +
+            " message(s) given as both ERA5T and final ERA5: the final ERA5 values are loaded");
+    }
+    if (identical_ > 0) {
+        f_.notes_.push_back(std::to_string(identical_) +
+                            " message(s) repeat another with identical values; loaded once");
+    }
+    std::size_t era5t = 0;
+    std::string label;
+    for (const FileStep& s : f_.steps_) {
+        if (!s.expver.empty() && !isEra5Expver(s.expver)) {
+            ++era5t;
+            label = s.expver;
+        }
+    }
+    if (era5t > 0) {
+        f_.notes_.push_back(std::to_string(era5t) + " of " + std::to_string(f_.steps_.size()) +
+                            " steps are preliminary ERA5T data (expver " + label +
+                            "); final ERA5 (expver 0001) replaces them when both are loaded together");
+    }
+}
+
+void GribFileBuilder::resolveDuplicate(std::int32_t& slot, std::size_t message) {
+    const auto& messages = grib_->messages;
+    const auto kept = static_cast<std::size_t>(slot);
+    const bool keptEra5 = isEra5Expver(messages[kept].expver);
+    const bool newEra5 = isEra5Expver(messages[message].expver);
+    if (keptEra5 != newEra5) {
+        ++replacedEra5t_;
+        if (newEra5) {
+            slot = static_cast<std::int32_t>(message);
+        }
+        return;
+    }
+    std::vector<float> a;
+    std::vector<float> b;
+    {
+        std::lock_guard lock(gribMutex());
+        decodeGribValues(f_.path_, f_.name_, messages[kept], a);
+        decodeGribValues(f_.path_, f_.name_, messages[message], b);
+    }
+    const bool same = a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](float x, float y) {
+                          return x == y || (std::isnan(x) && std::isnan(y));
+                      });
+    if (!same) {
+        const FileVariable& var = f_.variables_[messageVariable_[message]];
+        const double level = messageLevel_[message];
+        fail("two GRIB messages hold " + var.name + " at " + formatTimestamp(validTime(messages[message])) +
+             (std::isnan(level) ? std::string() : ", " + formatCoordinate(level) + " hPa") +
+             " with different values: " + describe(kept) + " at byte " +
+             std::to_string(messages[kept].offset) + " and " + describe(message) + " at byte " +
+             std::to_string(messages[message].offset) + "; remove one of them (Isobar will not choose)");
+    }
+    ++identical_;
+}
+
+void GribFileBuilder::describeFile() {
+    const auto& messages = grib_->messages;
+    std::set<long> editions;
+    for (const GribMessage& m : messages) {
+        editions.insert(m.edition);
+    }
+    f_.format_ =
+        editions.size() == 1 ? "GRIB edition " + std::to_string(*editions.begin()) : "GRIB editions 1 and 2";
+    f_.layout_ = std::string(grib_->paddingBytes > 0 ? "CDS legacy GRIB" : "CDS GRIB") + " (" +
+                 std::to_string(messages.size()) + " messages)";
+    if (editions.size() > 1) {
+        f_.notes_.push_back(
+            "the file mixes GRIB1 and GRIB2 messages; they describe the same grid and are read "
+            "alike");
+    }
+    if (grib_->paddingBytes > 0) {
+        f_.notes_.push_back("its messages are padded with NULs (" + std::to_string(grib_->paddingBytes) +
+                            " bytes in all), as the legacy CDS writes them");
+    }
+    // Forecast messages: say how their valid time is found.
+    bool forecast = false;
+    for (const GribMessage& m : messages) {
+        forecast = forecast || m.endStep > 0;
+    }
+    if (forecast && !f_.monthly_) {
+        f_.notes_.push_back(
+            "forecast messages (dataDate/dataTime + step): each value is loaded at its valid time; "
+            "ERA5's accumulations are amounts over the hour ending then");
+    }
+    if (f_.monthly_) {
+        f_.notes_.push_back(monthlyMeansNote());
+    }
+    if (f_.era5Land_ && !f_.monthly_) {
+        markSinceMidnight(f_.variables_, f_.notes_);
+    }
+    if (f_.era5Land_) {
+        f_.layout_ += ", ERA5-Land";
+    }
+    if (f_.monthly_) {
+        f_.layout_ += monthlyByHour_ ? ", monthly means by hour of day" : ", monthly means";
+    }
+    if (f_.box_.rows == 1 && f_.box_.cols == 1) {
+        f_.layout_ += ", single point";
+    }
+}
+
+} // namespace isobar
