@@ -281,7 +281,7 @@ private slots:
 
         QTemporaryDir empty;
         VERIFY_MESSAGE(errorOf([&] { (void)expandInputs({empty.path().toStdString()}); }), empty.path(),
-                       "without NetCDF files");
+                       "without NetCDF or GRIB files");
     }
 
     // Grids Isobar cannot number: each a one-line message naming the file and the grid found.

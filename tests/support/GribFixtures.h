@@ -1,0 +1,64 @@
+#pragma once
+
+// GRIB fixtures written by the tests themselves with ecCodes, message by message, with every key
+// that Isobar reads set explicitly (nothing left to a sample's defaults that matters).
+
+#include <QString>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace isobar::test {
+
+// A regular latitude/longitude grid as GRIB describes it: the first and last point and the
+// increments, with the scanning directions.
+struct GribGrid {
+    long ni = 0; // points along a latitude row
+    long nj = 0; // rows
+    double latitudeOfFirst = 0.0;
+    double longitudeOfFirst = 0.0;
+    double latitudeOfLast = 0.0;
+    double longitudeOfLast = 0.0;
+    double iIncrement = 0.25;
+    double jIncrement = 0.25;
+    bool jScansPositively = false; // south to north
+    bool iScansNegatively = false;
+    std::string gridType = "regular_ll"; // "reduced_gg" takes a Gaussian sample instead
+};
+
+// One message. Values are in the grid's scanning order (row by row); NaN goes in the bitmap.
+struct GribField {
+    int edition = 1;
+    long paramId = 167;
+    std::string stepType = "instant";
+    long dataDate = 20240101;
+    long dataTime = 0; // HHMM
+    long startStep = 0;
+    long endStep = 0;
+    std::string typeOfLevel; // empty: the sample's (surface); "isobaricInhPa" with `level`
+    long level = 0;
+    std::string marsClass = "ea";
+    std::string stream = "oper";
+    std::string type = "an";
+    std::string expver = "0001";
+    long number = -1; // an ensemble member number (-1: none set)
+    long bitsPerValue = 16;
+    GribGrid grid;
+    std::vector<double> values;
+};
+
+// Writes the messages to `path` (appending when `append`), each padded with NULs to a multiple of
+// `padTo` bytes when `padTo` > 0, as the legacy CDS does with 120. Throws std::runtime_error.
+void writeGribFixture(const QString& path, const std::vector<GribField>& fields, int padTo = 0,
+                      bool append = false);
+
+// The values a field of `grid` decodes to exactly under 16-bit simple packing: `base` plus
+// multiples of 1/8 (the packing's binary scale is finer than that for ranges below 8192), so
+// expected table values can be worked out without ecCodes.
+double gribExact(double base, std::size_t step, std::size_t row, std::size_t col, int salt = 0);
+
+inline constexpr double kGribMissing = std::numeric_limits<double>::quiet_NaN();
+
+} // namespace isobar::test
