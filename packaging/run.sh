@@ -2,7 +2,7 @@
 # The main job: installs missing Debian packages, builds Release if needed, starts the embedded
 # PostgreSQL cluster and loads ERA5 files into it.
 #
-#   packaging/run.sh [FILE.nc ...]
+#   packaging/run.sh [FILE ...]   (NetCDF or GRIB)
 #
 # Without files it writes a SYNTHETIC ERA5-like sample (4 global hours, 4,152,960 rows) once and
 # loads it into the table isobar_sample, replacing what an earlier run put there.
@@ -37,4 +37,4 @@ else
 fi
 echo
 echo "Connect with:  psql \"$("$cli" cluster url)\""
-echo "Desktop app:   build/release/app/gui/isobar [FILE.nc ...]   (needs a display)"
+echo "Desktop app:   build/release/app/gui/isobar [FILE ...]   (needs a display)"

@@ -21,11 +21,11 @@ const char* kBenchHelp = R"(usage: isobar-cli bench read [--passes N] FILE...
                                [--rounds N] FILE...
 
 bench read: the client side of a load on one core, stage by stage - reading with netcdf-c
-(including HDF5 decompression), decoding with unit conversion, binary COPY encoding with location
+(including HDF5 decompression) or ecCodes (GRIB unpacking), decoding with unit conversion, binary COPY encoding with location
 ids - per million rows and per global hour of the 0.25 degree grid (1,038,240 rows); the best of
 N passes, each on freshly opened files.
 
-bench ingest: the speed target, side by side on the same rows: (a) `isobar-cli load` of the NetCDF
+bench ingest: the speed target, side by side on the same rows: (a) `isobar-cli load` of the
 files with N workers, timed as a whole process from start to exit (as /usr/bin/time sees it), with
 its load phase beside it, against (b) the server's own limit, N concurrent server-side COPY ... FROM
 'file' (FORMAT binary) of the identical rows encoded beforehand, and (c) a bare libpq client

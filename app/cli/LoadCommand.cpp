@@ -22,12 +22,13 @@ namespace {
 
 const char* kLoadHelp = R"(usage: isobar-cli load [--dsn CONNINFO] [--table NAME] [options] FILE|DIR...
 
-Loads ERA5 NetCDF files into a PostgreSQL table with the weather schema, creating the table if it
+Loads ERA5 NetCDF and GRIB files into a PostgreSQL table with the weather schema, creating the table if it
 is missing, with a column per variable of the files (the seed's six under the seed's names, the
 others by short name; a pressure-level table also has pressure_level). The files form one dataset
 keyed by (time, pressure level, grid point): the variables of one time step may come from
 different files (one per variable from NCAR, the instant and accumulated members of a CDS ZIP
-archive), and a directory stands for the NetCDF files in it. `isobar-cli inspect` shows
+archive, GRIB and NetCDF files side by side), and a directory stands for the NetCDF and GRIB
+files in it. `isobar-cli inspect` shows
 what a load would do.
 
 Rows go in with binary COPY over N parallel connections, in work units (a band of latitude rows of
@@ -175,7 +176,8 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
         {"table", "NAME", "target table, optionally schema-qualified (default: weather)"},
         {"workers", "N", "parallel COPY connections (default: the number of cores, at most 8)"},
         {"variables", "V,W",
-         "load only these (short name, NetCDF name, long name, standard_name or GRIB paramId); default: "
+         "load only these (short name, NetCDF or GRIB name, long name, standard_name or GRIB paramId); "
+         "default: "
          "every variable of the files, or an existing table's own"},
         {"table-type", "TYPE",
          "for a new table: regular (default), unlogged, partitioned, hypertable, distributed"},

@@ -19,7 +19,7 @@ namespace {
 const char* kSampleHelp = R"(usage: isobar-cli sample --out FILE --hours N [--layout NAME] [options]
        isobar-cli sample --out FILE --hours N [--variables V,W|all] [--levels P,Q] [options]
 
-Writes a SYNTHETIC NetCDF file in the layout of a real ERA5 download - by default a classic one from
+Writes a SYNTHETIC NetCDF or GRIB file in the layout of a real ERA5 download - by default a classic one from
 the Copernicus CDS (netCDF3 64-bit offset, int16 packed t2m u10 v10 tcc tp sf on the 0.25 degree
 grid, time in hours since 1900); --layout picks another. The values are made up by a formula -
 plausible, deterministic per seed and the same in every layout, NOT real ERA5 data - and the
@@ -27,8 +27,10 @@ files' global attributes say so. Use it to try Isobar and to benchmark.
 
 --variables writes other variables of the catalog (short names: t2m,d2m,sp,ssrd,u100,swvl1 ...;
 "all": every one the layout can hold), each within its usual range. The pressure-level layouts
-cds-legacy-pl and cds-2024-pl write t u v z q r on 1000, 850 and 500 hPa unless --variables and
---levels say otherwise; the other layouts are at single levels.
+cds-legacy-pl, cds-2024-pl and cds-grib-pl write t u v z q r on 1000, 850 and 500 hPa unless
+--variables and --levels say otherwise; the other layouts are at single levels. The GRIB layouts
+(cds-grib: edition 1 padded to 120 bytes as the legacy CDS writes it; cds-grib2: edition 2) go
+through ecCodes, a message per variable and hour, accumulations as forecasts from 06/18 UTC.
 
 options:
 )";

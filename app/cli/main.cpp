@@ -19,12 +19,12 @@ namespace {
 
 const char* kUsage = R"(usage: isobar-cli [--verbose] COMMAND [options]
 
-Loads ERA5 reanalysis NetCDF files into PostgreSQL with binary COPY.
+Loads ERA5 reanalysis NetCDF and GRIB files into PostgreSQL with binary COPY.
 
 commands:
-  load      load NetCDF files into a table (default: the embedded cluster)
-  inspect   describe NetCDF files as Isobar reads them, and the rows a load would write
-  sample    write a SYNTHETIC ERA5-like NetCDF file to try Isobar with
+  load      load NetCDF and GRIB files into a table (default: the embedded cluster)
+  inspect   describe NetCDF and GRIB files as Isobar reads them, and the rows a load would write
+  sample    write a SYNTHETIC ERA5-like NetCDF or GRIB file to try Isobar with
   settings  what on a server endangers or slows a load, with the SQL to fix it (--restore: undo a
             killed load's durability changes)
   report    render a saved run report as HTML, CSV or JSON

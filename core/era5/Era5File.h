@@ -88,6 +88,9 @@ struct FileVariable {
     bool accumulatedSinceMidnight = false;
     // How a GRIB file packs it ("GRIB1 grid_simple, 16 bits"); empty for NetCDF.
     std::string gribStorage;
+    // Where a GRIB file's messages of it come from: "analyses", "forecasts from 06, 18 UTC at steps
+    // 1-12 h"; empty for NetCDF.
+    std::string gribTiming;
 };
 
 // For a GRIB file: its messages, which one holds each (variable, step, level), and the values of

@@ -105,18 +105,23 @@ GribMessage headerOf(codes_handle* h) {
     return m;
 }
 
-// Reads [from, to) of the file.
-std::vector<unsigned char> readRange(int fd, std::uint64_t from, std::uint64_t to) {
-    std::vector<unsigned char> out(to - from);
+// Reads up to `size` bytes at `from`; returns how many it got.
+std::size_t readInto(int fd, std::uint64_t from, unsigned char* out, std::size_t size) {
     std::size_t done = 0;
-    while (done < out.size()) {
-        const ssize_t n = ::pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(from + done));
+    while (done < size) {
+        const ssize_t n = ::pread(fd, out + done, size - done, static_cast<off_t>(from + done));
         if (n <= 0) {
-            out.resize(done);
             break;
         }
         done += static_cast<std::size_t>(n);
     }
+    return done;
+}
+
+// Reads [from, to) of the file.
+std::vector<unsigned char> readRange(int fd, std::uint64_t from, std::uint64_t to) {
+    std::vector<unsigned char> out(to - from);
+    out.resize(readInto(fd, from, out.data(), out.size()));
     return out;
 }
 
@@ -215,21 +220,26 @@ GribScan scanGrib(const std::filesystem::path& path, const std::string& displayN
 void decodeGribValues(const std::filesystem::path& path, const std::string& displayName,
                       const GribMessage& message, std::vector<float>& out) {
     const std::string& name = displayName.empty() ? path.string() : displayName;
+    // Buffers kept across calls (gribMutex() is held): a global message is 2 MB of bytes and 8 MB
+    // of doubles, and fresh ones would cost more in page faults than the decoding itself.
+    static std::vector<unsigned char> bytes;
+    static std::vector<double> values;
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         throw Error(name + ": cannot open: " + systemErrorText(errno));
     }
-    const auto bytes = readRange(fd, message.offset, message.offset + message.length);
+    bytes.resize(message.length);
+    const std::size_t got = readInto(fd, message.offset, bytes.data(), bytes.size());
     ::close(fd);
     const std::string what = message.shortName + " at " + std::to_string(message.dataDate) + " " +
                              std::to_string(message.dataTime) + " step " + message.stepRange;
-    if (bytes.size() != message.length) {
+    if (got != message.length) {
         throw Error(name + ": cannot read the GRIB message of " + what + " at byte " +
                     std::to_string(message.offset) + ": the file is shorter than when it was opened");
     }
     // A value no ERA5 field reaches marks the bitmap's missing points.
     constexpr double kMissing = 9.87654321e36;
-    std::vector<double> values(static_cast<std::size_t>(std::max<long>(message.values, 0)));
+    values.resize(static_cast<std::size_t>(std::max<long>(message.values, 0)));
     Handle h(codes_handle_new_from_message(context(), bytes.data(), bytes.size()));
     if (!h) {
         throw Error(name + ": the GRIB message of " + what + " at byte " + std::to_string(message.offset) +
@@ -258,8 +268,7 @@ const std::vector<float>& GribValueCache::values(const std::filesystem::path& pa
         }
     }
     Entry entry{index, {}};
-    if (!entries_.empty() && entries_.back().values.size() == static_cast<std::size_t>(message.values) &&
-        bytes_ + static_cast<std::size_t>(message.values) * sizeof(float) > maxBytes_) {
+    if (!entries_.empty() && bytes_ + static_cast<std::size_t>(message.values) * sizeof(float) > maxBytes_) {
         // Reuse the least recently used buffer.
         entry.values = std::move(entries_.back().values);
         bytes_ -= entry.values.size() * sizeof(float);

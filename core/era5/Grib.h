@@ -88,6 +88,7 @@ class GribValueCache {
 public:
     explicit GribValueCache(std::size_t maxBytes)
         : maxBytes_(maxBytes) {}
+    void setMaxBytes(std::size_t maxBytes) { maxBytes_ = maxBytes; }
     // The values of message `index` of the file, decoding it when it is not cached.
     const std::vector<float>& values(const std::filesystem::path& path, const std::string& displayName,
                                      const GribMessage& message, std::size_t index);

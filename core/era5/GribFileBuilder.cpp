@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <set>
 
@@ -383,6 +384,10 @@ void GribFileBuilder::placeMessages() {
         levelOf[*it] = f_.levels_.size();
         f_.levels_.push_back(static_cast<double>(*it) / 1000.0);
     }
+    // The cache holds a time step's messages and the hour before (ERA5-Land's de-accumulation):
+    // the other bands of the step find them decoded.
+    const std::size_t stepBytes = f_.variables_.size() * f_.latLength_ * f_.lonLength_ * sizeof(float);
+    grib_->cache.setMaxBytes(std::min<std::size_t>(2 * stepBytes + stepBytes / 2, std::size_t{512} << 20));
     grib_->steps = f_.steps_.size();
     grib_->levels = std::max<std::size_t>(f_.levels_.size(), 1);
     grib_->table.assign(f_.variables_.size() * grib_->steps * grib_->levels, -1);
@@ -419,6 +424,7 @@ void GribFileBuilder::placeMessages() {
         }
     }
     f_.stepLevels_ = covered.size();
+    describeTiming();
     if (replacedEra5t_ > 0) {
         f_.notes_.push_back(
             std::to_string(replacedEra5t_) +
@@ -440,6 +446,38 @@ void GribFileBuilder::placeMessages() {
         f_.notes_.push_back(std::to_string(era5t) + " of " + std::to_string(f_.steps_.size()) +
                             " steps are preliminary ERA5T data (expver " + label +
                             "); final ERA5 (expver 0001) replaces them when both are loaded together");
+    }
+}
+
+void GribFileBuilder::describeTiming() {
+    const auto& messages = grib_->messages;
+    for (std::size_t v = 0; v < f_.variables_.size(); ++v) {
+        std::set<long> starts;
+        long minStep = std::numeric_limits<long>::max();
+        long maxStep = std::numeric_limits<long>::min();
+        for (std::size_t k = 0; k < messages.size(); ++k) {
+            if (messageVariable_[k] != v) {
+                continue;
+            }
+            starts.insert(messages[k].dataTime);
+            minStep = std::min(minStep, messages[k].endStep);
+            maxStep = std::max(maxStep, messages[k].endStep);
+        }
+        if (starts.empty()) {
+            continue;
+        }
+        if (maxStep == 0) {
+            f_.variables_[v].gribTiming = "analyses (step 0)";
+            continue;
+        }
+        std::string hours;
+        for (const long t : starts) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "%02ld", t / 100);
+            hours += (hours.empty() ? "" : ", ") + std::string(buf);
+        }
+        f_.variables_[v].gribTiming = "forecasts from " + hours + " UTC at steps " + std::to_string(minStep) +
+                                      (minStep == maxStep ? "" : "-" + std::to_string(maxStep)) + " h";
     }
 }
 

@@ -36,6 +36,8 @@ private:
     // Two messages for one (variable, time, level): final ERA5 over ERA5T, identical ones once,
     // different ones refused.
     void resolveDuplicate(std::int32_t& slot, std::size_t message);
+    // Each variable's gribTiming, from its messages.
+    void describeTiming();
     void describeFile();
 
     Era5File& f_;

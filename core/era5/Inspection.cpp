@@ -128,6 +128,7 @@ FileInspection describe(const Era5File& f, const Dataset* scanOf, std::uint32_t 
         vi.name = var.name;
         vi.column = var.column;
         vi.storage = storageOf(var);
+        vi.paramId = var.paramId;
         vi.units = var.units;
         vi.conversion = std::string(describe(var.conversion));
         vi.missingValues = missingOf(var);
@@ -137,6 +138,9 @@ FileInspection describe(const Era5File& f, const Dataset* scanOf, std::uint32_t 
         }
         if (var.accumulatedSinceMidnight) {
             vi.handling = "accumulated since 00 UTC: loaded as hourly differences";
+        }
+        if (!var.gribTiming.empty()) {
+            vi.handling = var.gribTiming + (vi.handling.empty() ? "" : "; " + vi.handling);
         }
         vi.valueCount = f.rowCount();
         if (reader) {
@@ -360,6 +364,9 @@ std::string renderInspectionJson(const Inspection& inspection) {
                 .field("conversion", v.conversion)
                 .field("missingValues", v.missingValues);
             j.field("stepType", v.stepType).field("handling", v.handling);
+            if (v.paramId) {
+                j.field("paramId", static_cast<std::int64_t>(*v.paramId));
+            }
             if (v.missingCount) {
                 j.field("missingCount", *v.missingCount).field("valueCount", v.valueCount);
             }

@@ -10,9 +10,10 @@
 namespace isobar {
 
 struct VariableInspection {
-    std::string name;    // in the file
-    ValueColumn column;  // what it loads into
-    std::string storage; // "int16 packed (scale 0.0017, offset 268.5)", "float32"
+    std::string name;            // in the file
+    ValueColumn column;          // what it loads into
+    std::string storage;         // "int16 packed (scale 0.0017, offset 268.5)", "float32"
+    std::optional<long> paramId; // GRIB paramId, where the file says
     std::string units;
     std::string conversion; // "K -> degC (x - 273.15)"
     std::string missingValues;
@@ -78,10 +79,6 @@ DatasetInspection inspectDataset(const std::vector<std::filesystem::path>& files
 // "surface (single level)", "3 pressure level(s): 500, 850, 1000 hPa" (the first and last three of a
 // long list).
 std::string describeLevels(const std::vector<double>& levels);
-
-// The files opened together, as a load opens them (expanded inputs): what `inspect` says of the
-// dataset, or in `error` why they cannot be loaded together.
-DatasetInspection inspectDataset(const std::vector<std::filesystem::path>& files, const OpenOptions& options);
 
 std::string renderInspectionText(const Inspection& inspection);
 std::string renderInspectionJson(const Inspection& inspection);

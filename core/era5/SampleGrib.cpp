@@ -98,8 +98,8 @@ void writeGrib(const std::filesystem::path& path, const Job& job, int edition, b
                     text("type", forecast ? "fc" : "an");
                     text("expver", "0001");
                     // GRIB2 defines accumulations by their statistical process: the step type goes first.
-                text("stepType", stepType);
-                number("paramId", s.paramId);
+                    text("stepType", stepType);
+                    number("paramId", s.paramId);
                     if (pressure) {
                         text("typeOfLevel", "isobaricInhPa");
                         number("level", std::lround(*level));

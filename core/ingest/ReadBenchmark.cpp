@@ -90,7 +90,7 @@ std::string formatReadBenchmark(const ReadBenchmarkResult& r) {
     char buf[1024];
     std::snprintf(buf, sizeof buf,
                   "%llu rows in %zu step(s), best of %d pass(es), one core:\n"
-                  "  read (netcdf-c, decompression)    %8.1f ms per 1M rows  %8.1f ms per global hour\n"
+                  "  read (netcdf-c or ecCodes)        %8.1f ms per 1M rows  %8.1f ms per global hour\n"
                   "  decode + unit conversion          %8.1f ms per 1M rows  %8.1f ms per global hour\n"
                   "  COPY encoding with location ids   %8.1f ms per 1M rows  %8.1f ms per global hour\n"
                   "  total client side                 %8.1f ms per 1M rows  %8.1f ms per global hour "
