@@ -28,7 +28,7 @@ public:
     GridFit(Era5File& file, const OpenOptions& options, GridClues clues)
         : f_(file)
         , options_(options)
-        , clues_(std::move(clues)) {}
+        , clues_(clues) {}
 
     void place();
 
