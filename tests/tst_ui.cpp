@@ -44,6 +44,25 @@ private slots:
     // Each test starts from a window with nothing remembered.
     void init() { QSettings().clear(); }
 
+    // A GRIB download is listed like a NetCDF one: its layout, variables, times and rows.
+    void fileListModelShowsGrib() {
+        SampleOptions options;
+        options.hours = 2;
+        options.region = SampleRegion::parse("10,9,20,21");
+        options.layout = SampleLayout::CdsGrib;
+        options.out = (cluster_->workDir() + "/download.grib").toStdString();
+        (void)writeSample(options);
+        FileListModel model;
+        QVERIFY(model.addPaths({QString::fromStdString(options.out.string())}).isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(!model.inspecting(), 30'000);
+        QCOMPARE(model.problemCount(), 0);
+        const QString layout = model.data(model.index(0, FileListModel::Layout)).toString();
+        QVERIFY2(layout.contains("GRIB"), qPrintable(layout));
+        QCOMPARE(model.data(model.index(0, FileListModel::Rows)).toString(), QString("50"));
+        QCOMPARE(model.presentVariables().size(), std::size_t(6));
+        QVERIFY(model.data(model.index(0, FileListModel::Times)).toString().contains("2024-01-01"));
+    }
+
     void fileListModelFollowsInspection() {
         FileListModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
