@@ -20,11 +20,11 @@
 #include <fstream>
 
 using namespace isobar;
+using test::errorOf;
 using test::GribField;
 using test::GribGrid;
 using test::WeatherRow;
 using test::WeatherRows;
-using test::errorOf;
 
 namespace {
 
@@ -353,6 +353,30 @@ private slots:
         QCOMPARE(f.steps()[0].time.micros, test::pgMicros(2024, 1, 1));
         QCOMPARE(f.steps()[1].time.micros, test::pgMicros(2024, 2, 1));
         QCOMPARE(f.rowCount(), std::uint64_t{8});
+        // Monthly means by hour of day (stream mnth): a row per month and hour, on the 1st.
+        std::vector<GribField> byHour;
+        for (long time : {0L, 1200L}) {
+            GribField t = fields.front();
+            t.stream = "mnth";
+            t.dataDate = 20240101;
+            t.dataTime = time;
+            byHour.push_back(t);
+            GribField tp = fields[1];
+            tp.stream = "mnth";
+            tp.dataDate = time == 0 ? 20231231 : 20240101;
+            tp.dataTime = time == 0 ? 1800 : 600;
+            tp.startStep = 5;
+            tp.endStep = 6;
+            byHour.push_back(tp);
+        }
+        const QString hourly = file("monthly-by-hour.grib");
+        test::writeGribFixture(hourly, byHour);
+        const Era5File h = Era5File::open(hourly.toStdString());
+        QVERIFY(h.monthlyMeans());
+        QCOMPARE(h.steps().size(), std::size_t{2});
+        QCOMPARE(h.steps()[0].time.micros, test::pgMicros(2024, 1, 1, 0));
+        QCOMPARE(h.steps()[1].time.micros, test::pgMicros(2024, 1, 1, 12));
+        QVERIFY(h.provides(0, 0, 0) && h.provides(1, 0, 0) && h.provides(1, 1, 0));
         // The new CDS stamps NetCDF accumulated means 06 UTC on the 1st: the same month's row.
         const QString real = test::samplesDir() + "/cds-2024_monthly-means_avgad_tp.nc";
         if (!QFile::exists(real)) {
@@ -389,11 +413,9 @@ private slots:
         QCOMPARE(summary.rows, std::uint64_t{12});
         Connection conn = cluster_->connect();
         QCOMPARE(test::scalar(conn, "SELECT count(DISTINCT pressure_level) FROM levels_grib"), QString("2"));
-        QCOMPARE(
-            test::scalar(
-                conn,
-                "SELECT round(avg(t)::numeric, 2) FROM levels_grib WHERE pressure_level = 850"),
-            QString("-14.65"));
+        QCOMPARE(test::scalar(conn,
+                              "SELECT round(avg(t)::numeric, 2) FROM levels_grib WHERE pressure_level = 850"),
+                 QString("-14.65"));
     }
 
     // An expver switch inside one file (ERA5 then ERA5T), and messages given twice: the final ERA5
