@@ -118,9 +118,9 @@ void writeGribFixture(const QString& path, const std::vector<GribField>& fields,
             total = (size + static_cast<std::size_t>(padTo) - 1) / static_cast<std::size_t>(padTo) *
                     static_cast<std::size_t>(padTo);
         }
-        const std::vector<char> zeros(total - size, '\0');
+        const std::vector<char> zeros(total - size + 1, '\0'); // never empty: data() is not null
         if (std::fwrite(bytes, 1, size, out.get()) != size ||
-            std::fwrite(zeros.data(), 1, zeros.size(), out.get()) != zeros.size()) {
+            std::fwrite(zeros.data(), 1, total - size, out.get()) != total - size) {
             throw std::runtime_error("cannot write " + path.toStdString());
         }
     }
