@@ -564,7 +564,7 @@ std::string formatIngestBenchmark(const std::vector<IngestBenchmarkRow>& rows) {
         out += line;
     }
     out +=
-        "rows/s of the median round. (a) isobar-cli load from NetCDF, the whole process from start to exit "
+        "rows/s of the median round. (a) isobar-cli load of the files, the whole process from start to exit "
         "as "
         "/usr/bin/time\n"
         "sees it; (a') its load phase (reading, COPY, commits, finishing the table); (b) server-side COPY "
