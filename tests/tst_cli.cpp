@@ -114,7 +114,8 @@ private slots:
         const QJsonArray files = both.object()["files"].toArray();
         QCOMPARE(files.size(), 2);
         QVERIFY(!files.at(0).toObject().contains("error"));
-        QVERIFY(files.at(1).toObject()["error"].toString().contains("bad.nc: neither a NetCDF nor a GRIB file"));
+        QVERIFY(
+            files.at(1).toObject()["error"].toString().contains("bad.nc: neither a NetCDF nor a GRIB file"));
         QVERIFY(both.object()["dataset"].toObject().contains("error"));
         QVERIFY(!both.object()["ok"].toBool());
 

@@ -284,7 +284,8 @@ private slots:
 
         const QString text = dir_.filePath("notes.nc");
         std::ofstream(text.toStdString()) << "these are my notes, not a NetCDF file\n";
-        EXPECT_ERROR_CONTAINING(Era5File::open(text.toStdString()), "notes.nc", "neither a NetCDF nor a GRIB file");
+        EXPECT_ERROR_CONTAINING(Era5File::open(text.toStdString()), "notes.nc",
+                                "neither a NetCDF nor a GRIB file");
 
         const QString empty = dir_.filePath("empty.nc");
         std::ofstream(empty.toStdString()).close();
