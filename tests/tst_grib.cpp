@@ -11,6 +11,7 @@
 #include "era5/BandReader.h"
 #include "era5/Dataset.h"
 #include "era5/Era5File.h"
+#include "era5/Inspection.h"
 #include "era5/SampleWriter.h"
 
 #include <QFile>
@@ -369,14 +370,42 @@ private slots:
             tp.endStep = 6;
             byHour.push_back(tp);
         }
+        // 19 UTC's accumulated mean ends on the last day of the month before: still January's row.
+        GribField evening = byHour.back();
+        evening.dataDate = 20231231;
+        evening.dataTime = 1800;
+        evening.startStep = 0;
+        evening.endStep = 1;
+        byHour.push_back(evening);
         const QString hourly = file("monthly-by-hour.grib");
         test::writeGribFixture(hourly, byHour);
         const Era5File h = Era5File::open(hourly.toStdString());
         QVERIFY(h.monthlyMeans());
-        QCOMPARE(h.steps().size(), std::size_t{2});
+        QCOMPARE(h.steps().size(), std::size_t{3});
         QCOMPARE(h.steps()[0].time.micros, test::pgMicros(2024, 1, 1, 0));
         QCOMPARE(h.steps()[1].time.micros, test::pgMicros(2024, 1, 1, 12));
+        QCOMPARE(h.steps()[2].time.micros, test::pgMicros(2024, 1, 1, 19));
         QVERIFY(h.provides(0, 0, 0) && h.provides(1, 0, 0) && h.provides(1, 1, 0));
+        QVERIFY(!h.provides(0, 2, 0) && h.provides(1, 2, 0));
+        QCOMPARE(h.rowCount(), std::uint64_t{12});
+        // inspect --scan reads only the messages there are.
+        const Inspection scanned = inspect({hourly.toStdString()}, {}, true);
+        QVERIFY2(!scanned.files.front().error, scanned.files.front().error.value_or("").c_str());
+        QCOMPARE(scanned.files.front().variables.front().valueCount, std::uint64_t{8});
+        QCOMPARE(scanned.files.front().variables.front().missingCount, std::optional<std::uint64_t>(0));
+
+        // A NetCDF series a month apart that is not stamped on the 1st keeps its times.
+        const std::vector<qint64> fifteenths{test::pgMicros(2024, 1, 15, 12), test::pgMicros(2024, 2, 15, 12),
+                                             test::pgMicros(2024, 3, 15, 12)};
+        test::FixtureSpec series = test::cds2024Fixture({10.0}, {100.0}, fifteenths);
+        series.variables.push_back(
+            test::floatVariable(0, [](std::size_t, std::size_t, std::size_t, std::size_t) { return 280.0; }));
+        const QString seriesPath = file("fifteenths.nc");
+        test::writeFixture(seriesPath, series);
+        const Era5File kept = Era5File::open(seriesPath.toStdString());
+        for (std::size_t i = 0; i < fifteenths.size(); ++i) {
+            QCOMPARE(kept.steps()[i].time.micros, fifteenths[i]);
+        }
         // The new CDS stamps NetCDF accumulated means 06 UTC on the 1st: the same month's row.
         const QString real = test::samplesDir() + "/cds-2024_monthly-means_avgad_tp.nc";
         if (!QFile::exists(real)) {
@@ -385,6 +414,22 @@ private slots:
         const Era5File nc = Era5File::open(real.toStdString());
         QCOMPARE(nc.steps().front().time.micros, test::pgMicros(2005, 1, 1));
         QCOMPARE(nc.steps().back().time.micros, test::pgMicros(2024, 12, 1));
+    }
+
+    // GRIB1 stores increments in millidegrees: 0.28125 reads 0.281, which would drift 0.36 deg along
+    // a global row; the span between the first and last point gives the grid.
+    void grib1RoundedIncrement() {
+        GribGrid grid = box(90.0, 0.0, 321, 1280, 0.28125); // the northern hemisphere, 90 .. 0
+        GribField f;
+        f.grid = grid;
+        f.values.assign(321 * 1280, 280.0);
+        const QString path = file("n640-like.grib");
+        test::writeGribFixture(path, {f});
+        const Era5File e = Era5File::open(path.toStdString());
+        QCOMPARE(e.grid().step(), 0.28125);
+        QCOMPARE(e.longitudes().back(), 359.71875);
+        QCOMPARE(e.box().cols, std::size_t{1280});
+        QCOMPARE(e.latitudes()[160], 45.0);
     }
 
     // Pressure-level GRIB (isobaricInhPa) is pressure-level data.

@@ -317,6 +317,11 @@ private:
             const Era5File& a = d_.files_[candidates.front().file];
             const Era5File& b = d_.files_[candidates[i].file];
             if (!(a.box() == b.box()) || !sameValues(reference, reader_->readSource(candidates[i]))) {
+                if (era5.size() == 1) {
+                    // One copy says it is final ERA5, the others say nothing: that one.
+                    ++preferredLabelled_[var];
+                    return era5.front();
+                }
                 throw Error(var + " at " + when + " is in both " + a.name() + " and " + b.name() +
                             " with different values; remove one of them (Isobar will not choose)");
             }
@@ -417,6 +422,11 @@ private:
                 var + ": " + std::to_string(count) +
                 " step(s) given as both ERA5T and final ERA5: the final ERA5 values are loaded");
         }
+        for (const auto& [var, count] : preferredLabelled_) {
+            d_.notes_.push_back(var + ": " + std::to_string(count) +
+                                " step(s) given with different values by a file labelled final ERA5 (expver "
+                                "0001) and a file without expver: the labelled values are loaded");
+        }
         if (identicalDuplicates_ > 0) {
             d_.notes_.push_back(
                 std::to_string(identicalDuplicates_) +
@@ -486,6 +496,7 @@ private:
     std::vector<std::uint32_t> geometryFile_;
     std::unique_ptr<BandReader> reader_;
     std::map<std::string, std::size_t> replacedEra5t_;
+    std::map<std::string, std::size_t> preferredLabelled_;
     std::size_t identicalDuplicates_ = 0;
 };
 

@@ -223,8 +223,9 @@ void Era5File::readGrib(const FileVariable& var, const FileStep& step, std::size
     out.latMajor = var.latBeforeLon;
     out.floats.resize(out.count());
     std::lock_guard lock(gribMutex());
-    const std::vector<float>& values = grib_->cache.values(
-        path_, name_, grib_->messages[static_cast<std::size_t>(message)], static_cast<std::size_t>(message));
+    const std::vector<float>& values =
+        gribValueCache().values(grib_.get(), path_, name_, grib_->messages[static_cast<std::size_t>(message)],
+                                static_cast<std::size_t>(message));
     if (values.size() != latLength_ * lonLength_) {
         throw Error(name_ + ": the GRIB message of " + var.name + " at " + formatTimestamp(step.time) +
                     " holds " + std::to_string(values.size()) + " values for " + std::to_string(latLength_) +

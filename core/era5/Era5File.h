@@ -101,7 +101,14 @@ struct GribContent {
     std::size_t levels = 1;
     std::vector<std::int32_t> table; // [(variable * steps + step) * levels + level]: message, -1 none
     std::uint64_t paddingBytes = 0;
-    GribValueCache cache{std::size_t{256} << 20}; // used with gribMutex() held
+
+    GribContent() = default;
+    GribContent(const GribContent&) = delete;
+    GribContent& operator=(const GribContent&) = delete;
+    ~GribContent() {
+        std::lock_guard lock(gribMutex());
+        gribValueCache().forget(this);
+    }
 
     std::int32_t& at(std::size_t variable, std::size_t step, std::size_t level) {
         return table[(variable * steps + step) * levels + level];

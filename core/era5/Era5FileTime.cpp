@@ -343,7 +343,17 @@ void Era5FileBuilder::decideProduct() {
     }
     monthly = monthly || contains(provenance, "monthly-means") || contains(provenance, "monthly_means");
     f_.monthly_ = monthly;
-    if (monthly) {
+    // The row of each month (00 UTC of its first day) where the file says it holds monthly means,
+    // or where every stamp is on a month's first day (the new CDS's 06 UTC); a series that is
+    // merely a month apart (the 15th of each month at 12 UTC) keeps its times.
+    const bool sayMonthly =
+        std::any_of(f_.variables_.begin(), f_.variables_.end(),
+                    [](const FileVariable& v) { return isMonthlyStepType(v.stepType); }) ||
+        contains(provenance, "monthly-means") || contains(provenance, "monthly_means");
+    const bool onFirstDays = std::all_of(times.begin(), times.end(), [](PgTimestamp t) {
+        return t.micros - monthStart(t).micros < 24 * kMicrosPerHour;
+    });
+    if (monthly && (sayMonthly || onFirstDays)) {
         // Several steps in one month: monthly means by hour of day, one row per month and hour.
         bool byHour = false;
         for (size_t i = 1; i < times.size(); ++i) {
@@ -359,6 +369,8 @@ void Era5FileBuilder::decideProduct() {
             }
             step.time = row;
         }
+    }
+    if (monthly) {
         f_.notes_.push_back(monthlyMeansNote());
     }
     if (f_.era5Land_ && !monthly) {

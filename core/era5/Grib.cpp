@@ -75,7 +75,7 @@ GribMessage headerOf(codes_handle* h) {
     m.dataTime = longKey(h, "dataTime");
     // Steps in hours whatever unit the message counts in (ERA5's are hours).
     std::size_t unitLength = 1;
-    codes_set_string(h, "stepUnits", "h", &unitLength);
+    m.stepsInHours = codes_set_string(h, "stepUnits", "h", &unitLength) == CODES_SUCCESS;
     m.startStep = longKey(h, "startStep");
     m.endStep = longKey(h, "endStep");
     m.stepRange = textKey(h, "stepRange");
@@ -94,6 +94,7 @@ GribMessage headerOf(codes_handle* h) {
     m.iScansNegatively = longKey(h, "iScansNegatively") != 0;
     m.jScansPositively = longKey(h, "jScansPositively") != 0;
     m.jPointsAreConsecutive = longKey(h, "jPointsAreConsecutive") != 0;
+    m.alternativeRowScanning = longKey(h, "alternativeRowScanning") != 0;
     m.marsClass = textKey(h, "class");
     m.stream = textKey(h, "stream");
     m.dataType = textKey(h, "type");
@@ -158,6 +159,11 @@ GribScan scanGrib(const std::filesystem::path& path, const std::string& displayN
         if (to <= from) {
             return;
         }
+        if (to - from > (std::uint64_t{64} << 20)) {
+            throw Error(name + ": " + bytesText(to - from) + " at byte " + std::to_string(from) +
+                        " are not GRIB" + (tail ? " (a tail that is not GRIB)" : "") +
+                        "; cut them off or download the file again");
+        }
         const auto bytes = readRange(fd, from, to);
         const auto junk = std::find_if(bytes.begin(), bytes.end(), [](unsigned char c) { return c != 0; });
         if (junk == bytes.end()) {
@@ -183,8 +189,10 @@ GribScan scanGrib(const std::filesystem::path& path, const std::string& displayN
             if (err == CODES_SUCCESS || err == CODES_END_OF_FILE) {
                 break;
             }
-            // Where the broken message starts: the next "GRIB" after the last good one.
-            const auto rest = readRange(fd, previousEnd, scan.fileSize);
+            // Where the broken message starts: the next "GRIB" after the last good one (looked for in
+            // the next megabyte).
+            const std::uint64_t to = std::max(previousEnd, std::min(scan.fileSize, previousEnd + (1U << 20)));
+            const auto rest = readRange(fd, previousEnd, to);
             const std::string_view view(reinterpret_cast<const char*>(rest.data()), rest.size());
             const auto pos = view.find("GRIB");
             const std::uint64_t start = previousEnd + (pos == std::string_view::npos ? 0 : pos);
@@ -258,18 +266,39 @@ void decodeGribValues(const std::filesystem::path& path, const std::string& disp
     }
 }
 
-const std::vector<float>& GribValueCache::values(const std::filesystem::path& path,
+GribValueCache& gribValueCache() {
+    static GribValueCache cache;
+    return cache;
+}
+
+void GribValueCache::reserve(std::size_t bytes) {
+    maxBytes_ = std::max(maxBytes_, std::min(bytes, std::size_t{512} << 20));
+}
+
+void GribValueCache::forget(const void* owner) {
+    for (auto it = entries_.begin(); it != entries_.end();) {
+        if (it->owner == owner) {
+            bytes_ -= it->values.size() * sizeof(float);
+            it = entries_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
+const std::vector<float>& GribValueCache::values(const void* owner, const std::filesystem::path& path,
                                                  const std::string& displayName, const GribMessage& message,
                                                  std::size_t index) {
     for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-        if (it->index == index) {
+        if (it->owner == owner && it->index == index) {
             entries_.splice(entries_.begin(), entries_, it);
             return entries_.front().values;
         }
     }
-    Entry entry{index, {}};
-    if (!entries_.empty() && bytes_ + static_cast<std::size_t>(message.values) * sizeof(float) > maxBytes_) {
-        // Reuse the least recently used buffer.
+    Entry entry{owner, index, {}};
+    const std::size_t size = static_cast<std::size_t>(std::max<long>(message.values, 0)) * sizeof(float);
+    if (!entries_.empty() && bytes_ + size > maxBytes_) {
+        // Reuse the least recently used buffer: no fresh pages to fault in.
         entry.values = std::move(entries_.back().values);
         bytes_ -= entry.values.size() * sizeof(float);
         entries_.pop_back();

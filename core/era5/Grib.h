@@ -62,6 +62,8 @@ struct GribMessage {
     long values = 0;       // numberOfDataPoints, missing ones included
     std::string packing;   // packingType: grid_simple, grid_ccsds, ...
     long bitsPerValue = 0;
+    bool stepsInHours = true; // ecCodes could express the steps in hours
+    bool alternativeRowScanning = false;
 };
 
 // Every message of a file, in file order.
@@ -81,26 +83,32 @@ GribScan scanGrib(const std::filesystem::path& path, const std::string& displayN
 void decodeGribValues(const std::filesystem::path& path, const std::string& displayName,
                       const GribMessage& message, std::vector<float>& out);
 
-// The decoded values of a GRIB file's most recently read messages: a unit reads a band of rows of
-// each variable, so the bands after the first of a time step find the message decoded already.
-// Bounded in bytes. Must be used with gribMutex() held.
+// The decoded values of the most recently read GRIB messages, of every file: a unit reads a band of
+// rows of each variable, so the bands after the first of a time step find the message decoded
+// already. One for the process, bounded in bytes by what the largest open file needs (about two
+// and a half of its time steps, at most 512 MB). Must be used with gribMutex() held.
 class GribValueCache {
 public:
-    explicit GribValueCache(std::size_t maxBytes)
-        : maxBytes_(maxBytes) {}
-    void setMaxBytes(std::size_t maxBytes) { maxBytes_ = maxBytes; }
-    // The values of message `index` of the file, decoding it when it is not cached.
-    const std::vector<float>& values(const std::filesystem::path& path, const std::string& displayName,
-                                     const GribMessage& message, std::size_t index);
+    // The values of message `index` of the file `owner` stands for, decoding it when not cached.
+    const std::vector<float>& values(const void* owner, const std::filesystem::path& path,
+                                     const std::string& displayName, const GribMessage& message,
+                                     std::size_t index);
+    // Lets the cache hold `bytes` (capped), for a file opened now.
+    void reserve(std::size_t bytes);
+    // Drops the messages of a file that is closed.
+    void forget(const void* owner);
 
 private:
     struct Entry {
+        const void* owner;
         std::size_t index;
         std::vector<float> values;
     };
-    std::size_t maxBytes_;
+    std::size_t maxBytes_ = 0;
     std::size_t bytes_ = 0;
     std::list<Entry> entries_; // most recently used first
 };
+
+GribValueCache& gribValueCache();
 
 } // namespace isobar

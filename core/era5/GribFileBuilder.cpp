@@ -106,6 +106,21 @@ void GribFileBuilder::checkMessages() {
     for (std::size_t k = 0; k < messages.size(); ++k) {
         const GribMessage& m = messages[k];
         const std::string what = describe(k);
+        const long month = m.dataDate / 100 % 100;
+        const long day = m.dataDate % 100;
+        if (m.dataDate < 10000101 || month < 1 || month > 12 || day < 1 || day > 31 || m.dataTime < 0 ||
+            m.dataTime % 100 >= 60 || m.dataTime / 100 >= 24 || m.endStep < 0) {
+            fail(what + " has no valid date and time (dataDate " + std::to_string(m.dataDate) +
+                 ", dataTime " + std::to_string(m.dataTime) + ", step " + m.stepRange + ")");
+        }
+        if (!m.stepsInHours) {
+            fail(what + " counts its steps in a unit that is not a whole number of hours (stepRange " +
+                 m.stepRange + "); ERA5 steps are hours");
+        }
+        if (m.alternativeRowScanning) {
+            fail(what + " scans rows in alternating directions (alternativeRowScanning), which Isobar does "
+                        "not read; request the data on a regular grid (e.g. grid 0.25/0.25)");
+        }
         if (m.gridType == "reduced_gg" || m.gridType == "regular_gg" || m.gridType == "reduced_rotated_gg") {
             fail(what + " is on a Gaussian grid (" + m.gridType +
                  ", ERA5's native grid): Isobar loads regular latitude/longitude grids; request the data "
@@ -216,15 +231,25 @@ void GribFileBuilder::readGrid() {
     // rounded to millidegrees (38.949 where 36.95 + 8 x 0.25 = 38.95).
     const auto axis = [](double first, double last, long n, std::optional<double> increment, bool negative,
                          bool wraps) {
-        double step = 0.0;
-        if (increment && *increment > 0.0) {
+        double span = negative ? first - last : last - first;
+        if (wraps) {
+            span = std::fmod(span + 720.0, 360.0);
+        }
+        const double spanStep = n > 1 ? std::fabs(span) / static_cast<double>(n - 1) : 0.0;
+        double step = spanStep;
+        // The increment, unless it disagrees with the span by more than the last point's rounding:
+        // GRIB1 rounds an increment such as 0.28125 to 0.281, which drifts along a row.
+        if (increment && *increment > 0.0 &&
+            (n < 2 || std::fabs(*increment * static_cast<double>(n - 1) - std::fabs(span)) <= 2e-3)) {
             step = *increment;
-        } else if (n > 1) {
-            double span = negative ? first - last : last - first;
-            if (wraps) {
-                span = std::fmod(span + 720.0, 360.0);
+        }
+        // A step that divides 360 within what millidegree rounding of the end points allows is
+        // that step (359.719 / 1279 is 360 / 1280).
+        if (step > 0.0 && n > 1) {
+            const double parts = std::round(360.0 / step);
+            if (parts >= 1.0 && std::fabs(360.0 / parts - step) * static_cast<double>(n - 1) <= 1.5e-3) {
+                step = 360.0 / parts;
             }
-            step = std::fabs(span) / static_cast<double>(n - 1);
         }
         std::vector<double> out(static_cast<std::size_t>(n));
         for (long i = 0; i < n; ++i) {
@@ -357,8 +382,15 @@ void GribFileBuilder::findVariables() {
 }
 
 PgTimestamp GribFileBuilder::validTime(const GribMessage& m) const {
-    const PgTimestamp valid{baseTime(m).micros + static_cast<std::int64_t>(m.endStep) * kMicrosPerHour};
-    return f_.monthly_ ? monthlyRowTime(valid, monthlyByHour_) : valid;
+    const PgTimestamp base = baseTime(m);
+    const PgTimestamp valid{base.micros + static_cast<std::int64_t>(m.endStep) * kMicrosPerHour};
+    if (!f_.monthly_) {
+        return valid;
+    }
+    // The month: the forecast start moved on half a day (accumulated means start the previous day
+    // at 18 UTC, the 19-23 UTC ones end on that day); the hour of day (mnth): the valid time's.
+    const PgTimestamp month = monthStart(PgTimestamp{base.micros + 12 * kMicrosPerHour});
+    return monthlyByHour_ ? PgTimestamp{month.micros + hourOfDay(valid) * kMicrosPerHour} : month;
 }
 
 void GribFileBuilder::placeMessages() {
@@ -387,7 +419,10 @@ void GribFileBuilder::placeMessages() {
     // The cache holds a time step's messages and the hour before (ERA5-Land's de-accumulation):
     // the other bands of the step find them decoded.
     const std::size_t stepBytes = f_.variables_.size() * f_.latLength_ * f_.lonLength_ * sizeof(float);
-    grib_->cache.setMaxBytes(std::min<std::size_t>(2 * stepBytes + stepBytes / 2, std::size_t{512} << 20));
+    {
+        std::lock_guard lock(gribMutex());
+        gribValueCache().reserve(2 * stepBytes + stepBytes / 2);
+    }
     grib_->steps = f_.steps_.size();
     grib_->levels = std::max<std::size_t>(f_.levels_.size(), 1);
     grib_->table.assign(f_.variables_.size() * grib_->steps * grib_->levels, -1);
@@ -405,8 +440,10 @@ void GribFileBuilder::placeMessages() {
             resolveDuplicate(slot, k);
         }
     }
-    // Each step's expver: final ERA5 when any of its messages is.
+    // Each step's expver, when its messages agree (else none: another file's copy of the step must
+    // then hold the same values, as for an unlabelled NetCDF file).
     std::set<std::pair<std::size_t, std::size_t>> covered;
+    std::vector<std::set<std::string>> labels(grib_->steps);
     for (std::size_t v = 0; v < f_.variables_.size(); ++v) {
         for (std::size_t s = 0; s < grib_->steps; ++s) {
             for (std::size_t l = 0; l < grib_->levels; ++l) {
@@ -416,11 +453,13 @@ void GribFileBuilder::placeMessages() {
                 }
                 covered.insert({s, l});
                 const std::string& e = messages[static_cast<std::size_t>(k)].expver;
-                std::string& label = f_.steps_[s].expver;
-                if (label.empty() || (isEra5Expver(e) && !isEra5Expver(label))) {
-                    label = e;
-                }
+                labels[s].insert(e);
             }
+        }
+    }
+    for (std::size_t st = 0; st < grib_->steps; ++st) {
+        if (labels[st].size() == 1) {
+            f_.steps_[st].expver = *labels[st].begin();
         }
     }
     f_.stepLevels_ = covered.size();
@@ -486,7 +525,8 @@ void GribFileBuilder::resolveDuplicate(std::int32_t& slot, std::size_t message) 
     const auto kept = static_cast<std::size_t>(slot);
     const bool keptEra5 = isEra5Expver(messages[kept].expver);
     const bool newEra5 = isEra5Expver(messages[message].expver);
-    if (keptEra5 != newEra5) {
+    const bool labelled = !messages[kept].expver.empty() && !messages[message].expver.empty();
+    if (labelled && keptEra5 != newEra5) {
         ++replacedEra5t_;
         if (newEra5) {
             slot = static_cast<std::int32_t>(message);

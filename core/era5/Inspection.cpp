@@ -142,12 +142,23 @@ FileInspection describe(const Era5File& f, const Dataset* scanOf, std::uint32_t 
         if (!var.gribTiming.empty()) {
             vi.handling = var.gribTiming + (vi.handling.empty() ? "" : "; " + vi.handling);
         }
-        vi.valueCount = f.rowCount();
+        // Values the file holds for it: every (step, level) of a NetCDF file; those with a message in
+        // a GRIB file.
+        const auto levels = static_cast<std::uint32_t>(std::max<std::size_t>(f.levels().size(), 1));
+        std::uint64_t held = 0;
+        for (std::uint32_t s = 0; s < f.steps().size(); ++s) {
+            for (std::uint32_t l = 0; l < levels; ++l) {
+                held += f.provides(v, s, l) ? 1U : 0U;
+            }
+        }
+        vi.valueCount = held * f.box().rows * f.box().cols;
         if (reader) {
             std::uint64_t missing = 0;
-            const auto levels = static_cast<std::uint32_t>(std::max<std::size_t>(f.levels().size(), 1));
             for (std::uint32_t s = 0; s < f.steps().size(); ++s) {
                 for (std::uint32_t l = 0; l < levels; ++l) {
+                    if (!f.provides(v, s, l)) {
+                        continue;
+                    }
                     const auto values = reader->readSource(SourceRef{fileIndex, v, s, l});
                     missing += static_cast<std::uint64_t>(
                         std::count_if(values.begin(), values.end(), [](float x) { return std::isnan(x); }));
