@@ -1,6 +1,7 @@
 #include "era5/Dataset.h"
 
 #include "era5/BandReader.h"
+#include "era5/FileConventions.h"
 #include "era5/TimeUnits.h"
 #include "era5/ZipArchive.h"
 #include "util/Error.h"
@@ -19,14 +20,6 @@
 namespace isobar {
 
 namespace {
-
-bool isEra5Label(const std::string& expver) {
-    try {
-        return !expver.empty() && std::stoi(expver) == 1;
-    } catch (const std::exception&) {
-        return false;
-    }
-}
 
 bool sameValues(const std::vector<float>& a, const std::vector<float>& b) {
     if (a.size() != b.size()) {
@@ -298,7 +291,7 @@ private:
         std::vector<SourceRef> era5;
         bool allLabelled = true;
         for (const auto& c : candidates) {
-            if (isEra5Label(d_.stepOf(c).expver)) {
+            if (conventions::isFinalEra5(d_.stepOf(c).expver)) {
                 era5.push_back(c);
             }
             allLabelled = allLabelled && !d_.stepOf(c).expver.empty();

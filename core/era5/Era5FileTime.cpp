@@ -291,9 +291,7 @@ void Era5FileBuilder::readExpver() {
         era5t += numberOf(label) != 1 ? 1U : 0U;
     }
     if (era5t > 0) {
-        f_.notes_.push_back(std::to_string(era5t) + " of " + std::to_string(f_.steps_.size()) +
-                            " steps are preliminary ERA5T data (expver " + labels.front() +
-                            "); final ERA5 (expver 0001) replaces them when both are loaded together");
+        f_.notes_.push_back(era5tNote(era5t, f_.steps_.size(), labels.front()));
     }
 }
 

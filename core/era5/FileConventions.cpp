@@ -138,6 +138,20 @@ bool isMonthlyStepType(const std::string& stepType) {
     return stepType.rfind("avg", 0) == 0 && stepType.size() > 3;
 }
 
+bool isFinalEra5(const std::string& expver) {
+    try {
+        return !expver.empty() && std::stoi(expver) == 1;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+std::string era5tNote(std::size_t era5tSteps, std::size_t steps, const std::string& label) {
+    return std::to_string(era5tSteps) + " of " + std::to_string(steps) +
+           " steps are preliminary ERA5T data (expver " + label +
+           "); final ERA5 (expver 0001) replaces them when both are loaded together";
+}
+
 PgTimestamp monthlyRowTime(PgTimestamp stamped, bool byHourOfDay) {
     const PgTimestamp month = monthStart(stamped);
     return byHourOfDay ? PgTimestamp{month.micros + hourOfDay(stamped) * kMicrosPerHour} : month;

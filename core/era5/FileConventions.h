@@ -26,6 +26,10 @@ std::string typeName(nc_type type);
 // The step types of ERA5's monthly means (avgua, avgad, avgas, ...); plain "avg" is an hourly mean
 // rate (avg_tprate).
 bool isMonthlyStepType(const std::string& stepType);
+// An expver label of final ERA5 ("0001", "1"), not ERA5T ("0005") or none.
+bool isFinalEra5(const std::string& expver);
+// "3 of 24 steps are preliminary ERA5T data (expver 0005); ...", for a file's notes.
+std::string era5tNote(std::size_t era5tSteps, std::size_t steps, const std::string& label);
 // The row a monthly mean lands on: 00 UTC of the month's first day (plus the hour of day for monthly
 // means by hour of day), whatever day and hour the file stamps it with (the new CDS stamps
 // accumulated means 06 UTC, GRIB encodes them as the previous day 18 UTC + 0-12 h).

@@ -23,14 +23,6 @@ namespace {
 
 constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
 
-bool isEra5Expver(const std::string& expver) {
-    try {
-        return !expver.empty() && std::stoi(expver) == 1;
-    } catch (const std::exception&) {
-        return false;
-    }
-}
-
 // dataDate (YYYYMMDD) and dataTime (HHMM) as a timestamp.
 PgTimestamp baseTime(const GribMessage& m) {
     const long y = m.dataDate / 10000;
@@ -41,18 +33,13 @@ PgTimestamp baseTime(const GribMessage& m) {
     return pgTimestampFromUnixMicros(days * 86'400LL * kMicrosPerSecond + minutes * 60 * kMicrosPerSecond);
 }
 
-double normalizedLongitude(double lon) {
-    lon = std::fmod(lon, 360.0);
-    return lon < 0.0 ? lon + 360.0 : lon;
-}
-
 bool near(double a, double b, double tolerance) {
     return std::fabs(a - b) <= tolerance;
 }
 
 // Longitudes compared as points on the globe: -160.04 (GRIB1) is 199.96 (GRIB2).
 bool sameLongitude(double a, double b) {
-    const double d = std::fabs(normalizedLongitude(a) - normalizedLongitude(b));
+    const double d = std::fabs(normalizeLongitude(a) - normalizeLongitude(b));
     return std::min(d, 360.0 - d) <= 2e-3;
 }
 
@@ -476,15 +463,13 @@ void GribFileBuilder::placeMessages() {
     std::size_t era5t = 0;
     std::string label;
     for (const FileStep& s : f_.steps_) {
-        if (!s.expver.empty() && !isEra5Expver(s.expver)) {
+        if (!s.expver.empty() && !isFinalEra5(s.expver)) {
             ++era5t;
             label = s.expver;
         }
     }
     if (era5t > 0) {
-        f_.notes_.push_back(std::to_string(era5t) + " of " + std::to_string(f_.steps_.size()) +
-                            " steps are preliminary ERA5T data (expver " + label +
-                            "); final ERA5 (expver 0001) replaces them when both are loaded together");
+        f_.notes_.push_back(era5tNote(era5t, f_.steps_.size(), label));
     }
 }
 
@@ -523,8 +508,8 @@ void GribFileBuilder::describeTiming() {
 void GribFileBuilder::resolveDuplicate(std::int32_t& slot, std::size_t message) {
     const auto& messages = grib_->messages;
     const auto kept = static_cast<std::size_t>(slot);
-    const bool keptEra5 = isEra5Expver(messages[kept].expver);
-    const bool newEra5 = isEra5Expver(messages[message].expver);
+    const bool keptEra5 = isFinalEra5(messages[kept].expver);
+    const bool newEra5 = isFinalEra5(messages[message].expver);
     const bool labelled = !messages[kept].expver.empty() && !messages[message].expver.empty();
     if (labelled && keptEra5 != newEra5) {
         ++replacedEra5t_;

@@ -1,6 +1,5 @@
 // The synthetic sample as GRIB, written through ecCodes as the CDS delivers ERA5 by default.
 
-#include "domain/Timestamp.h"
 #include "era5/Grib.h"
 #include "era5/SampleInternals.h"
 #include "util/Error.h"
@@ -15,8 +14,6 @@
 namespace isobar::sample {
 
 namespace {
-
-constexpr std::int64_t kSecondsFrom1900To1970 = 2'208'988'800LL;
 
 struct HandleDeleter {
     void operator()(codes_handle* h) const { codes_handle_delete(h); }
@@ -38,9 +35,8 @@ long forecastStep(std::int64_t hour1900) {
 
 // YYYYMMDD and HHMM of an hour since 1900.
 std::pair<long, long> dateAndTime(std::int64_t hour1900) {
-    const std::string t = formatTimestamp(
-        pgTimestampFromUnixMicros((hour1900 * 3600 - kSecondsFrom1900To1970) * kMicrosPerSecond));
-    return {std::stol(t.substr(0, 4) + t.substr(5, 2) + t.substr(8, 2)), std::stol(t.substr(11, 2)) * 100};
+    const std::string t = yyyymmddhh(hour1900);
+    return {std::stol(t.substr(0, 8)), std::stol(t.substr(8, 2)) * 100};
 }
 
 } // namespace

@@ -78,6 +78,9 @@ void writeCf2024(const std::filesystem::path& path, const Job& job, const std::v
 std::vector<std::filesystem::path> writeNcar(const std::filesystem::path& dir, const Job& job,
                                              std::int64_t& firstHour1900, int& hours);
 
+// "2024010106": an hour since 1900 as YYYYMMDDHH (UTC).
+std::string yyyymmddhh(std::int64_t hour1900);
+
 inline void checkStop(const Job& job) {
     if (job.stop.stop_requested()) {
         throw Cancelled();

@@ -85,13 +85,6 @@ private:
     int ncid_ = -1;
 };
 
-std::string yyyymmddhh(std::int64_t hour1900) {
-    const std::string t = formatTimestamp(
-        pgTimestampFromUnixMicros((hour1900 * 3600 - kSecondsFrom1900To1970) * kMicrosPerSecond));
-    // "2024-01-01 06:00:00+00" -> "2024010106"
-    return t.substr(0, 4) + t.substr(5, 2) + t.substr(8, 2) + t.substr(11, 2);
-}
-
 // The name cfgrib gives a variable: ERA5's short name, but avg_* for mean rates (avg_tprate).
 std::string cfgribName(const VariableSpec& s) {
     if (s.timing == Timing::MeanRate) {
@@ -105,6 +98,13 @@ std::string cfgribName(const VariableSpec& s) {
 }
 
 } // namespace
+
+std::string yyyymmddhh(std::int64_t hour1900) {
+    const std::string t = formatTimestamp(
+        pgTimestampFromUnixMicros((hour1900 * 3600 - kSecondsFrom1900To1970) * kMicrosPerSecond));
+    // "2024-01-01 06:00:00+00" -> "2024010106"
+    return t.substr(0, 4) + t.substr(5, 2) + t.substr(8, 2) + t.substr(11, 2);
+}
 
 std::string_view stepTypeOf(const VariableSpec& s) {
     switch (s.timing) {
