@@ -23,16 +23,6 @@ namespace {
 
 constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
 
-// dataDate (YYYYMMDD) and dataTime (HHMM) as a timestamp.
-PgTimestamp baseTime(const GribMessage& m) {
-    const long y = m.dataDate / 10000;
-    const auto mo = static_cast<unsigned>(m.dataDate / 100 % 100);
-    const auto d = static_cast<unsigned>(m.dataDate % 100);
-    const std::int64_t days = daysFromCivil(y, mo, d);
-    const std::int64_t minutes = (m.dataTime / 100) * 60 + m.dataTime % 100;
-    return pgTimestampFromUnixMicros(days * 86'400LL * kMicrosPerSecond + minutes * 60 * kMicrosPerSecond);
-}
-
 bool near(double a, double b, double tolerance) {
     return std::fabs(a - b) <= tolerance;
 }
@@ -52,14 +42,17 @@ std::string gridText(const GribMessage& m) {
                          : std::string());
 }
 
-// Level types of ERA5's single-level parameters (2 m, 10 m, the surface, the whole column, soil
-// layers, the sea, ...): one value per time and point.
-bool singleLevelType(const std::string& t) {
-    return t != "isobaricInhPa" && t != "isobaricInPa" && t != "hybrid" && t != "hybridLevel" &&
-           t != "theta" && t != "potentialVorticity" && t != "generalVertical" && t != "generalVerticalLayer";
-}
-
 } // namespace
+
+// dataDate (YYYYMMDD) and dataTime (HHMM) as a timestamp.
+PgTimestamp GribFileBuilder::baseTime(const GribMessage& m) {
+    const long y = m.dataDate / 10000;
+    const auto mo = static_cast<unsigned>(m.dataDate / 100 % 100);
+    const auto d = static_cast<unsigned>(m.dataDate % 100);
+    const std::int64_t days = daysFromCivil(y, mo, d);
+    const std::int64_t minutes = (m.dataTime / 100) * 60 + m.dataTime % 100;
+    return pgTimestampFromUnixMicros(days * 86'400LL * kMicrosPerSecond + minutes * 60 * kMicrosPerSecond);
+}
 
 void GribFileBuilder::build() {
     GribScan scan = scanGrib(f_.path_, f_.name_);
@@ -73,99 +66,6 @@ void GribFileBuilder::build() {
     findVariables();
     placeMessages();
     describeFile();
-}
-
-std::string GribFileBuilder::describe(std::size_t message) const {
-    const GribMessage& m = grib_->messages[message];
-    const std::string when = formatTimestamp(baseTime(m)).substr(0, 16) + " UTC"; // "2024-01-01 06:00 UTC"
-    return "message " + std::to_string(message + 1) + " (" + m.shortName + ", paramId " +
-           std::to_string(m.paramId) + ", " + when + " + " + m.stepRange + " h" +
-           (singleLevelType(m.typeOfLevel) ? std::string()
-                                           : ", " + m.typeOfLevel + " " + formatCoordinate(m.level)) +
-           ")";
-}
-
-void GribFileBuilder::checkMessages() {
-    const auto& messages = grib_->messages;
-    messageLevel_.assign(messages.size(), std::numeric_limits<double>::quiet_NaN());
-    std::optional<std::size_t> surface;
-    std::optional<std::size_t> pressure;
-    for (std::size_t k = 0; k < messages.size(); ++k) {
-        const GribMessage& m = messages[k];
-        const std::string what = describe(k);
-        const long month = m.dataDate / 100 % 100;
-        const long day = m.dataDate % 100;
-        if (m.dataDate < 10000101 || month < 1 || month > 12 || day < 1 || day > 31 || m.dataTime < 0 ||
-            m.dataTime % 100 >= 60 || m.dataTime / 100 >= 24 || m.endStep < 0) {
-            fail(what + " has no valid date and time (dataDate " + std::to_string(m.dataDate) +
-                 ", dataTime " + std::to_string(m.dataTime) + ", step " + m.stepRange + ")");
-        }
-        if (!m.stepsInHours) {
-            fail(what + " counts its steps in a unit that is not a whole number of hours (stepRange " +
-                 m.stepRange + "); ERA5 steps are hours");
-        }
-        if (m.alternativeRowScanning) {
-            fail(what + " scans rows in alternating directions (alternativeRowScanning), which Isobar does "
-                        "not read; request the data on a regular grid (e.g. grid 0.25/0.25)");
-        }
-        if (m.gridType == "reduced_gg" || m.gridType == "regular_gg" || m.gridType == "reduced_rotated_gg") {
-            fail(what + " is on a Gaussian grid (" + m.gridType +
-                 ", ERA5's native grid): Isobar loads regular latitude/longitude grids; request the data "
-                 "interpolated to one (in the CDS API, e.g. \"grid\": [0.25, 0.25])");
-        }
-        if (m.gridType == "sh") {
-            fail(what +
-                 " holds spherical harmonics (a spectral field, ERA5's native model output): Isobar "
-                 "loads regular latitude/longitude grids; request the data on one (e.g. grid 0.25/0.25)");
-        }
-        if (m.gridType == "rotated_ll" || m.gridType == "rotated_gg") {
-            fail(what + " is on a rotated grid (" + m.gridType +
-                 "): Isobar loads regular latitude/longitude grids; request the data on one (e.g. grid "
-                 "0.25/0.25)");
-        }
-        if (m.gridType != "regular_ll") {
-            fail(what + " is on a grid of type '" + m.gridType +
-                 "': Isobar loads regular latitude/longitude grids (regular_ll); request the data on one "
-                 "(e.g. grid 0.25/0.25)");
-        }
-        if (m.dataType == "pf" || m.dataType == "cf" || m.dataType == "em" || m.dataType == "es" ||
-            m.stream == "enda" || m.stream == "edmm" || m.stream == "edmo" || m.stream == "ewda" ||
-            m.number > 0) {
-            const std::string kind = m.dataType == "em"   ? "the ensemble mean"
-                                     : m.dataType == "es" ? "the ensemble spread"
-                                                          : "ensemble member " + std::to_string(m.number);
-            fail(what + " is " + kind + " of ERA5's ensemble (EDA; stream " + m.stream + ", type " +
-                 m.dataType +
-                 "): Isobar loads the deterministic reanalysis, one value per time and point; download the "
-                 "reanalysis product (product_type reanalysis)");
-        }
-        if (m.typeOfLevel == "hybrid" || m.typeOfLevel == "hybridLevel") {
-            fail(what + " is on model levels (" + m.typeOfLevel +
-                 "): model-level files are not loaded; Isobar loads single-level and pressure-level data");
-        }
-        if (m.typeOfLevel == "theta" || m.typeOfLevel == "potentialVorticity" ||
-            m.typeOfLevel == "generalVertical" || m.typeOfLevel == "generalVerticalLayer") {
-            fail(what + " is on " + m.typeOfLevel +
-                 " levels, which are not pressure levels; Isobar loads single-level and pressure-level data");
-        }
-        if (m.typeOfLevel == "isobaricInhPa" || m.typeOfLevel == "isobaricInPa") {
-            const double hpa = m.typeOfLevel == "isobaricInPa" ? m.level / 100.0 : m.level;
-            if (!(hpa > 0.0 && hpa <= 1100.0)) {
-                fail(what + " is at pressure level " + formatCoordinate(hpa) +
-                     " hPa, which is not a level of the atmosphere (0 - 1100 hPa)");
-            }
-            messageLevel_[k] = hpa;
-            pressure = pressure.value_or(k);
-        } else {
-            surface = surface.value_or(k);
-        }
-    }
-    if (surface && pressure) {
-        fail("the file mixes single-level and pressure-level parameters (" + describe(*surface) + " and " +
-             describe(*pressure) +
-             "); a table is one or the other: split the file (e.g. grib_copy -w typeOfLevel=isobaricInhPa) "
-             "and load the parts into different tables");
-    }
 }
 
 void GribFileBuilder::decideProduct() {

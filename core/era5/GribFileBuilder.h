@@ -1,7 +1,8 @@
 #pragma once
 
 // Era5File::open for GRIB files: the messages grouped into the file's variables, valid times and
-// pressure levels, on one grid. Not a public API.
+// pressure levels, on one grid. Split over GribFileBuilder.cpp (grid, variables, times, table,
+// product) and GribFileChecks.cpp (refusals, message names). Not a public API.
 
 #include "era5/Era5File.h"
 
@@ -21,7 +22,10 @@ public:
 
 private:
     [[noreturn]] void fail(const std::string& why) const { throw Error(f_.name_ + ": " + why); }
-    // "message 3 (t2m, 2024-01-01 06 UTC + 11 h)": a message as messages name it.
+    // dataDate (YYYYMMDD) and dataTime (HHMM) as a timestamp.
+    static PgTimestamp baseTime(const GribMessage& m);
+    // "message 3 (t2m, 2024-01-01 06 UTC + 11 h)": a message as messages name it
+    // (GribFileChecks.cpp, with checkMessages).
     std::string describe(std::size_t message) const;
 
     // Refuses what Isobar does not load (grids other than regular lat/lon, ensembles, model
