@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <set>
 
@@ -396,9 +395,8 @@ void GribFileBuilder::describeTiming() {
         }
         std::string hours;
         for (const long t : starts) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "%02ld", t / 100);
-            hours += (hours.empty() ? "" : ", ") + std::string(buf);
+            const long hour = t / 100; // dataTime HHMM, 0-23 hours (checked)
+            hours += (hours.empty() ? "" : ", ") + std::string(hour < 10 ? "0" : "") + std::to_string(hour);
         }
         f_.variables_[v].gribTiming = "forecasts from " + hours + " UTC at steps " + std::to_string(minStep) +
                                       (minStep == maxStep ? "" : "-" + std::to_string(maxStep)) + " h";
