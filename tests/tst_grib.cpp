@@ -27,130 +27,15 @@ using test::GribGrid;
 using test::WeatherRow;
 using test::WeatherRows;
 
-namespace {
-
-constexpr qint64 kHour = test::kMicrosPerHour;
-// The seed's six as ERA5 GRIB identifies them, in column order.
-constexpr long kSeedParams[] = {167, 165, 166, 164, 228, 144};
-
-// A box of nj rows and ni columns from (first latitude, first longitude), `step` apart.
-GribGrid box(double lat1, double lon1, long nj, long ni, double step = 0.25, bool southNorth = false) {
-    GribGrid g;
-    g.ni = ni;
-    g.nj = nj;
-    g.latitudeOfFirst = lat1;
-    g.longitudeOfFirst = lon1;
-    g.latitudeOfLast = lat1 + static_cast<double>(nj - 1) * step * (southNorth ? 1.0 : -1.0);
-    g.longitudeOfLast = lon1 + static_cast<double>(ni - 1) * step;
-    g.iIncrement = step;
-    g.jIncrement = step;
-    g.jScansPositively = southNorth;
-    return g;
-}
-
-double latitudeOf(const GribGrid& g, std::size_t row) {
-    return g.latitudeOfFirst + static_cast<double>(row) * g.jIncrement * (g.jScansPositively ? 1.0 : -1.0);
-}
-double longitudeOf(const GribGrid& g, std::size_t col) {
-    return g.longitudeOfFirst + static_cast<double>(col) * g.iIncrement;
-}
-
-// The stored value of column `column` at step s, point (row, col), in ERA5's units; NaN for a hole.
-double seedValue(int column, std::size_t s, std::size_t row, std::size_t col) {
-    if (column == 0 && (row + col + s) % 7 == 3) {
-        return test::kGribMissing; // bitmap holes in t2m
-    }
-    switch (column) {
-    case 0:
-        return test::gribExact(250.0, s, row, col);
-    case 1:
-    case 2:
-        return test::gribExact(-6.0, s, row, col, column);
-    case 3:
-        return static_cast<double>((s + row + col) % 9) / 8.0;
-    default:
-        return static_cast<double>((s * 3 + row + col * 2) % 5) / 1024.0; // m, exact in binary
-    }
-}
-
-// What a stored value becomes in the table, worked out as the NetCDF fixtures' are.
-std::optional<float> tableOf(int column, double stored) {
-    test::FixtureVariable v;
-    v.type = NC_FLOAT;
-    return test::tableValue(v, stored, column);
-}
-
-struct Hour {
-    qint64 validMicros;
-    long dataDate;
-    long dataTime;
-    long forecastDate; // the forecast an accumulation comes from
-    long forecastTime;
-    long step;
-};
-
-// The seed's six at each hour: instant ones as analyses, tp and sf as forecasts.
-std::vector<GribField> seedFields(int edition, const GribGrid& grid, const std::vector<Hour>& hours) {
-    std::vector<GribField> out;
-    for (std::size_t s = 0; s < hours.size(); ++s) {
-        for (int column = 0; column < 6; ++column) {
-            GribField f;
-            f.edition = edition;
-            f.paramId = kSeedParams[column];
-            f.grid = grid;
-            const bool accum = column >= 4;
-            f.stepType = accum ? "accum" : "instant";
-            f.type = accum ? "fc" : "an";
-            f.dataDate = accum ? hours[s].forecastDate : hours[s].dataDate;
-            f.dataTime = accum ? hours[s].forecastTime : hours[s].dataTime;
-            f.startStep = accum ? hours[s].step - 1 : 0;
-            f.endStep = accum ? hours[s].step : 0;
-            for (long r = 0; r < grid.nj; ++r) {
-                for (long c = 0; c < grid.ni; ++c) {
-                    f.values.push_back(
-                        seedValue(column, s, static_cast<std::size_t>(r), static_cast<std::size_t>(c)));
-                }
-            }
-            out.push_back(std::move(f));
-        }
-    }
-    return out;
-}
-
-WeatherRows expectedSeed(const GribGrid& grid, const std::vector<Hour>& hours, double step = 0.25) {
-    WeatherRows rows;
-    for (std::size_t s = 0; s < hours.size(); ++s) {
-        for (long r = 0; r < grid.nj; ++r) {
-            for (long c = 0; c < grid.ni; ++c) {
-                const double lat = latitudeOf(grid, static_cast<std::size_t>(r));
-                const double lon = longitudeOf(grid, static_cast<std::size_t>(c));
-                WeatherRow row;
-                row.micros = hours[s].validMicros;
-                row.locationId = test::gridLocationId(lat, test::seedLongitude(lon), step);
-                row.latitude = static_cast<float>(lat);
-                row.longitude = static_cast<float>(test::seedLongitude(lon));
-                for (int column = 0; column < 6; ++column) {
-                    row.values[static_cast<std::size_t>(column)] =
-                        tableOf(column, seedValue(column, s, static_cast<std::size_t>(r),
-                                                  static_cast<std::size_t>(c)));
-                }
-                rows[{row.micros, row.locationId}] = row;
-            }
-        }
-    }
-    return rows;
-}
-
-// Hours of 2024-03-01: analyses at hh UTC, accumulations from the 18 UTC forecast of 29 February.
-std::vector<Hour> marchHours(int count) {
-    std::vector<Hour> out;
-    for (int h = 0; h < count; ++h) {
-        out.push_back(Hour{test::pgMicros(2024, 3, 1, h), 20240301, h * 100L, 20240229, 1800, 6L + h});
-    }
-    return out;
-}
-
-} // namespace
+using test::box;
+using test::expectedSeed;
+using test::latitudeOf;
+using test::longitudeOf;
+using test::marchHours;
+using test::seedFields;
+using test::SeedHour;
+using test::seedValue;
+using test::tableOf;
 
 class TestGrib : public QObject {
     Q_OBJECT
@@ -192,9 +77,10 @@ private slots:
     // accumulations from the 06 UTC forecast at steps 1-3.
     void grib2SouthNorthAcrossTheDateLine() {
         const GribGrid grid = box(-10.0, 179.5, 4, 5, 0.25, true);
-        std::vector<Hour> hours;
+        std::vector<SeedHour> hours;
         for (int h = 7; h <= 9; ++h) {
-            hours.push_back(Hour{test::pgMicros(2024, 3, 1, h), 20240301, h * 100L, 20240301, 600, h - 6L});
+            hours.push_back(
+                SeedHour{test::pgMicros(2024, 3, 1, h), 20240301, h * 100L, 20240301, 600, h - 6L});
         }
         const QString path = file("southnorth.grib2");
         test::writeGribFixture(path, seedFields(2, grid, hours));
@@ -220,7 +106,7 @@ private slots:
             lons.push_back(longitudeOf(grid, static_cast<std::size_t>(c)));
         }
         std::vector<qint64> micros;
-        for (const Hour& h : hours) {
+        for (const SeedHour& h : hours) {
             micros.push_back(h.validMicros);
         }
         test::FixtureSpec spec = test::cds2024Fixture(lats, lons, micros);

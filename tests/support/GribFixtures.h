@@ -3,10 +3,13 @@
 // GRIB fixtures written by the tests themselves with ecCodes, message by message, with every key
 // that Isobar reads set explicitly (nothing left to a sample's defaults that matters).
 
+#include "Fixtures.h"
+
 #include <QString>
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,5 +63,36 @@ void writeGribFixture(const QString& path, const std::vector<GribField>& fields,
 double gribExact(double base, std::size_t step, std::size_t row, std::size_t col, int salt = 0);
 
 inline constexpr double kGribMissing = std::numeric_limits<double>::quiet_NaN();
+
+// --- The seed's six as GRIB messages, and the rows they must become ---
+
+// A box of nj rows and ni columns from (first latitude, first longitude), `step` apart, north to
+// south unless `southNorth`.
+GribGrid box(double lat1, double lon1, long nj, long ni, double step = 0.25, bool southNorth = false);
+double latitudeOf(const GribGrid& g, std::size_t row);
+double longitudeOf(const GribGrid& g, std::size_t col);
+// The stored value of seed column `column` at step s, point (row, col), in ERA5's units; NaN (a
+// bitmap hole) at some t2m points. Exact under 16-bit packing.
+double seedValue(int column, std::size_t s, std::size_t row, std::size_t col);
+// What a stored value becomes in the table, worked out as the NetCDF fixtures' are.
+std::optional<float> tableOf(int column, double stored);
+
+// One hour of the seed: its valid time, the analysis it is, and the forecast its accumulations
+// come from (start date, start time, step).
+struct SeedHour {
+    qint64 validMicros;
+    long dataDate;
+    long dataTime;
+    long forecastDate; // the forecast an accumulation comes from
+    long forecastTime;
+    long step;
+};
+
+// The seed's six at each hour: instant ones as analyses, tp and sf as forecasts.
+std::vector<GribField> seedFields(int edition, const GribGrid& grid, const std::vector<SeedHour>& hours);
+// The rows seedFields() must load to (location_ids on the grid of spacing `step`).
+WeatherRows expectedSeed(const GribGrid& grid, const std::vector<SeedHour>& hours, double step = 0.25);
+// Hours 00, 01, ... of 2024-03-01, accumulations from the 18 UTC forecast of 29 February.
+std::vector<SeedHour> marchHours(int count);
 
 } // namespace isobar::test
