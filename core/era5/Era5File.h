@@ -93,8 +93,8 @@ struct FileVariable {
     std::string gribTiming;
 };
 
-// For a GRIB file: its messages, which one holds each (variable, step, level), and the values of
-// the ones read last.
+// For a GRIB file: its messages and which one holds each (variable, step, level). The values of
+// the messages read last are in gribValueCache(), dropped when this goes.
 struct GribContent {
     std::vector<GribMessage> messages;
     std::size_t steps = 0;
