@@ -20,6 +20,16 @@ ServerCheck checkServer(Connection& conn, const ServerCheckRequest& request) {
         intent.newTableType = request.newTableType.value_or(TableType::Regular);
     }
     check.warnings = adviseSettings(check.info, intent);
+    check.wal = probeWalRetention(conn);
+    auto retention = walRetentionWarnings(check.wal);
+    if (!retention.empty()) {
+        for (auto& w : retention) {
+            check.warnings.push_back(std::move(w));
+        }
+        std::stable_sort(
+            check.warnings.begin(), check.warnings.end(),
+            [](const SettingWarning& a, const SettingWarning& b) { return a.severity < b.severity; });
+    }
     check.timescaledb = timescaledbStatus(conn);
     check.citus = citusStatus(conn);
     if (const auto slots = connectionSlots(check.info)) {

@@ -2,6 +2,7 @@
 
 #include "db/Durability.h"
 #include "db/ServerProbe.h"
+#include "db/ServerStorage.h"
 #include "db/SettingsAdvice.h"
 #include "db/TableType.h"
 
@@ -28,6 +29,7 @@ struct ServerCheck {
     std::string conninfo; // the server checked
     ServerInfo info;
     std::vector<SettingWarning> warnings; // the worst first; an Error stops a load before it starts
+    WalRetention wal; // archiving, replication slots, standbys (their warnings are in `warnings`)
     ExtensionStatus timescaledb;
     ExtensionStatus citus;
     int maxWorkers = 64; // what max_connections leaves for workers
