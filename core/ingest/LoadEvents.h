@@ -37,7 +37,11 @@ struct LoadStart {
     std::uint64_t resumedRows = 0; // of those, already committed by an earlier run (skipped)
     std::size_t units = 0;         // work units of the whole dataset
     std::size_t resumedUnits = 0;  // of those, already committed
-    int workers = 1;
+    int workers = 1;               // the workers the load starts with
+    bool autoWorkers = false;      // --workers auto: the count follows the measured rate, up to maxWorkers
+    int maxWorkers = 1;
+    // What the load will write, and the room there is for it (see StorageForecast).
+    std::vector<std::string> forecast;
 };
 
 // One unit committed (or found committed by a concurrent run).
@@ -97,6 +101,8 @@ public:
     virtual void note(const std::string&) {}
     virtual void rateSampled(const RateSample&) {}
     virtual void serverSampled(const ServerSample&) {}
+    // --workers auto added or removed a worker.
+    virtual void workersChanged(const WorkerChange&) {}
     virtual void unitCommitted(const UnitEvent&) {}
     virtual void finished(const LoadSummary&) {}
     virtual void failed(const LoadError&) {}

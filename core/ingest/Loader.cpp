@@ -5,6 +5,7 @@
 #include "db/WeatherSchema.h"
 #include "ingest/CopyWorker.h"
 #include "ingest/LoadEngine.h"
+#include "ingest/StorageCheck.h"
 #include "ingest/TargetPreparation.h"
 #include "ingest/UnitSource.h"
 #include "ingest/WriteMethod.h"
@@ -171,7 +172,8 @@ void readUnits(EngineShared& shared, const std::vector<std::size_t>& todo) {
 // Runs the reader stage, the workers and the sampler until every pending unit is loaded or the
 // run stops; adds what the workers did to `summary`.
 void runPipeline(EngineShared& shared, const std::vector<std::size_t>& todo, std::uint64_t plannedRows,
-                 std::vector<std::unique_ptr<WriteMethod>> methods, LoadSummary& summary) {
+                 std::vector<std::unique_ptr<WriteMethod>> methods, const ServerStorage& storage,
+                 LoadSummary& summary) {
     std::vector<std::unique_ptr<WorkerCounters>> counters;
     std::vector<std::unique_ptr<CopyWorker>> workers;
     for (std::size_t w = 0; w < methods.size(); ++w) {
@@ -181,11 +183,27 @@ void runPipeline(EngineShared& shared, const std::vector<std::size_t>& todo, std
     }
     RateSampler sampler(
         counters, plannedRows, shared.request.sampleInterval, shared.request.conninfo,
-        RateSampler::QueueGauge{[&shared] { return shared.queue.size(); }, shared.queue.capacity()},
+        ServerMonitor::Target{shared.request.table, storage},
+        RateSampler::QueueGauge{[&shared] { return shared.queue.size(); }, shared.queue.capacity(), {}},
         RateSampler::Events{
             [&shared](const RateSample& s) { shared.emit([&s](LoadSink& sink) { sink.rateSampled(s); }); },
             [&shared](const ServerSample& s) {
                 shared.emit([&s](LoadSink& sink) { sink.serverSampled(s); });
+            },
+            [&shared, &storage](const std::string& why) {
+                const std::string table = shared.request.table.display();
+                shared.fail(LoadError{
+                    {},
+                    {},
+                    {},
+                    0,
+                    "53100",
+                    "stopped before the server's disk is full: " + why + " (" + storage.data.path.string() +
+                        "). The units in flight were rolled back; the committed ones stay. Free some space "
+                        "(VACUUM " +
+                        table +
+                        " makes the space of the rolled-back rows reusable) and run the same "
+                        "load again: it resumes where it stopped"});
             }});
     {
         // Thread boundary: the reader stage owns every netcdf-c call (serialized anyway);
@@ -250,11 +268,24 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         // One connection for everything but the rows, from the first look at the server to the end.
         Connection control = Connection::open(request.conninfo);
         control.exec("SET application_name = 'isobar'");
-        checkServerForLoad(control, request, summary.workers, sink);
+        const ServerCheck check = checkServerForLoad(control, request, summary.workers, sink);
         phase.done("check server");
         const TableLayout layout = chooseColumns(control, request, dataset, sink);
         const LoadPlan plan = LoadPlan::build(dataset, request.rowsPerUnit, request.bandRows);
-        const PreparedTarget prepared = prepareTarget(control, request, dataset, layout);
+        const double bytesBefore = tableBytes(control, request.table);
+        RoomCheck room;
+        // The disk is judged with the target prepared but not committed: a load that does not fit
+        // leaves nothing behind, not even a new empty table.
+        const PreparedTarget prepared =
+            prepareTarget(control, request, dataset, layout, [&](const PreparedTarget& p) {
+                std::uint64_t rows = 0;
+                for (const WorkUnit& u : plan.units()) {
+                    rows += p.committed.count(u.key) > 0 ? 0 : u.rowCount;
+                }
+                const auto before = static_cast<double>(recordedRows(control, p.ledger));
+                room = checkRoom(control, request, check, dataset,
+                                 RoomRequest{rows, p.type, bytesBefore, before}, sink);
+            });
         phase.done("prepare table");
         summary.tableCreated = prepared.tableCreated;
         if (request.durability.any()) {
@@ -263,7 +294,12 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         }
         std::uint64_t plannedRows = 0;
         const std::vector<std::size_t> todo = pendingUnits(plan, prepared, summary, plannedRows);
-        sink.started(describeStart(request, dataset, plan, prepared, summary));
+        LoadStart start = describeStart(request, dataset, plan, prepared, summary);
+        start.forecast = room.lines;
+        for (const auto& line : room.lines) {
+            sink.note(line);
+        }
+        sink.started(start);
 
         const UnitSource source(dataset);
         // One unit waiting per worker: enough to keep them busy, little enough to bound memory.
@@ -272,7 +308,7 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         auto methods = makeWriteMethods(control, request, layout, summary.workers, unitFiles, sink);
         phase.done("start");
         EngineShared shared{request, plan, source, prepared.ledger, queue, stop, sink};
-        runPipeline(shared, todo, plannedRows, std::move(methods), summary);
+        runPipeline(shared, todo, plannedRows, std::move(methods), room.storage, summary);
         phase.done("load");
         summary.seconds = secondsSince(t0);
         if (const auto error = shared.error()) {

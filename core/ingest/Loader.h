@@ -48,7 +48,14 @@ struct LoadRequest {
     // standard_name, GRIB paramId); empty: every variable the files have, or an existing table's.
     std::vector<std::string> variables;
     AllMissingPolicy allMissing = AllMissingPolicy::Skip;
-    int workers = 0;               // 0: defaultWorkerCount()
+    int workers = 0; // 0: defaultWorkerCount()
+    // Find the worker count while loading: start small, add workers while the rate rises, step
+    // back when it falls (WorkerTuner), never above `workers` (0: what max_connections leaves, at
+    // most kMaxAutoWorkers).
+    bool autoWorkers = false;
+    // Start although the disk forecast says the load does not fit (it still stops before the
+    // server's disk is full).
+    bool force = false;
     std::uint64_t rowsPerUnit = 0; // 0: a few hundred thousand
     std::uint32_t bandRows = 0;    // > 0: latitude rows per unit instead (tests)
     // Rows a worker puts into one transaction, in whole units (0: LoadPlan's default; 1: one unit

@@ -12,8 +12,8 @@
 
 namespace isobar {
 
-void checkServerForLoad(Connection& conn, const LoadRequest& request, int workers, LoadSink& sink) {
-    const ServerCheck check = checkServer(
+ServerCheck checkServerForLoad(Connection& conn, const LoadRequest& request, int workers, LoadSink& sink) {
+    ServerCheck check = checkServer(
         conn, ServerCheckRequest{request.conninfo, request.table, workers, request.tableOptions.type});
     sink.settingsChecked(check.info, check.warnings);
     checkDurabilityRights(check.info, request.durability);
@@ -26,6 +26,7 @@ void checkServerForLoad(Connection& conn, const LoadRequest& request, int worker
     if (!errors.empty()) {
         throw Error(errors);
     }
+    return check;
 }
 
 namespace {
@@ -96,7 +97,8 @@ TableLayout chooseColumns(Connection& conn, const LoadRequest& request, Dataset&
 }
 
 PreparedTarget prepareTarget(Connection& conn, const LoadRequest& request, const Dataset& dataset,
-                             const TableLayout& layout) {
+                             const TableLayout& layout,
+                             const std::function<void(const PreparedTarget&)>& beforeCommit) {
     ensureMetadataSchema(conn);
     PreparedTarget p;
     conn.exec(kBeginReadCommitted);
@@ -136,6 +138,14 @@ PreparedTarget prepareTarget(Connection& conn, const LoadRequest& request, const
         recordTableLayout(conn, request.table, layout);
     }
     p.committed = committedUnits(conn, p.ledger);
+    if (beforeCommit) {
+        try {
+            beforeCommit(p);
+        } catch (...) {
+            conn.exec("ROLLBACK");
+            throw;
+        }
+    }
     conn.exec("COMMIT");
     return p;
 }

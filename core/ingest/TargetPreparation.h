@@ -1,11 +1,13 @@
 #pragma once
 
 #include "db/Ledger.h"
+#include "db/ServerCheck.h"
 #include "db/TableType.h"
 #include "era5/Dataset.h"
 #include "ingest/LoadEvents.h"
 #include "ingest/Loader.h"
 
+#include <functional>
 #include <set>
 #include <string>
 
@@ -17,7 +19,7 @@ namespace isobar {
 // created or changed.
 // The functions here work on the load's control connection `conn` (to request.conninfo), which
 // the load keeps from its first look at the server to the end.
-void checkServerForLoad(Connection& conn, const LoadRequest& request, int workers, LoadSink& sink);
+ServerCheck checkServerForLoad(Connection& conn, const LoadRequest& request, int workers, LoadSink& sink);
 
 // The columns the load writes, and which of the files' variables fill them: into a new table the
 // variables the request names (default: every variable of the files); into an existing table its
@@ -35,8 +37,11 @@ struct PreparedTarget {
 
 // Creates or checks the table, its partitions and the ledger in one transaction, under the
 // preparation lock (see Ledger.h for the lock order): replace and restart are applied here.
-// The table gets `layout`'s columns (when created) and its record.
+// The table gets `layout`'s columns (when created) and its record. `beforeCommit` sees the target
+// as prepared, inside the transaction: what it throws rolls everything back (a table it created
+// included).
 PreparedTarget prepareTarget(Connection& conn, const LoadRequest& request, const Dataset& dataset,
-                             const TableLayout& layout);
+                             const TableLayout& layout,
+                             const std::function<void(const PreparedTarget&)>& beforeCommit = {});
 
 } // namespace isobar

@@ -52,6 +52,37 @@ struct ServerSample {
     // What worker N's server process waits on, at [N-1]: "IO:DataFileExtend", "" when running,
     // kNotConnected when it has no connection at the moment (reconnecting, or finished).
     std::vector<std::string> waitEvents;
+
+    // The disk as the load fills it. -1 where it cannot be seen (a server on another machine, a
+    // role that may not look, a table not there yet).
+    double tableBytes = -1;   // the target table with its partitions/chunks, indexes and TOAST
+    double bytesPerRow = -1;  // the table's growth per row committed by this run
+    double freeBytes = -1;    // free for the server on the filesystem of its data directory
+    double walFreeBytes = -1; // free on pg_wal's filesystem when that is another one
+    double walDirBytes = -1;  // the size of pg_wal
+    // Seconds until the disk is full at the current rate; -1 unless that comes before the end of
+    // the load.
+    double secondsToFull = -1;
+    std::int64_t archiveBacklog = -1;  // WAL segments waiting for the archiver (-1: not archiving)
+    std::uint64_t archiveFailures = 0; // failed archive_command runs since the load started
+    struct Standby {
+        std::string name;     // application_name, else the client address
+        std::string state;    // streaming, catchup, ...
+        double writeLag = -1; // seconds (pg_stat_replication); -1 when the server has no figure
+        double flushLag = -1;
+        double replayLag = -1;
+        double replayBytes = -1; // WAL bytes the standby has yet to replay
+    };
+    std::vector<Standby> standbys;
+    int workers = 0; // COPY workers running at this moment
+};
+
+// A change of the worker count while loading (--workers auto), and why.
+struct WorkerChange {
+    double elapsed = 0.0;
+    int from = 0;
+    int to = 0;
+    std::string reason; // "rate 1.21M rows/s at 2, 1.02M at 1: +19 %"
 };
 
 } // namespace isobar

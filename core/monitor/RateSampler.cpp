@@ -1,5 +1,7 @@
 #include "monitor/RateSampler.h"
 
+#include "util/Format.h"
+
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>
@@ -8,11 +10,11 @@ namespace isobar {
 
 RateSampler::RateSampler(const std::vector<std::unique_ptr<WorkerCounters>>& counters,
                          std::uint64_t plannedRows, std::chrono::milliseconds interval, std::string conninfo,
-                         QueueGauge queue, Events events)
+                         ServerMonitor::Target target, QueueGauge queue, Events events)
     : counters_(counters)
     , plannedRows_(plannedRows)
     , interval_(interval)
-    , monitor_(std::move(conninfo))
+    , monitor_(std::move(conninfo), std::move(target))
     , queue_(std::move(queue))
     , events_(std::move(events))
     , lastRows_(counters.size(), 0) {}
@@ -35,9 +37,73 @@ void RateSampler::run(const std::stop_token& stop) {
 }
 
 void RateSampler::sampleServer() {
-    if (const auto server = monitor_.sample(std::chrono::duration<double>(Clock::now() - t0_).count())) {
+    if (auto server = monitor_.sample(std::chrono::duration<double>(Clock::now() - t0_).count())) {
+        server->workers = queue_.workers ? queue_.workers() : static_cast<int>(counters_.size());
+        watchDisk(*server);
         events_.server(*server);
     }
+}
+
+namespace {
+
+// How fast free space falls, in bytes/s, over the history (oldest first); 0 when it does not.
+double consumption(const std::vector<std::pair<double, double>>& history) {
+    if (history.size() < 2) {
+        return 0;
+    }
+    const double dt = history.back().first - history.front().first;
+    return dt > 0 ? std::max(0.0, (history.front().second - history.back().second) / dt) : 0.0;
+}
+
+void remember(std::vector<std::pair<double, double>>& history, double elapsed, double freeBytes) {
+    constexpr double kWindow = 5.0; // seconds of history the rate is measured over
+    history.emplace_back(elapsed, freeBytes);
+    while (history.size() > 2 && history.back().first - history.front().first > kWindow) {
+        history.erase(history.begin());
+    }
+}
+
+} // namespace
+
+void RateSampler::watchDisk(ServerSample& s) {
+    if (s.tableBytes >= 0) {
+        if (firstTableBytes_ < 0) {
+            firstTableBytes_ = s.tableBytes;
+            rowsAtFirstTable_ = lastTotal_;
+        } else if (lastTotal_ > rowsAtFirstTable_) {
+            s.bytesPerRow =
+                (s.tableBytes - firstTableBytes_) / static_cast<double>(lastTotal_ - rowsAtFirstTable_);
+        }
+    }
+    // Seconds from the reserve on each filesystem, at the rate it fills.
+    const auto check = [&](double freeBytes, std::vector<std::pair<double, double>>& history,
+                           const char* what) -> double {
+        if (freeBytes < 0) {
+            return -1;
+        }
+        remember(history, s.elapsed, freeBytes);
+        const double rate = consumption(history);
+        const double toFull = rate > 0 ? freeBytes / rate : -1;
+        // Stop while the reserve (and what the next seconds write) is still free: the units in
+        // flight roll back, the server keeps running.
+        constexpr double kLeadSeconds = 3.0;
+        if (!diskShortSaid_ && freeBytes < kDiskReserveBytes + rate * kLeadSeconds && events_.diskShort) {
+            diskShortSaid_ = true;
+            events_.diskShort(formatBytes(static_cast<std::uint64_t>(freeBytes)) + " free on " + what +
+                              (rate > 0
+                                   ? ", falling by " + formatBytes(static_cast<std::uint64_t>(rate)) + "/s"
+                                   : std::string()));
+        }
+        return toFull;
+    };
+    const double dataToFull = check(s.freeBytes, freeHistory_, "the server's data filesystem");
+    const double walToFull = check(s.walFreeBytes, walFreeHistory_, "pg_wal's filesystem");
+    double toFull = dataToFull;
+    if (walToFull >= 0 && (toFull < 0 || walToFull < toFull)) {
+        toFull = walToFull;
+    }
+    // Said only when the disk runs out before the load ends.
+    s.secondsToFull = toFull >= 0 && (lastEta_ < 0 || toFull < lastEta_) ? toFull : -1;
 }
 
 void RateSampler::sampleRates() {
@@ -45,7 +111,14 @@ void RateSampler::sampleRates() {
     const auto now = Clock::now();
     s.elapsed = std::chrono::duration<double>(now - t0_).count();
     const double dt = std::chrono::duration<double>(now - lastTime_).count();
+    const std::size_t running =
+        queue_.workers ? std::min(counters_.size(), static_cast<std::size_t>(std::max(0, queue_.workers())))
+                       : counters_.size();
+    // Every worker that ran, not only the running ones: rows of one removed meanwhile still count.
     for (std::size_t w = 0; w < counters_.size(); ++w) {
+        if (w >= running && counters_[w]->rowsSent.load() == 0 && lastRows_[w] == 0) {
+            continue;
+        }
         const WorkerCounters& c = *counters_[w];
         const std::uint64_t rows = c.rowsSent.load();
         s.rows += rows;
@@ -70,6 +143,8 @@ void RateSampler::sampleRates() {
             : -1.0;
     lastTotal_ = s.rows;
     lastTime_ = now;
+    lastCommitted_ = s.committedRows;
+    lastEta_ = s.etaSeconds;
     events_.rate(s);
 }
 

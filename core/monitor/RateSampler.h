@@ -10,6 +10,7 @@
 #include <memory>
 #include <stop_token>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace isobar {
@@ -22,15 +23,19 @@ public:
     struct Events {
         std::function<void(const RateSample&)> rate;
         std::function<void(const ServerSample&)> server;
+        // The server's disk will be full within seconds: the load must stop now (said once).
+        std::function<void(const std::string&)> diskShort;
     };
     // How full the queue between the reader and the workers is.
     struct QueueGauge {
         std::function<std::size_t()> depth;
         std::size_t capacity = 0;
+        std::function<int()> workers; // how many workers run (their counters are the first ones)
     };
 
     RateSampler(const std::vector<std::unique_ptr<WorkerCounters>>& counters, std::uint64_t plannedRows,
-                std::chrono::milliseconds interval, std::string conninfo, QueueGauge queue, Events events);
+                std::chrono::milliseconds interval, std::string conninfo, ServerMonitor::Target target,
+                QueueGauge queue, Events events);
 
     // The thread body: samples until `stop`, then once more for the final state.
     void run(const std::stop_token& stop);
@@ -40,6 +45,8 @@ private:
 
     void sampleRates();
     void sampleServer();
+    // Bytes per row, time to full and the stop before the disk is full, from the free space.
+    void watchDisk(ServerSample& s);
 
     const std::vector<std::unique_ptr<WorkerCounters>>& counters_;
     std::uint64_t plannedRows_;
@@ -49,6 +56,14 @@ private:
     Events events_;
     std::vector<std::uint64_t> lastRows_;
     std::uint64_t lastTotal_ = 0;
+    std::uint64_t lastCommitted_ = 0;
+    double lastEta_ = -1;
+    double firstTableBytes_ = -1;
+    std::uint64_t rowsAtFirstTable_ = 0;
+    // (elapsed, bytes free) of the last seconds, on the data filesystem and pg_wal's.
+    std::vector<std::pair<double, double>> freeHistory_;
+    std::vector<std::pair<double, double>> walFreeHistory_;
+    bool diskShortSaid_ = false;
     Clock::time_point t0_ = Clock::now();
     Clock::time_point lastTime_ = t0_;
 };

@@ -6,8 +6,9 @@
 
 namespace isobar {
 
-ServerMonitor::ServerMonitor(std::string conninfo)
-    : conninfo_(std::move(conninfo)) {}
+ServerMonitor::ServerMonitor(std::string conninfo, Target target)
+    : conninfo_(std::move(conninfo))
+    , target_(std::move(target)) {}
 
 ServerMonitor::~ServerMonitor() = default;
 
@@ -67,10 +68,37 @@ std::optional<ServerSample> ServerMonitor::sample(double elapsed) {
             }
             s.waitEvents[static_cast<std::size_t>(worker - 1)] = item.substr(eq + 1);
         }
+        sampleStorage(s);
         return s;
     } catch (const std::exception&) {
         conn_.reset(); // try again next time
         return std::nullopt;
+    }
+}
+
+void ServerMonitor::sampleStorage(ServerSample& s) {
+    refreshFreeSpace(target_.storage);
+    if (target_.storage.seen()) {
+        s.freeBytes = target_.storage.data.freeBytes;
+        if (target_.storage.wal) {
+            s.walFreeBytes = target_.storage.wal->freeBytes;
+        }
+    }
+    if (target_.table) {
+        s.tableBytes = tableBytes(*conn_, *target_.table);
+    }
+    s.walDirBytes = walDirBytes(*conn_);
+    const WalRetention wal = probeWalRetention(*conn_);
+    if (wal.archiving) {
+        if (!haveArchiveBase_) {
+            haveArchiveBase_ = true;
+            baseArchiveFailures_ = wal.failed;
+        }
+        s.archiveBacklog = wal.readySegments;
+        s.archiveFailures = wal.failed - std::min(wal.failed, baseArchiveFailures_);
+    }
+    for (const auto& w : wal.standbys) {
+        s.standbys.push_back({w.name, w.state, w.writeLag, w.flushLag, w.replayLag, w.replayBytes});
     }
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 
 #include "db/Connection.h"
+#include "db/ServerStorage.h"
+#include "db/TableType.h"
 #include "monitor/RateSample.h"
 
 #include <memory>
@@ -14,7 +16,13 @@ namespace isobar {
 // load: when the server cannot be asked (a restart, a missing privilege), it has nothing to say.
 class ServerMonitor {
 public:
-    explicit ServerMonitor(std::string conninfo);
+    // What the monitor watches besides the server as a whole: the target table, and the
+    // filesystems the load's check found (free space, read on this machine).
+    struct Target {
+        std::optional<TableName> table;
+        ServerStorage storage;
+    };
+    explicit ServerMonitor(std::string conninfo, Target target = {});
     ~ServerMonitor();
     ServerMonitor(const ServerMonitor&) = delete;
     ServerMonitor& operator=(const ServerMonitor&) = delete;
@@ -22,7 +30,10 @@ public:
     std::optional<ServerSample> sample(double elapsed);
 
 private:
+    void sampleStorage(ServerSample& s);
+
     std::string conninfo_;
+    Target target_;
     std::unique_ptr<Connection> conn_;
     bool checkpointer_ = false; // PostgreSQL 17 moved the checkpoint counters to pg_stat_checkpointer
     bool haveBaseline_ = false;
@@ -31,6 +42,8 @@ private:
     double baseWal_ = 0;
     double lastWal_ = 0;
     double lastElapsed_ = 0;
+    bool haveArchiveBase_ = false;
+    std::uint64_t baseArchiveFailures_ = 0;
 };
 
 } // namespace isobar
