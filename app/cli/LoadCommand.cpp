@@ -190,6 +190,9 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
         {"restart", "", "forget which units are loaded and load all again (needs --yes)"},
         {"yes", "", "confirm --restart, or a durability trade (--durability fast, --fsync off, ...)"},
         {"all-missing", "skip|load", "units whose every value is missing: skip (default) or load NULL rows"},
+        {"force", "",
+         "start although the disk forecast says the load does not fit (it still stops "
+         "before the server's disk is full)"},
         {"retries", "N", "attempts per unit after a lost connection or server restart (default 8)"},
         {"transport", "stream|file",
          "how rows reach the server: stream (COPY FROM STDIN, default) or file "
@@ -245,6 +248,7 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
     request.tableOptions.chunkInterval = parsed.value("chunk-interval", "1 day");
     request.tableOptions.compressAfter = parsed.flag("compress");
     request.replace = parsed.flag("replace");
+    request.force = parsed.flag("force");
     request.restart = parsed.flag("restart");
     if (request.restart && !parsed.flag("yes")) {
         throw UsageError{

@@ -49,10 +49,6 @@ struct LoadRequest {
     std::vector<std::string> variables;
     AllMissingPolicy allMissing = AllMissingPolicy::Skip;
     int workers = 0; // 0: defaultWorkerCount()
-    // Find the worker count while loading: start small, add workers while the rate rises, step
-    // back when it falls (WorkerTuner), never above `workers` (0: what max_connections leaves, at
-    // most kMaxAutoWorkers).
-    bool autoWorkers = false;
     // Start although the disk forecast says the load does not fit (it still stops before the
     // server's disk is full).
     bool force = false;

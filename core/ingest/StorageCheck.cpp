@@ -28,7 +28,9 @@ void judge(const std::string& what, double need, const ServerFilesystem& fs, con
     const double left = fs.freeBytes - need;
     if (left < kDiskReserveBytes) {
         const std::string said = "not enough disk for this load: " + what + " needs about " + bytes(need) +
-                                 " on " + where + ", and " + bytes(fs.freeBytes) + " are free there";
+                                 " on " + where + " (and " + bytes(kDiskReserveBytes) +
+                                 " must stay free for the server), but " + bytes(fs.freeBytes) +
+                                 " are free there";
         if (force) {
             sink.warning(said + " (--force: loading anyway; the load stops before the disk is full)");
         } else {
