@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <system_error>
 
 namespace isobar {
 
@@ -43,7 +43,8 @@ int tupleBytes(const RowShape& shape) {
 std::optional<ServerFilesystem> lookAt(const std::filesystem::path& dir, std::string& why) {
     struct statvfs fs {};
     if (::statvfs(dir.c_str(), &fs) != 0) {
-        why = "cannot look at " + dir.string() + " on this machine (" + std::strerror(errno) + ")";
+        why = "cannot look at " + dir.string() + " on this machine (" +
+              std::error_code(errno, std::generic_category()).message() + ")";
         return std::nullopt;
     }
     ServerFilesystem f;
