@@ -137,19 +137,23 @@ void refreshFreeSpace(ServerStorage& storage) {
 }
 
 double tableBytes(Connection& conn, const TableName& table) {
-    const std::string name = table.quoted(conn);
-    const Result oid = conn.query("SELECT to_regclass($1)::oid", {name});
-    if (oid.isNull(0, 0)) {
+    if (conn.query("SELECT to_regclass($1)", {table.quoted(conn)}).isNull(0, 0)) {
         return -1;
     }
-    if (existingTableType(conn, table) == TableType::Distributed) {
-        return number(conn.query("SELECT citus_total_relation_size($1::regclass)", {name}), 0, 0);
+    return tableBytes(conn, table, existingTableType(conn, table));
+}
+
+double tableBytes(Connection& conn, const TableName& table, TableType type) {
+    const std::string name = table.quoted(conn);
+    if (type == TableType::Distributed) {
+        return number(conn.query("SELECT citus_total_relation_size(to_regclass($1))", {name}), 0, 0);
     }
-    // Partitions and a hypertable's chunks both hang below the table in pg_inherits.
-    return number(conn.query("WITH RECURSIVE t(oid) AS (SELECT $1::oid UNION ALL SELECT i.inhrelid FROM "
-                             "pg_inherits i JOIN t ON i.inhparent = t.oid) SELECT "
+    // Partitions and a hypertable's chunks both hang below the table in pg_inherits; NULL (-1)
+    // when the table is gone.
+    return number(conn.query("WITH RECURSIVE t(oid) AS (SELECT to_regclass($1)::oid UNION ALL SELECT "
+                             "i.inhrelid FROM pg_inherits i JOIN t ON i.inhparent = t.oid) SELECT "
                              "sum(pg_total_relation_size(oid)) FROM t",
-                             {oid.text(0, 0)}),
+                             {name}),
                   0, 0);
 }
 

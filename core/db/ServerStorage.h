@@ -47,6 +47,8 @@ void refreshFreeSpace(ServerStorage& storage);
 // The target's size with its partitions or chunks, indexes and TOAST; -1 when it does not exist or
 // cannot be read (a distributed table's shards are counted by Citus).
 double tableBytes(Connection& conn, const TableName& table);
+// The same for a table whose type is known (once a second while a load runs: one query).
+double tableBytes(Connection& conn, const TableName& table, TableType type);
 
 // What keeps WAL on the server's disk during a load besides its checkpoints.
 struct WalRetention {

@@ -111,6 +111,7 @@ LoadStart describeStart(const LoadRequest& request, const Dataset& dataset, cons
     start.units = plan.units().size();
     start.resumedUnits = summary.unitsResumed;
     start.workers = summary.workers;
+    start.maxWorkers = summary.workers;
     return start;
 }
 
@@ -172,8 +173,8 @@ void readUnits(EngineShared& shared, const std::vector<std::size_t>& todo) {
 // Runs the reader stage, the workers and the sampler until every pending unit is loaded or the
 // run stops; adds what the workers did to `summary`.
 void runPipeline(EngineShared& shared, const std::vector<std::size_t>& todo, std::uint64_t plannedRows,
-                 std::vector<std::unique_ptr<WriteMethod>> methods, const ServerStorage& storage,
-                 LoadSummary& summary) {
+                 std::vector<std::unique_ptr<WriteMethod>> methods, TableType type,
+                 const ServerStorage& storage, LoadSummary& summary) {
     std::vector<std::unique_ptr<WorkerCounters>> counters;
     std::vector<std::unique_ptr<CopyWorker>> workers;
     for (std::size_t w = 0; w < methods.size(); ++w) {
@@ -183,8 +184,8 @@ void runPipeline(EngineShared& shared, const std::vector<std::size_t>& todo, std
     }
     RateSampler sampler(
         counters, plannedRows, shared.request.sampleInterval, shared.request.conninfo,
-        ServerMonitor::Target{shared.request.table, storage},
-        RateSampler::QueueGauge{[&shared] { return shared.queue.size(); }, shared.queue.capacity(), {}},
+        ServerMonitor::Target{shared.request.table, type, storage},
+        RateSampler::QueueGauge{[&shared] { return shared.queue.size(); }, shared.queue.capacity()},
         RateSampler::Events{
             [&shared](const RateSample& s) { shared.emit([&s](LoadSink& sink) { sink.rateSampled(s); }); },
             [&shared](const ServerSample& s) {
@@ -308,7 +309,7 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         auto methods = makeWriteMethods(control, request, layout, summary.workers, unitFiles, sink);
         phase.done("start");
         EngineShared shared{request, plan, source, prepared.ledger, queue, stop, sink};
-        runPipeline(shared, todo, plannedRows, std::move(methods), room.storage, summary);
+        runPipeline(shared, todo, plannedRows, std::move(methods), prepared.type, room.storage, summary);
         phase.done("load");
         summary.seconds = secondsSince(t0);
         if (const auto error = shared.error()) {

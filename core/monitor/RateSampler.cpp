@@ -38,7 +38,7 @@ void RateSampler::run(const std::stop_token& stop) {
 
 void RateSampler::sampleServer() {
     if (auto server = monitor_.sample(std::chrono::duration<double>(Clock::now() - t0_).count())) {
-        server->workers = queue_.workers ? queue_.workers() : static_cast<int>(counters_.size());
+        server->workers = static_cast<int>(counters_.size());
         watchDisk(*server);
         events_.server(*server);
     }
@@ -111,14 +111,7 @@ void RateSampler::sampleRates() {
     const auto now = Clock::now();
     s.elapsed = std::chrono::duration<double>(now - t0_).count();
     const double dt = std::chrono::duration<double>(now - lastTime_).count();
-    const std::size_t running =
-        queue_.workers ? std::min(counters_.size(), static_cast<std::size_t>(std::max(0, queue_.workers())))
-                       : counters_.size();
-    // Every worker that ran, not only the running ones: rows of one removed meanwhile still count.
     for (std::size_t w = 0; w < counters_.size(); ++w) {
-        if (w >= running && counters_[w]->rowsSent.load() == 0 && lastRows_[w] == 0) {
-            continue;
-        }
         const WorkerCounters& c = *counters_[w];
         const std::uint64_t rows = c.rowsSent.load();
         s.rows += rows;

@@ -30,7 +30,6 @@ public:
     struct QueueGauge {
         std::function<std::size_t()> depth;
         std::size_t capacity = 0;
-        std::function<int()> workers; // how many workers run (their counters are the first ones)
     };
 
     RateSampler(const std::vector<std::unique_ptr<WorkerCounters>>& counters, std::uint64_t plannedRows,

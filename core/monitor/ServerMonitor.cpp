@@ -85,7 +85,7 @@ void ServerMonitor::sampleStorage(ServerSample& s) {
         }
     }
     if (target_.table) {
-        s.tableBytes = tableBytes(*conn_, *target_.table);
+        s.tableBytes = tableBytes(*conn_, *target_.table, target_.type);
     }
     s.walDirBytes = walDirBytes(*conn_);
     const WalRetention wal = probeWalRetention(*conn_);

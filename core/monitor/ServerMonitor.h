@@ -20,9 +20,10 @@ public:
     // filesystems the load's check found (free space, read on this machine).
     struct Target {
         std::optional<TableName> table;
+        TableType type = TableType::Regular; // how its size is read (a distributed table's by Citus)
         ServerStorage storage;
     };
-    explicit ServerMonitor(std::string conninfo, Target target = {});
+    ServerMonitor(std::string conninfo, Target target);
     ~ServerMonitor();
     ServerMonitor(const ServerMonitor&) = delete;
     ServerMonitor& operator=(const ServerMonitor&) = delete;
