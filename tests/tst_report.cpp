@@ -5,6 +5,7 @@
 #include "TestUtil.h"
 #include "report/ReportRecorder.h"
 #include "report/RunReport.h"
+#include "util/Format.h"
 
 #include <QtTest>
 
@@ -170,6 +171,262 @@ private slots:
         QCOMPARE(back.samples.size(), r.samples.size());
         QCOMPARE(back.rows, r.rows);
         QCOMPARE(back.medianSustainedRate, r.medianSustainedRate);
+    }
+
+    // The server series of a long run is bounded too, its worst moments kept: the lowest free
+    // space, the largest pg_wal; the last sample's bytes/row is the run's.
+    void longServerSeriesKeepsItsWorst() {
+        struct Quiet final : LoadSink {};
+        Quiet quiet;
+        LoadRequest request;
+        request.conninfo = cluster_->conninfo();
+        ReportRecorder recorder(quiet, request);
+        for (int i = 0; i < 25001; ++i) {
+            ServerSample s;
+            s.elapsed = i;
+            s.freeBytes = i == 12345 ? 1e6 : 5e9;
+            s.walDirBytes = i == 23456 ? 9e9 : 1e9;
+            s.bytesPerRow = 60 + i * 1e-3;
+            s.checkpointsTimed = static_cast<std::uint64_t>(i / 100);
+            recorder.serverSampled(s);
+        }
+        LoadSummary summary;
+        summary.status = LoadStatus::Completed;
+        const RunReport r = recorder.finish(summary);
+        QVERIFY(r.server.size() <= RunReport::kMaxSamples + 1);
+        QVERIFY(r.server.size() >= RunReport::kMaxSamples / 4);
+        QCOMPARE(r.server.back().elapsed, 25000.0);
+        QCOMPARE(r.server.back().checkpointsTimed, std::uint64_t{250});
+        const RunReport::StorageFigures disk = r.storageFigures();
+        QCOMPARE(disk.lowestFreeBytes, 1e6);
+        QCOMPARE(disk.peakWalDirBytes, 9e9);
+        QCOMPARE(disk.finalBytesPerRow, 60 + 25000 * 1e-3);
+    }
+
+    // The disk, the standbys, the archiver and the worker changes as the recorder saw them come
+    // back from the JSON, and every event still reaches the sink behind the recorder.
+    void serverFiguresSurviveTheRoundTrip() {
+        struct Counting final : LoadSink {
+            int workerChanges = 0;
+            void workersChanged(const WorkerChange&) override { ++workerChanges; }
+        };
+        Counting inner;
+        LoadRequest request;
+        request.conninfo = cluster_->conninfo();
+        ReportRecorder recorder(inner, request);
+        LoadStart start;
+        start.workers = 1;
+        start.autoWorkers = true;
+        start.maxWorkers = 4;
+        start.forecast = {"the load writes about 12.0 GiB (table 9.1 GiB, WAL 2.9 GiB)",
+                          "45.2 GiB free on /var/lib/postgresql: room for it"};
+        recorder.started(start);
+        for (int i = 0; i < 4; ++i) {
+            ServerSample s;
+            s.elapsed = i;
+            s.checkpointsRequested = i >= 2 ? 1 : 0;
+            s.walBytes = static_cast<std::uint64_t>(i) << 20;
+            s.tableBytes = 8192.0 * (i + 1);
+            s.bytesPerRow = 80.0 + i;
+            s.freeBytes = 50e9 - i * 1e9;
+            s.walDirBytes = i == 1 ? 3e9 : 1e9;
+            s.secondsToFull = i == 3 ? 600 : -1;
+            s.archiveBacklog = i;
+            s.archiveFailures = i == 3 ? 2 : 0;
+            s.workers = i < 2 ? 1 : 2;
+            s.standbys = {{"replica1", "streaming", 0.5, 0.6, 1.0 + i, 1000.0 * i},
+                          {"replica2", i == 3 ? "catchup" : "streaming", -1, -1, 90.0, 5e6}};
+            recorder.serverSampled(s);
+        }
+        recorder.workersChanged({2.0, 1, 2, "rate 1.21M rows/s at 2, 1.02M at 1: +19 %"});
+        QCOMPARE(inner.workerChanges, 1);
+        LoadSummary summary;
+        summary.status = LoadStatus::Completed;
+        summary.seconds = 4;
+        summary.workers = 2;
+        const RunReport r = recorder.finish(summary);
+        QCOMPARE(r.server.size(), std::size_t{4});
+
+        const RunReport back = parseReportJson(renderReportJson(r));
+        QVERIFY(back.autoWorkers);
+        QCOMPARE(back.maxWorkers, 4);
+        QCOMPARE(back.workers, 2);
+        QCOMPARE(back.forecast, start.forecast);
+        QCOMPARE(back.workerChanges.size(), std::size_t{1});
+        QCOMPARE(back.workerChanges[0].elapsed, 2.0);
+        QCOMPARE(back.workerChanges[0].from, 1);
+        QCOMPARE(back.workerChanges[0].to, 2);
+        QCOMPARE(back.workerChanges[0].reason, r.workerChanges[0].reason);
+        QCOMPARE(back.server.size(), r.server.size());
+        for (std::size_t i = 0; i < r.server.size(); ++i) {
+            const RunReport::Server& a = r.server[i];
+            const RunReport::Server& b = back.server[i];
+            QCOMPARE(b.elapsed, a.elapsed);
+            QCOMPARE(b.checkpointsRequested, a.checkpointsRequested);
+            QCOMPARE(b.walBytes, a.walBytes);
+            QCOMPARE(b.tableBytes, a.tableBytes);
+            QCOMPARE(b.bytesPerRow, a.bytesPerRow);
+            QCOMPARE(b.freeBytes, a.freeBytes);
+            QCOMPARE(b.walFreeBytes, -1.0); // never seen, so never written
+            QCOMPARE(b.walDirBytes, a.walDirBytes);
+            QCOMPARE(b.secondsToFull, a.secondsToFull);
+            QCOMPARE(b.archiveBacklog, a.archiveBacklog);
+            QCOMPARE(b.archiveFailures, a.archiveFailures);
+            QCOMPARE(b.workers, a.workers);
+            QCOMPARE(b.standbyReplayLag, 90.0); // replica2's, the worse
+            QCOMPARE(b.standbyReplayBytes, 5e6);
+        }
+        QCOMPARE(back.server[3].secondsToFull, 600.0);
+        QCOMPARE(back.server[3].archiveFailures, std::uint64_t{2});
+        QCOMPARE(back.standbys.size(), std::size_t{2});
+        QCOMPARE(QString::fromStdString(back.standbys[0].name), QString("replica1"));
+        QCOMPARE(back.standbys[0].maxReplayLag, 4.0);
+        QCOMPARE(back.standbys[0].maxReplayBytes, 3000.0);
+        QCOMPARE(QString::fromStdString(back.standbys[1].state), QString("catchup")); // the last seen
+        const RunReport::StorageFigures disk = back.storageFigures();
+        QCOMPARE(disk.peakWalDirBytes, 3e9);
+        QCOMPARE(disk.lowestFreeBytes, 47e9);
+        QCOMPARE(disk.finalBytesPerRow, 83.0);
+        QCOMPARE(disk.finalTableBytes, 4 * 8192.0);
+    }
+
+    // A report written before the disk was watched reads as one that saw nothing of it, and
+    // renders without a disk chart.
+    void reportFromBeforeTheDiskWasWatched() {
+        const std::string old = R"({"tool": "isobar 0.1.0", "status": "completed", "workers": 3,
+            "result": {"rows": 100, "seconds": 2.5, "meanRate": 40},
+            "samples": [{"t": 1, "rows": 50, "committed": 50, "rate": 50, "overall": 50, "queue": 0}],
+            "serverSamples": [{"t": 1, "checkpointsTimed": 0, "checkpointsRequested": 1,
+                               "walBytes": 4096}]})";
+        const RunReport r = parseReportJson(old);
+        QCOMPARE(r.workers, 3);
+        QVERIFY(!r.autoWorkers);
+        QCOMPARE(r.maxWorkers, 3); // it ran the count it started with
+        QVERIFY(r.forecast.empty());
+        QVERIFY(r.workerChanges.empty());
+        QVERIFY(r.standbys.empty());
+        QCOMPARE(r.server.size(), std::size_t{1});
+        QCOMPARE(r.server[0].checkpointsRequested, std::uint64_t{1});
+        QCOMPARE(r.server[0].walBytes, std::uint64_t{4096});
+        for (double unseen : {r.server[0].tableBytes, r.server[0].bytesPerRow, r.server[0].freeBytes,
+                              r.server[0].walFreeBytes, r.server[0].walDirBytes, r.server[0].secondsToFull,
+                              r.server[0].standbyReplayLag, r.server[0].standbyReplayBytes}) {
+            QCOMPARE(unseen, -1.0);
+        }
+        QCOMPARE(r.server[0].archiveBacklog, std::int64_t{-1});
+        QCOMPARE(r.storageFigures().lowestFreeBytes, -1.0);
+        const QString page = QString::fromStdString(renderReportHtml(r));
+        QVERIFY(page.contains("rows per second over time"));
+        QVERIFY(!page.contains("disk free and pg_wal size over time"));
+        QVERIFY(page.contains("No disk figures"));
+        QVERIFY(!page.contains("peak pg_wal"));
+    }
+
+    // The HTML: the disk chart under the rate chart, worker changes marked on the rate chart and
+    // listed, the forecast, the standbys and the archiver, the disk in the summary.
+    void htmlShowsTheDiskAndTheWorkerChanges() {
+        RunReport r;
+        r.tool = "isobar test";
+        r.status = "completed";
+        r.seconds = 3;
+        r.rows = 3'600'000;
+        r.meanRate = 1.2e6;
+        r.workers = 2;
+        r.autoWorkers = true;
+        r.maxWorkers = 4;
+        r.forecast = {"the load writes about 1.5 GiB <table & WAL>"};
+        r.workerChanges = {{1.5, 1, 2, "rate 1.21M rows/s at 2, 1.02M at 1: +19 %"}};
+        r.standbys = {{"replica1", "streaming", 75.5, 3 * 1024.0 * 1024}};
+        for (int i = 0; i <= 3; ++i) {
+            const auto rows = static_cast<std::uint64_t>(i) * 1'200'000;
+            r.samples.push_back({static_cast<double>(i), rows, rows, 1.2e6, 1.2e6, 0, {}});
+            RunReport::Server s;
+            s.elapsed = i;
+            s.checkpointsTimed = i >= 2 ? 1 : 0;
+            s.freeBytes = (20.0 - i) * 1024 * 1024 * 1024;
+            s.walDirBytes = (i == 2 ? 2.0 : 1.0) * 1024 * 1024 * 1024;
+            s.tableBytes = i * 100.0 * 1024 * 1024;
+            s.bytesPerRow = 87.25;
+            s.archiveBacklog = 3;
+            s.archiveFailures = 1;
+            r.server.push_back(s);
+        }
+        const QString page = QString::fromStdString(renderReportHtml(r));
+        const qsizetype rates = page.indexOf("aria-label=\"rows per second over time\"");
+        const qsizetype disk = page.indexOf("aria-label=\"disk free and pg_wal size over time\"");
+        QVERIFY(rates > 0);
+        QVERIFY2(disk > rates, "the disk chart comes under the rate chart");
+        // Worker change: a mark on the rate chart (before the disk chart starts) and a row.
+        const qsizetype mark = page.indexOf("<title>workers 1 → 2 at 1.50s: rate 1.21M rows/s");
+        QVERIFY2(mark > rates && mark < disk, qPrintable(page.mid(rates, 2000)));
+        QVERIFY(page.contains("<h2>Worker changes</h2>"));
+        QVERIFY(page.contains("auto, up to 4: 2 at the end, 1 change(s)"));
+        // The axes read as people read them, every label once.
+        QVERIFY2(page.contains(">1.2M</text>") || page.contains(">1M</text>"),
+                 qPrintable(page.mid(rates, 2000)));
+        QVERIFY(!page.contains(">1,200,000</text>"));
+        QVERIFY(page.contains(">20 GiB</text>"));
+        QVERIFY(page.contains(">3s</text>"));
+        QCOMPARE(page.count(">1s</text>"), 2); // once on each chart's time axis
+        // Checkpoints are marked on both charts.
+        QCOMPARE(page.count("<title>checkpoint at 2.00s</title>"), 2);
+        QVERIFY(page.contains("<li>the load writes about 1.5 GiB &lt;table &amp; WAL&gt;</li>"));
+        QVERIFY(page.contains("<th>peak pg_wal</th><td>2.0 GiB</td>"));
+        QVERIFY(page.contains("<th>lowest free space</th><td>17.0 GiB</td>"));
+        QVERIFY(page.contains("<th>bytes per row</th><td>87.2 (at the end)</td>") ||
+                page.contains("<th>bytes per row</th><td>87.3 (at the end)</td>"));
+        QVERIFY(page.contains(
+            "standby replica1</th><td>streaming, replay lag up to 1m15.5s, up to 3.0 MiB behind"));
+        QVERIFY(page.contains("up to 3 WAL segment(s) waiting, 1 failed archive_command run(s)"));
+    }
+
+    // Counts and rates read "850k", "1.2M"; an axis never shows one label twice, however short or
+    // long the run, whatever it counts.
+    void axesReadAsPeopleRead_data() {
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("compact");
+        QTest::newRow("zero") << 0.0 << "0";
+        QTest::newRow("small") << 12.0 << "12";
+        QTest::newRow("fraction") << 0.25 << "0.25";
+        QTest::newRow("thousands") << 1234.0 << "1.23k";
+        QTest::newRow("850k") << 850'000.0 << "850k";
+        QTest::newRow("1.2M") << 1'200'000.0 << "1.2M";
+        QTest::newRow("rounds up a unit") << 999'950.0 << "1M";
+        QTest::newRow("billions") << 3.456e9 << "3.46G";
+    }
+    void axesReadAsPeopleRead() {
+        QFETCH(double, value);
+        QFETCH(QString, compact);
+        QCOMPARE(QString::fromStdString(formatCompact(value)), compact);
+
+        const auto labels = [](const AxisTicks& axis) {
+            QStringList out;
+            for (const auto& tick : axis.labels) {
+                out << QString::fromStdString(tick.second);
+            }
+            return out;
+        };
+        QCOMPARE(labels(axisTicks(3, AxisScale::Seconds, 5)), (QStringList{"0s", "1s", "2s", "3s"}));
+        QCOMPARE(labels(axisTicks(0.9, AxisScale::Seconds, 6)),
+                 (QStringList{"0s", "0.2s", "0.4s", "0.6s", "0.8s", "1s"}));
+        QCOMPARE(labels(axisTicks(150, AxisScale::Seconds, 6)),
+                 (QStringList{"0s", "30s", "1m", "1m30s", "2m", "2m30s"}));
+        QCOMPARE(labels(axisTicks(1.1e6, AxisScale::Count, 5)),
+                 (QStringList{"0", "250k", "500k", "750k", "1M", "1.25M"}));
+        QCOMPARE(labels(axisTicks(1.4 * 1024 * 1024 * 1024, AxisScale::Bytes, 4)),
+                 (QStringList{"0", "0.5 GiB", "1 GiB", "1.5 GiB"}));
+        for (AxisScale scale : {AxisScale::Count, AxisScale::Bytes, AxisScale::Seconds}) {
+            for (double max = value / 7 + 0.003; max < 1e13; max = max * 1.37 + 0.01) {
+                const AxisTicks axis = axisTicks(max, scale, 5);
+                const QStringList shown = labels(axis);
+                QVERIFY2(QSet<QString>(shown.begin(), shown.end()).size() == shown.size(),
+                         qPrintable(QString::number(max) + ": " + shown.join(' ')));
+                QVERIFY(axis.top >= max);
+                QVERIFY2(shown.size() <= 8, qPrintable(QString::number(max) + ": " + shown.join(' ')));
+                QCOMPARE(axis.labels.front().first, 0.0);
+                QCOMPARE(axis.labels.back().first, axis.top);
+            }
+        }
     }
 
     // What a report holds comes back as it was: row counts beyond a double's 2^53, doubles,

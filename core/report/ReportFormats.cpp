@@ -53,81 +53,218 @@ std::string withThousands(std::uint64_t v) {
     return out;
 }
 
-// A readable upper bound for an axis: 1, 2 or 5 times a power of ten.
-double niceCeiling(double v) {
-    if (v <= 0) {
-        return 1;
-    }
-    const double p = std::pow(10.0, std::floor(std::log10(v)));
-    for (double m : {1.0, 2.0, 5.0, 10.0}) {
-        if (v <= m * p) {
-            return m * p;
+// The frame both charts share: a plot area over the run's time, with the value ticks on the left
+// and the time ticks below. Plain SVG, no script.
+class SvgPlot {
+public:
+    SvgPlot(double height, const AxisTicks& time, AxisTicks values, const std::string& label)
+        : height_(height)
+        , time_(time)
+        , values_(std::move(values)) {
+        svg_ << "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " << kWidth << " " << height_
+             << "\" width=\"" << kWidth << "\" height=\"" << height_ << "\" role=\"img\" aria-label=\""
+             << html(label) << "\">\n";
+        svg_ << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << kWidth - kLeft - kRight
+             << "\" height=\"" << height_ - kTop - kBottom << "\" fill=\"#fafbfc\" stroke=\"#ccd\"/>\n";
+        for (const auto& [value, text] : values_.labels) {
+            svg_ << "<line x1=\"" << kLeft << "\" x2=\"" << kWidth - kRight << "\" y1=\"" << y(value)
+                 << "\" y2=\"" << y(value) << "\" stroke=\"#e3e6ea\"/><text x=\"" << kLeft - 6 << "\" y=\""
+                 << y(value) + 4 << "\" font-size=\"11\" text-anchor=\"end\" fill=\"#555\">" << html(text)
+                 << "</text>\n";
+        }
+        for (const auto& [t, text] : time_.labels) {
+            svg_ << "<text x=\"" << x(t) << "\" y=\"" << height_ - 10
+                 << "\" font-size=\"11\" text-anchor=\"middle\" fill=\"#555\">" << html(text) << "</text>\n";
         }
     }
-    return 10 * p;
+
+    double x(double t) const { return kLeft + (kWidth - kLeft - kRight) * t / time_.top; }
+    double y(double v) const { return kTop + (height_ - kTop - kBottom) * (1.0 - v / values_.top); }
+
+    // A line across the plot at time t, with a tooltip.
+    void mark(double t, const char* colour, const char* dashes, const std::string& title) {
+        svg_ << "<line x1=\"" << x(t) << "\" x2=\"" << x(t) << "\" y1=\"" << kTop << "\" y2=\""
+             << height_ - kBottom << "\" stroke=\"" << colour << "\" stroke-width=\"1\""
+             << (*dashes ? std::string(" stroke-dasharray=\"") + dashes + "\"" : std::string()) << "><title>"
+             << html(title) << "</title></line>\n";
+    }
+    // Text at the top of the plot at time t.
+    void note(double t, const char* colour, const std::string& text) {
+        svg_ << "<text x=\"" << x(t) + 3 << "\" y=\"" << kTop + 12 << "\" font-size=\"11\" fill=\"" << colour
+             << "\">" << html(text) << "</text>\n";
+    }
+    // (time, value) points; those with a value below 0 (not seen) are left out.
+    void curve(const std::vector<std::pair<double, double>>& points, const char* colour, const char* dashes,
+               const std::string& title) {
+        std::string drawn;
+        for (const auto& [t, v] : points) {
+            if (v >= 0) {
+                drawn += fixed(x(t), 1) + "," + fixed(y(v), 1) + " ";
+            }
+        }
+        if (drawn.empty()) {
+            return;
+        }
+        svg_ << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.5\""
+             << (*dashes ? std::string(" stroke-dasharray=\"") + dashes + "\"" : std::string())
+             << " points=\"" << drawn << "\"><title>" << html(title) << "</title></polyline>\n";
+    }
+    std::string finish() {
+        svg_ << "</svg>\n";
+        return svg_.str();
+    }
+
+private:
+    static constexpr double kWidth = 860;
+    static constexpr double kLeft = 80; // room for "1.25 GiB"
+    static constexpr double kRight = 10;
+    static constexpr double kTop = 10;
+    static constexpr double kBottom = 30; // the time labels
+    double height_;
+    AxisTicks time_;
+    AxisTicks values_;
+    std::ostringstream svg_;
+};
+
+// Where the run's time axis ends: the last of its samples or its duration.
+AxisTicks timeAxis(const RunReport& r) {
+    double duration = r.seconds;
+    if (!r.samples.empty()) {
+        duration = std::max(duration, r.samples.back().elapsed);
+    }
+    if (!r.server.empty()) {
+        duration = std::max(duration, r.server.back().elapsed);
+    }
+    return axisTicks(duration, AxisScale::Seconds, 6);
 }
 
-// rows/s over time, the mean as a dashed line, checkpoints as red ticks. Plain SVG, no script.
-std::string rateChart(const RunReport& r) {
-    constexpr double W = 860;
-    constexpr double H = 300;
-    constexpr double L = 70; // left margin for the rate axis
-    constexpr double B = 30; // bottom margin for the time axis
-    constexpr double T = 10;
-    const double duration = std::max(r.seconds, r.samples.empty() ? 1.0 : r.samples.back().elapsed);
-    double peak = r.meanRate;
-    for (const auto& s : r.samples) {
-        peak = std::max(peak, s.intervalRate);
-    }
-    const double top = niceCeiling(peak * 1.05);
-    const auto x = [&](double t) {
-        return L + (W - L - 10) * (duration > 0 ? t / duration : 0);
-    };
-    const auto y = [&](double rate) {
-        return T + (H - T - B) * (1.0 - rate / top);
-    };
-    std::ostringstream svg;
-    svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " << W << " " << H << "\" width=\"" << W
-        << "\" height=\"" << H << "\" role=\"img\" aria-label=\"rows per second over time\">\n";
-    svg << "<rect x=\"" << L << "\" y=\"" << T << "\" width=\"" << W - L - 10 << "\" height=\"" << H - T - B
-        << "\" fill=\"#fafbfc\" stroke=\"#ccd\"/>\n";
-    for (int i = 0; i <= 4; ++i) {
-        const double rate = top * i / 4;
-        svg << "<line x1=\"" << L << "\" x2=\"" << W - 10 << "\" y1=\"" << y(rate) << "\" y2=\"" << y(rate)
-            << "\" stroke=\"#e3e6ea\"/><text x=\"" << L - 6 << "\" y=\"" << y(rate) + 4
-            << "\" font-size=\"11\" text-anchor=\"end\" fill=\"#555\">"
-            << withThousands(static_cast<std::uint64_t>(rate)) << "</text>\n";
-    }
-    for (int i = 0; i <= 5; ++i) {
-        const double t = duration * i / 5;
-        svg << "<text x=\"" << x(t) << "\" y=\"" << H - 10
-            << "\" font-size=\"11\" text-anchor=\"middle\" fill=\"#555\">" << html(formatDuration(t))
-            << "</text>\n";
-    }
-    // Checkpoints: where the counters grow between two monitor samples.
+// Checkpoints: where the counters grow between two monitor samples.
+void markCheckpoints(SvgPlot& plot, const RunReport& r) {
     std::uint64_t seen = 0;
     for (const auto& s : r.server) {
         const std::uint64_t n = s.checkpointsTimed + s.checkpointsRequested;
         if (n > seen) {
-            svg << "<line x1=\"" << x(s.elapsed) << "\" x2=\"" << x(s.elapsed) << "\" y1=\"" << T
-                << "\" y2=\"" << H - B
-                << "\" stroke=\"#d33\" stroke-width=\"1\" stroke-dasharray=\"2,3\"><title>checkpoint at "
-                << html(formatDuration(s.elapsed)) << "</title></line>\n";
+            plot.mark(s.elapsed, "#d33", "2,3", "checkpoint at " + formatDuration(s.elapsed));
             seen = n;
         }
     }
-    if (!r.samples.empty()) {
-        svg << "<polyline fill=\"none\" stroke=\"#1f6feb\" stroke-width=\"1.5\" points=\"";
-        for (const auto& s : r.samples) {
-            svg << fixed(x(s.elapsed), 1) << "," << fixed(y(s.intervalRate), 1) << " ";
-        }
-        svg << "\"/>\n";
+}
+
+std::string workerChangeText(const WorkerChange& c) {
+    return "workers " + std::to_string(c.from) + " → " + std::to_string(c.to) + " at " +
+           formatDuration(c.elapsed) + (c.reason.empty() ? "" : ": " + c.reason);
+}
+
+// rows/s over time, the mean as a dashed line, checkpoints as red dots, worker changes in purple.
+std::string rateChart(const RunReport& r) {
+    double peak = r.meanRate;
+    for (const auto& s : r.samples) {
+        peak = std::max(peak, s.intervalRate);
     }
-    svg << "<line x1=\"" << L << "\" x2=\"" << W - 10 << "\" y1=\"" << y(r.meanRate) << "\" y2=\""
-        << y(r.meanRate) << "\" stroke=\"#2da44e\" stroke-width=\"1.5\" stroke-dasharray=\"6,4\"><title>mean "
-        << withThousands(static_cast<std::uint64_t>(r.meanRate)) << " rows/s</title></line>\n";
-    svg << "</svg>\n";
-    return svg.str();
+    SvgPlot plot(300, timeAxis(r), axisTicks(peak * 1.05, AxisScale::Count, 4), "rows per second over time");
+    markCheckpoints(plot, r);
+    for (const auto& c : r.workerChanges) {
+        plot.mark(c.elapsed, "#8250df", "", workerChangeText(c));
+        plot.note(c.elapsed, "#8250df", std::to_string(c.to));
+    }
+    std::vector<std::pair<double, double>> rates;
+    for (const auto& s : r.samples) {
+        rates.emplace_back(s.elapsed, s.intervalRate);
+    }
+    plot.curve(rates, "#1f6feb", "", "rows/s");
+    const double end = r.samples.empty() ? r.seconds : std::max(r.seconds, r.samples.back().elapsed);
+    plot.curve({{0, r.meanRate}, {end, r.meanRate}}, "#2da44e", "6,4",
+               "mean " + withThousands(static_cast<std::uint64_t>(r.meanRate)) + " rows/s");
+    return plot.finish();
+}
+
+bool seesTheDisk(const RunReport& r) {
+    return std::any_of(r.server.begin(), r.server.end(), [](const RunReport::Server& s) {
+        return s.freeBytes >= 0 || s.walDirBytes >= 0 || s.tableBytes >= 0;
+    });
+}
+
+// Free space, pg_wal and the table over time, in bytes: what fills the disk, and how close it is.
+std::string diskChart(const RunReport& r) {
+    double top = 0;
+    std::vector<std::pair<double, double>> free, walFree, wal, table;
+    for (const auto& s : r.server) {
+        top = std::max({top, s.freeBytes, s.walFreeBytes, s.walDirBytes, s.tableBytes});
+        free.emplace_back(s.elapsed, s.freeBytes);
+        walFree.emplace_back(s.elapsed, s.walFreeBytes);
+        wal.emplace_back(s.elapsed, s.walDirBytes);
+        table.emplace_back(s.elapsed, s.tableBytes);
+    }
+    SvgPlot plot(240, timeAxis(r), axisTicks(top * 1.05, AxisScale::Bytes, 4),
+                 "disk free and pg_wal size over time");
+    markCheckpoints(plot, r);
+    plot.curve(free, "#2da44e", "", "free on the data directory's filesystem");
+    plot.curve(walFree, "#2da44e", "6,4", "free on pg_wal's filesystem");
+    plot.curve(wal, "#d4760b", "", "pg_wal");
+    plot.curve(table, "#1f6feb", "", "the table");
+    return plot.finish();
+}
+
+std::string bytesOrUnknown(double bytes) {
+    return bytes < 0 ? std::string("not seen") : formatBytes(static_cast<std::uint64_t>(bytes));
+}
+
+std::string workersText(const RunReport& r) {
+    if (!r.autoWorkers) {
+        return std::to_string(r.workers);
+    }
+    return "auto, up to " + std::to_string(r.maxWorkers) + ": " + std::to_string(r.workers) +
+           " at the end, " + std::to_string(r.workerChanges.size()) + " change(s)";
+}
+
+std::string lagText(const RunReport::Standby& s) {
+    std::string text = s.state.empty() ? std::string("state unknown") : s.state;
+    text += s.maxReplayLag < 0 ? ", no replay lag reported"
+                               : ", replay lag up to " + formatDuration(s.maxReplayLag);
+    if (s.maxReplayBytes >= 0) {
+        text += ", up to " + formatBytes(static_cast<std::uint64_t>(s.maxReplayBytes)) + " behind";
+    }
+    return text;
+}
+
+// The forecast, the worker changes, the standbys and the archiver: what the load did to the server
+// beside writing the table.
+void serverSections(std::ostringstream& out, const RunReport& r) {
+    if (!r.forecast.empty()) {
+        out << "<h2>Storage forecast (as the load started)</h2>\n<ul>\n";
+        for (const auto& line : r.forecast) {
+            out << "<li>" << html(line) << "</li>\n";
+        }
+        out << "</ul>\n";
+    }
+    if (!r.workerChanges.empty()) {
+        out << "<h2>Worker changes</h2>\n<table>\n";
+        for (const auto& c : r.workerChanges) {
+            out << "<tr><th>" << html(formatDuration(c.elapsed)) << "</th><td>" << c.from << " → " << c.to
+                << "</td><td>" << html(c.reason) << "</td></tr>\n";
+        }
+        out << "</table>\n";
+    }
+    std::int64_t backlog = -1;
+    std::uint64_t failures = 0;
+    for (const auto& s : r.server) {
+        backlog = std::max(backlog, s.archiveBacklog);
+        failures = std::max(failures, s.archiveFailures);
+    }
+    if (r.standbys.empty() && backlog < 0 && failures == 0) {
+        return;
+    }
+    out << "<h2>Standbys and archiving</h2>\n<table>\n";
+    for (const auto& s : r.standbys) {
+        out << "<tr><th>standby " << html(s.name) << "</th><td>" << html(lagText(s)) << "</td></tr>\n";
+    }
+    if (backlog >= 0 || failures > 0) {
+        out << "<tr><th>archiver</th><td" << (failures > 0 ? " class=\"failed\"" : "") << ">"
+            << (backlog >= 0 ? "up to " + std::to_string(backlog) + " WAL segment(s) waiting"
+                             : std::string("backlog not seen"))
+            << ", " << failures << " failed archive_command run(s)</td></tr>\n";
+    }
+    out << "</table>\n";
 }
 
 } // namespace
@@ -170,7 +307,18 @@ std::string renderReportHtml(const RunReport& r) {
     out << "<h1>Isobar run into " << html(r.table) << ": <span class=\"" << html(r.status) << "\">"
         << html(r.status) << "</span></h1>\n";
     out << rateChart(r);
-    out << "<p>Blue: rows/s per sample; green dashes: the mean; red dots: checkpoints.</p>\n<table>\n";
+    out << "<p>Blue: rows/s per sample; green dashes: the mean; red dots: checkpoints"
+        << (r.workerChanges.empty() ? "" : "; purple: the worker count changed (to the number shown)")
+        << ".</p>\n";
+    if (seesTheDisk(r)) {
+        out << diskChart(r);
+        out << "<p>Green: free disk (dashed: on pg_wal's own filesystem); orange: pg_wal; blue: the table; "
+               "red dots: checkpoints.</p>\n";
+    } else if (!r.server.empty()) {
+        out << "<p>No disk figures: the server's disk could not be seen (a server on another machine, or a "
+               "role that may not look).</p>\n";
+    }
+    out << "<table>\n";
     row("started", r.startedAt);
     row("finished", r.finishedAt);
     row("rows committed",
@@ -189,7 +337,7 @@ std::string renderReportHtml(const RunReport& r) {
                                     withThousands(static_cast<std::uint64_t>(r.minSustainedRate)) +
                                     " rows/s (1-second windows in the middle 90% of the run)"
                               : "n/a (the run was too short for 1-second windows)");
-    row("workers", std::to_string(r.workers));
+    row("workers", workersText(r));
     std::string perWorker;
     for (std::size_t w = 0; w < r.workerRows.size(); ++w) {
         perWorker += (w ? ", " : "") + std::string("#") + std::to_string(w + 1) + ": " +
@@ -204,6 +352,14 @@ std::string renderReportHtml(const RunReport& r) {
     row("data sent", formatBytes(r.bytes));
     row("checkpoints during the run", std::to_string(r.checkpoints));
     row("WAL written", formatBytes(r.walBytes));
+    if (seesTheDisk(r)) {
+        const RunReport::StorageFigures disk = r.storageFigures();
+        row("peak pg_wal", bytesOrUnknown(disk.peakWalDirBytes));
+        row("lowest free space", bytesOrUnknown(disk.lowestFreeBytes));
+        row("table size", bytesOrUnknown(disk.finalTableBytes));
+        row("bytes per row", disk.finalBytesPerRow < 0 ? std::string("not seen")
+                                                       : fixed(disk.finalBytesPerRow) + " (at the end)");
+    }
     row("verification", r.verification);
     if (!r.phases.run.empty()) {
         row("time by stage", LoadPhases::describe(r.phases.run));
@@ -228,7 +384,9 @@ std::string renderReportHtml(const RunReport& r) {
     }
     row("variables", vars);
     row("tool", r.tool);
-    out << "</table>\n<h2>Files</h2>\n<table>\n";
+    out << "</table>\n";
+    serverSections(out, r);
+    out << "<h2>Files</h2>\n<table>\n";
     for (const auto& f : r.files) {
         row(f.name, f.layout + ", " + f.format);
     }

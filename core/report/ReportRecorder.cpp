@@ -6,6 +6,7 @@
 #include "db/Ledger.h"
 #include "util/Format.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 
@@ -48,6 +49,9 @@ void ReportRecorder::started(const LoadStart& s) {
     report_.plannedRows = s.plannedRows;
     report_.units = s.units;
     report_.workers = s.workers;
+    report_.autoWorkers = s.autoWorkers;
+    report_.maxWorkers = s.maxWorkers;
+    report_.forecast = s.forecast;
     inner_.started(s);
 }
 
@@ -62,29 +66,12 @@ void ReportRecorder::note(const std::string& message) {
 }
 
 void ReportRecorder::rateSampled(const RateSample& s) {
-    // A bounded series for runs of any length: past the budget, keep every other sample, carrying
-    // the peak rate of the ones left out so spikes and dips stay visible.
-    pendingPeak_ = std::max(pendingPeak_, s.intervalRate);
-    if (++skipped_ >= stride_) {
-        RunReport::Sample sample{s.elapsed,    s.rows, s.committedRows, pendingPeak_, s.overallRate,
-                                 s.queueDepth, {}};
-        for (const auto& w : s.workers) {
-            sample.workerRows.push_back(w.rows);
-        }
-        report_.samples.push_back(std::move(sample));
-        skipped_ = 0;
-        pendingPeak_ = 0;
-        if (report_.samples.size() >= RunReport::kMaxSamples) {
-            std::vector<RunReport::Sample> thinned;
-            for (std::size_t i = 1; i < report_.samples.size(); i += 2) {
-                RunReport::Sample kept = report_.samples[i];
-                kept.intervalRate = std::max(kept.intervalRate, report_.samples[i - 1].intervalRate);
-                thinned.push_back(std::move(kept));
-            }
-            report_.samples = std::move(thinned);
-            stride_ *= 2;
-        }
+    RunReport::Sample sample{s.elapsed,    s.rows, s.committedRows, s.intervalRate, s.overallRate,
+                             s.queueDepth, {}};
+    for (const auto& w : s.workers) {
+        sample.workerRows.push_back(w.rows);
     }
+    samples_.add(report_.samples, sample);
     report_.workerRows.clear();
     for (const auto& w : s.workers) {
         report_.workerRows.push_back(w.rows);
@@ -92,11 +79,35 @@ void ReportRecorder::rateSampled(const RateSample& s) {
     inner_.rateSampled(s);
 }
 
+namespace {
+
+// Each standby once, with the most it fell behind over the run.
+void recordStandbys(std::vector<RunReport::Standby>& seen, const std::vector<ServerSample::Standby>& now) {
+    for (const auto& standby : now) {
+        auto it = std::find_if(seen.begin(), seen.end(),
+                               [&](const RunReport::Standby& s) { return s.name == standby.name; });
+        if (it == seen.end()) {
+            it = seen.insert(seen.end(), RunReport::Standby{standby.name, standby.state, -1, -1});
+        }
+        it->state = standby.state;
+        it->maxReplayLag = std::max(it->maxReplayLag, standby.replayLag);
+        it->maxReplayBytes = std::max(it->maxReplayBytes, standby.replayBytes);
+    }
+}
+
+} // namespace
+
 void ReportRecorder::serverSampled(const ServerSample& s) {
-    report_.server.push_back({s.elapsed, s.checkpointsTimed, s.checkpointsRequested, s.walBytes});
+    recordStandbys(report_.standbys, s.standbys);
+    server_.add(report_.server, RunReport::Server::of(s));
     report_.checkpoints = s.checkpointsTimed + s.checkpointsRequested;
     report_.walBytes = s.walBytes;
     inner_.serverSampled(s);
+}
+
+void ReportRecorder::workersChanged(const WorkerChange& c) {
+    report_.workerChanges.push_back(c);
+    inner_.workersChanged(c);
 }
 
 void ReportRecorder::unitCommitted(const UnitEvent& e) {
@@ -150,6 +161,9 @@ std::string ReportRecorder::verifyTable(Connection& conn, const LoadSummary& sum
 
 RunReport ReportRecorder::finish(const LoadSummary& summary) {
     RunReport r = report_;
+    if (server_.pending()) { // the last samples, merged while waiting for their turn
+        r.server.push_back(*server_.pending());
+    }
     r.finishedAt = utcNow();
     r.status = summary.status == LoadStatus::Completed   ? "completed"
                : summary.status == LoadStatus::Cancelled ? "cancelled"

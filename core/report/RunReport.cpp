@@ -43,6 +43,121 @@ void RunReport::computeSustainedRates() {
     minSustainedRate = rates.front();
 }
 
+namespace {
+
+// The lower of two figures where -1 means not seen: a known one wins over an unknown one.
+double lowerKnown(double a, double b) {
+    if (a < 0) {
+        return b;
+    }
+    return b < 0 ? a : std::min(a, b);
+}
+
+} // namespace
+
+RunReport::Server RunReport::Server::of(const ServerSample& s) {
+    Server out;
+    out.elapsed = s.elapsed;
+    out.checkpointsTimed = s.checkpointsTimed;
+    out.checkpointsRequested = s.checkpointsRequested;
+    out.walBytes = s.walBytes;
+    out.tableBytes = s.tableBytes;
+    out.bytesPerRow = s.bytesPerRow;
+    out.freeBytes = s.freeBytes;
+    out.walFreeBytes = s.walFreeBytes;
+    out.walDirBytes = s.walDirBytes;
+    out.secondsToFull = s.secondsToFull;
+    out.archiveBacklog = s.archiveBacklog;
+    out.archiveFailures = s.archiveFailures;
+    out.workers = s.workers;
+    for (const auto& standby : s.standbys) {
+        out.standbyReplayLag = std::max(out.standbyReplayLag, standby.replayLag);
+        out.standbyReplayBytes = std::max(out.standbyReplayBytes, standby.replayBytes);
+    }
+    return out;
+}
+
+RunReport::Sample RunReport::Sample::merged(const Sample& earlier, const Sample& later) {
+    Sample out = later;
+    out.intervalRate = std::max(earlier.intervalRate, later.intervalRate);
+    return out;
+}
+
+RunReport::Server RunReport::Server::merged(const Server& earlier, const Server& later) {
+    Server out = later;
+    out.freeBytes = lowerKnown(earlier.freeBytes, later.freeBytes);
+    out.walFreeBytes = lowerKnown(earlier.walFreeBytes, later.walFreeBytes);
+    out.secondsToFull = lowerKnown(earlier.secondsToFull, later.secondsToFull);
+    out.walDirBytes = std::max(earlier.walDirBytes, later.walDirBytes);
+    out.archiveBacklog = std::max(earlier.archiveBacklog, later.archiveBacklog);
+    out.standbyReplayLag = std::max(earlier.standbyReplayLag, later.standbyReplayLag);
+    out.standbyReplayBytes = std::max(earlier.standbyReplayBytes, later.standbyReplayBytes);
+    return out;
+}
+
+RunReport::StorageFigures RunReport::storageFigures() const {
+    StorageFigures f;
+    for (const Server& s : server) {
+        f.peakWalDirBytes = std::max(f.peakWalDirBytes, s.walDirBytes);
+        f.lowestFreeBytes = lowerKnown(f.lowestFreeBytes, lowerKnown(s.freeBytes, s.walFreeBytes));
+        if (s.bytesPerRow >= 0) {
+            f.finalBytesPerRow = s.bytesPerRow;
+        }
+        if (s.tableBytes >= 0) {
+            f.finalTableBytes = s.tableBytes;
+        }
+    }
+    return f;
+}
+
+namespace {
+
+void writeServerSample(JsonWriter& j, const RunReport::Server& s) {
+    j.beginObject().field("t", s.elapsed).field("checkpointsTimed", s.checkpointsTimed);
+    j.field("checkpointsRequested", s.checkpointsRequested).field("walBytes", s.walBytes);
+    j.field("workers", s.workers);
+    // What was not seen is left out (and read back as -1): a remote server's series stays short.
+    const std::pair<const char*, double> figures[] = {{"tableBytes", s.tableBytes},
+                                                      {"bytesPerRow", s.bytesPerRow},
+                                                      {"freeBytes", s.freeBytes},
+                                                      {"walFreeBytes", s.walFreeBytes},
+                                                      {"walDirBytes", s.walDirBytes},
+                                                      {"secondsToFull", s.secondsToFull},
+                                                      {"standbyReplayLag", s.standbyReplayLag},
+                                                      {"standbyReplayBytes", s.standbyReplayBytes}};
+    for (const auto& [name, value] : figures) {
+        if (value >= 0) {
+            j.field(name, value);
+        }
+    }
+    if (s.archiveBacklog >= 0) {
+        j.field("archiveBacklog", s.archiveBacklog).field("archiveFailures", s.archiveFailures);
+    }
+    j.endObject();
+}
+
+RunReport::Server readServerSample(const JsonValue& s) {
+    RunReport::Server out;
+    out.elapsed = s["t"].number();
+    out.checkpointsTimed = s["checkpointsTimed"].unsignedInteger();
+    out.checkpointsRequested = s["checkpointsRequested"].unsignedInteger();
+    out.walBytes = s["walBytes"].unsignedInteger();
+    out.workers = static_cast<int>(s["workers"].integer());
+    out.tableBytes = s["tableBytes"].number(-1);
+    out.bytesPerRow = s["bytesPerRow"].number(-1);
+    out.freeBytes = s["freeBytes"].number(-1);
+    out.walFreeBytes = s["walFreeBytes"].number(-1);
+    out.walDirBytes = s["walDirBytes"].number(-1);
+    out.secondsToFull = s["secondsToFull"].number(-1);
+    out.standbyReplayLag = s["standbyReplayLag"].number(-1);
+    out.standbyReplayBytes = s["standbyReplayBytes"].number(-1);
+    out.archiveBacklog = s["archiveBacklog"].integer(-1);
+    out.archiveFailures = s["archiveFailures"].unsignedInteger();
+    return out;
+}
+
+} // namespace
+
 std::string renderReportJson(const RunReport& r) {
     JsonWriter j;
     j.beginObject();
@@ -65,6 +180,12 @@ std::string renderReportJson(const RunReport& r) {
         .field("table", r.table)
         .field("tableType", r.tableType)
         .field("workers", r.workers);
+    j.field("autoWorkers", r.autoWorkers).field("maxWorkers", r.maxWorkers);
+    j.key("forecast").beginArray();
+    for (const auto& line : r.forecast) {
+        j.value(line);
+    }
+    j.endArray();
     j.key("server").beginObject();
     j.field("version", r.serverVersion);
     j.key("settings").beginArray();
@@ -157,6 +278,18 @@ std::string renderReportJson(const RunReport& r) {
         }
         j.endArray();
     }
+    j.key("workerChanges").beginArray();
+    for (const auto& c : r.workerChanges) {
+        j.beginObject().field("t", c.elapsed).field("from", c.from).field("to", c.to);
+        j.field("reason", c.reason).endObject();
+    }
+    j.endArray();
+    j.key("standbys").beginArray();
+    for (const auto& s : r.standbys) {
+        j.beginObject().field("name", s.name).field("state", s.state);
+        j.field("maxReplayLag", s.maxReplayLag).field("maxReplayBytes", s.maxReplayBytes).endObject();
+    }
+    j.endArray();
     j.key("samples").beginArray();
     for (const auto& s : r.samples) {
         j.beginObject().field("t", s.elapsed).field("rows", s.rows).field("committed", s.committedRows);
@@ -172,8 +305,7 @@ std::string renderReportJson(const RunReport& r) {
     j.endArray();
     j.key("serverSamples").beginArray();
     for (const auto& s : r.server) {
-        j.beginObject().field("t", s.elapsed).field("checkpointsTimed", s.checkpointsTimed);
-        j.field("checkpointsRequested", s.checkpointsRequested).field("walBytes", s.walBytes).endObject();
+        writeServerSample(j, s);
     }
     j.endArray();
     j.endObject();
@@ -205,6 +337,12 @@ RunReport parseReportJson(const std::string& json) {
     r.table = doc["table"].string();
     r.tableType = doc["tableType"].string();
     r.workers = static_cast<int>(doc["workers"].number());
+    // Reports from before --workers auto ran the count they started with.
+    r.autoWorkers = doc["autoWorkers"].boolean();
+    r.maxWorkers = static_cast<int>(doc["maxWorkers"].integer(r.workers));
+    for (const auto& line : doc["forecast"].array()) {
+        r.forecast.push_back(line.string());
+    }
     const JsonValue& server = doc["server"];
     r.serverVersion = server["version"].string();
     for (const auto& s : server["settings"].array()) {
@@ -294,8 +432,15 @@ RunReport parseReportJson(const std::string& json) {
         r.samples.push_back(std::move(sample));
     }
     for (const auto& s : doc["serverSamples"].array()) {
-        r.server.push_back({s["t"].number(), u64(s["checkpointsTimed"]), u64(s["checkpointsRequested"]),
-                            u64(s["walBytes"])});
+        r.server.push_back(readServerSample(s));
+    }
+    for (const auto& c : doc["workerChanges"].array()) {
+        r.workerChanges.push_back({c["t"].number(), static_cast<int>(c["from"].integer()),
+                                   static_cast<int>(c["to"].integer()), c["reason"].string()});
+    }
+    for (const auto& s : doc["standbys"].array()) {
+        r.standbys.push_back({s["name"].string(), s["state"].string(), s["maxReplayLag"].number(-1),
+                              s["maxReplayBytes"].number(-1)});
     }
     return r;
 }

@@ -13,8 +13,8 @@
 namespace isobar {
 
 // Everything worth keeping about one run of a load, also a failed or cancelled one. Written as
-// JSON (all of it), CSV (the rate series) or HTML (a summary and the rate chart, self-contained);
-// the JSON can be read back to render the others, compare runs, or list the history.
+// JSON (all of it), CSV (the rate series) or HTML (a summary, the rate and disk charts,
+// self-contained); the JSON can be read back to render the others, compare runs, or list the history.
 struct RunReport {
     struct File {
         std::string name;
@@ -29,12 +29,49 @@ struct RunReport {
         double overallRate = 0;
         std::size_t queueDepth = 0;
         std::vector<std::uint64_t> workerRows;
+
+        // One sample standing for two neighbours when a long series is thinned: the later one,
+        // with the higher interval rate of the two (peaks stay visible).
+        static Sample merged(const Sample& earlier, const Sample& later);
     };
+    // The monitor's view of the server at one moment; -1 where it could not be seen (see
+    // ServerSample).
     struct Server {
         double elapsed = 0;
         std::uint64_t checkpointsTimed = 0;
         std::uint64_t checkpointsRequested = 0;
         std::uint64_t walBytes = 0;
+        double tableBytes = -1;
+        double bytesPerRow = -1;
+        double freeBytes = -1;
+        double walFreeBytes = -1;
+        double walDirBytes = -1;
+        double secondsToFull = -1;
+        std::int64_t archiveBacklog = -1;
+        std::uint64_t archiveFailures = 0;
+        int workers = 0;
+        // Of the standby furthest behind at that moment (the standbys themselves: `standbys`).
+        double standbyReplayLag = -1; // seconds
+        double standbyReplayBytes = -1;
+
+        static Server of(const ServerSample& s);
+        // One sample standing for two neighbours when a long series is thinned: the later one's
+        // counters and sizes, the worse of the two for what warns (free space, pg_wal, lag).
+        static Server merged(const Server& earlier, const Server& later);
+    };
+    // A standby as the run saw it: its last state, the most it fell behind.
+    struct Standby {
+        std::string name;
+        std::string state;
+        double maxReplayLag = -1; // seconds; -1: the server gave no figure
+        double maxReplayBytes = -1;
+    };
+    // What the summary says of the disk; -1 where the run never saw it.
+    struct StorageFigures {
+        double peakWalDirBytes = -1;
+        double lowestFreeBytes = -1; // of the data directory's filesystem or pg_wal's, the lower
+        double finalBytesPerRow = -1;
+        double finalTableBytes = -1;
     };
 
     std::string tool;      // "isobar 0.1.0"
@@ -49,6 +86,11 @@ struct RunReport {
     std::string table;
     std::string tableType;
     int workers = 0;
+    bool autoWorkers = false; // --workers auto: the count followed the rate, up to maxWorkers
+    int maxWorkers = 0;
+    std::vector<WorkerChange> workerChanges;
+    // What the load expected to write and the room there was for it, as it started.
+    std::vector<std::string> forecast;
     std::string serverVersion;
     std::vector<ServerSetting> settings;
     std::vector<std::string> extensions;
@@ -75,7 +117,8 @@ struct RunReport {
     // and what the workers did (summed over them); transactions the workers committed.
     LoadPhases phases;
     std::vector<Sample> samples; // at most kMaxSamples, peaks kept when thinned
-    std::vector<Server> server;
+    std::vector<Server> server;  // at most kMaxSamples, the worst kept when thinned
+    std::vector<Standby> standbys;
     std::vector<std::uint64_t> workerRows; // per worker, rows sent
     std::uint64_t checkpoints = 0;         // during the run
     std::uint64_t walBytes = 0;            // during the run
@@ -95,6 +138,8 @@ struct RunReport {
 
     // Rates over 1-second windows of the sample series (median, minimum), from `samples`.
     void computeSustainedRates();
+    // From the server series.
+    StorageFigures storageFigures() const;
 };
 
 std::string renderReportJson(const RunReport& report);

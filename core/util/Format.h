@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace isobar {
 
@@ -22,5 +24,25 @@ std::string formatCoordinate(double v);
 
 // "123.4 MiB"
 std::string formatBytes(std::uint64_t bytes);
+
+// Counts and rates as people read them: "850k", "1.2M", "3.45G"; `significant` digits at most,
+// trailing zeros dropped ("1M", not "1.00M").
+std::string formatCompact(double value, int significant = 3);
+
+// A round step for about `ticks` intervals over [0, span]: 1, 2, 2.5 or 5 times a power of ten, the
+// smallest that needs no more than `ticks` of them.
+double niceStep(double span, int ticks);
+
+// The ticks of a chart axis from 0 to at least `max`, none sharing its label with another (no
+// "0 0 1 1" on a short run). Counts step as niceStep() and read "250k"; bytes step by such
+// multiples of the largest binary unit that fits and read "1.5 GiB"; seconds step also by 15 s,
+// minutes and hours and read "90s", "2m30s", "1h".
+enum class AxisScale { Count, Bytes, Seconds };
+struct AxisTicks {
+    double step = 1;
+    double top = 1;                                     // the axis' end: the first tick at or above `max`
+    std::vector<std::pair<double, std::string>> labels; // value and label of each tick, 0 to top
+};
+AxisTicks axisTicks(double max, AxisScale scale, int ticks = 5);
 
 } // namespace isobar
