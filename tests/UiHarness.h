@@ -3,6 +3,7 @@
 // What the desktop tests share: a real cluster, real NetCDF files, the real MainWindow (offscreen)
 // and ways to drive it as a user does. Waits are on what the window shows, never on sleeps.
 
+#include "DiskChart.h"
 #include "FileListModel.h"
 #include "FilesPage.h"
 #include "HistoryPanel.h"

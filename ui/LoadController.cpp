@@ -40,6 +40,9 @@ public:
     void serverSampled(const ServerSample& s) override {
         post([o = owner_, s] { emit o->serverSampled(s); });
     }
+    void workersChanged(const WorkerChange& c) override {
+        post([o = owner_, c] { emit o->workersChanged(c); });
+    }
     void unitCommitted(const UnitEvent& e) override {
         post([o = owner_, e] { emit o->unitCommitted(e); });
     }
@@ -54,6 +57,7 @@ LoadController::LoadController(QObject* parent)
     qRegisterMetaType<LoadStart>();
     qRegisterMetaType<RateSample>();
     qRegisterMetaType<ServerSample>();
+    qRegisterMetaType<WorkerChange>();
     qRegisterMetaType<UnitEvent>();
     qRegisterMetaType<LoadSummary>();
     qRegisterMetaType<LoadError>();
@@ -94,6 +98,10 @@ bool LoadController::start(const LoadRequest& request) {
         bridge_->post([this, summary, report, path, problem] { finish(summary, report, path, problem); });
     });
     return true;
+}
+
+LoadSink& LoadController::events() {
+    return *bridge_;
 }
 
 void LoadController::cancel() {

@@ -14,6 +14,7 @@
 Q_DECLARE_METATYPE(isobar::LoadStart)
 Q_DECLARE_METATYPE(isobar::RateSample)
 Q_DECLARE_METATYPE(isobar::ServerSample)
+Q_DECLARE_METATYPE(isobar::WorkerChange)
 Q_DECLARE_METATYPE(isobar::UnitEvent)
 Q_DECLARE_METATYPE(isobar::LoadSummary)
 Q_DECLARE_METATYPE(isobar::LoadError)
@@ -45,12 +46,16 @@ public:
     void cancel();
     // Blocks until the running load has ended (after cancel(), for quitting).
     void wait();
+    // The sink the engine's events go to, callable from any thread: what it is told comes out as
+    // this controller's signals on its own thread (the tests tell it events of their own).
+    LoadSink& events();
 
 signals:
     void settingsChecked(const isobar::ServerInfo& server, const QVector<isobar::SettingWarning>& warnings);
     void started(const isobar::LoadStart& start);
     void rateSampled(const isobar::RateSample& sample);
     void serverSampled(const isobar::ServerSample& sample);
+    void workersChanged(const isobar::WorkerChange& change);
     void unitCommitted(const isobar::UnitEvent& unit);
     void note(const QString& message);
     void warning(const QString& message);

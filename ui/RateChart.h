@@ -1,34 +1,31 @@
 #pragma once
 
+#include "TimeChart.h"
 #include "monitor/RateSample.h"
 #include "report/RunReport.h"
 
-#include <QChartView>
-#include <QPointF>
-#include <QTimer>
-#include <QVector>
+#include <QStringList>
 
 class QLineSeries;
 class QScatterSeries;
-class QValueAxis;
 
 namespace isobar::ui {
 
 // Rows/s of a load over time: per sampling interval and the overall mean, with a marker wherever
-// the server ran a checkpoint. Stays responsive for runs of hours: each series keeps at most
-// kPointBudget points (halved by merging neighbours, keeping the peak of each pair), and new
-// samples are drawn at most every 40 ms (one redraw for a burst).
-class RateChart : public QChartView {
+// the server ran a checkpoint and wherever the worker count changed. Stays responsive for runs of
+// hours: each series keeps at most kPointBudget points (halved by merging neighbours, keeping the
+// peak of each pair), and new samples are drawn at most every 40 ms (one redraw for a burst). The
+// axes read as people read them: "1.2M" rows/s, "1m30s".
+class RateChart : public TimeChart {
     Q_OBJECT
 
 public:
-    static constexpr int kPointBudget = 2000;
-
     explicit RateChart(QWidget* parent = nullptr);
 
     void reset();
     void addSample(const RateSample& sample);
     void addServerSample(const ServerSample& sample);
+    void addWorkerChange(const WorkerChange& change);
     // Shows a finished run from its report (replacing what is shown); compareWith() adds another
     // run's rate curve on the same axes.
     void showReport(const RunReport& report, const QString& label);
@@ -36,28 +33,29 @@ public:
 
     int pointCount() const { return static_cast<int>(interval_.size()); }
     int checkpointCount() const { return static_cast<int>(checkpoints_.size()); }
+    int workerChangeCount() const { return static_cast<int>(workerChanges_.size()); }
     int seriesCount() const;
     // The data as drawn (after the next redraw).
     const QVector<QPointF>& intervalPoints() const { return interval_; }
+    QCategoryAxis* rateAxis() const { return yAxis_; }
 
 private:
-    void scheduleRedraw();
-    void redraw();
-    static void thin(QVector<QPointF>& points);
-    static double niceCeiling(double value);
+    void redraw() override;
+    double rateAt(double elapsed) const;
+    static QString describe(const WorkerChange& change);
 
     QLineSeries* intervalSeries_;
     QLineSeries* overallSeries_;
     QScatterSeries* checkpointSeries_;
-    QValueAxis* xAxis_;
-    QValueAxis* yAxis_;
+    QScatterSeries* workerSeries_;
     QVector<QPointF> interval_;
     QVector<QPointF> overall_;
     QVector<QPointF> checkpoints_;
+    QVector<QPointF> workerChanges_;
+    QStringList workerTexts_; // what each worker change marker says on hover
     std::uint64_t lastCheckpoints_ = 0;
     double lastRate_ = 0;
     QVector<QLineSeries*> comparisons_;
-    QTimer redrawTimer_;
 };
 
 } // namespace isobar::ui

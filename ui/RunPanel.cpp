@@ -1,5 +1,6 @@
 #include "RunPanel.h"
 
+#include "DiskChart.h"
 #include "Format.h"
 #include "RateChart.h"
 #include "ReportExport.h"
@@ -19,6 +20,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 namespace isobar::ui {
 
 namespace {
@@ -37,12 +40,46 @@ QString bottleneckText(const RateSample& s) {
     return RunPanel::tr("Bottleneck: not known yet");
 }
 
+// A standby this far behind loses what the load wrote since if the primary fails, and holds WAL
+// on the primary's disk: worth a look, not yet a problem at a few seconds.
+constexpr double kStandbyLagWarningSeconds = 60;
+
+double worstLag(const ServerSample::Standby& s) {
+    return std::max({s.writeLag, s.flushLag, s.replayLag});
+}
+
+QString bytesOf(double bytes) {
+    return formatBytes(static_cast<std::uint64_t>(bytes));
+}
+
+// "free 45.1 GiB, pg_wal 1.0 GiB, 85.3 bytes/row, 3 worker(s)": the figures the monitor could see.
+QString diskFacts(const ServerSample& s) {
+    QStringList facts;
+    if (s.freeBytes >= 0) {
+        facts << RunPanel::tr("free %1").arg(bytesOf(s.freeBytes));
+    }
+    if (s.walFreeBytes >= 0) {
+        facts << RunPanel::tr("%1 free for pg_wal").arg(bytesOf(s.walFreeBytes));
+    }
+    if (s.walDirBytes >= 0) {
+        facts << RunPanel::tr("pg_wal %1").arg(bytesOf(s.walDirBytes));
+    }
+    if (s.bytesPerRow >= 0) {
+        facts << RunPanel::tr("%1 bytes/row").arg(s.bytesPerRow, 0, 'f', 1);
+    }
+    if (s.workers > 0) {
+        facts << RunPanel::tr("%n worker(s)", nullptr, s.workers);
+    }
+    return facts.join(QStringLiteral(", "));
+}
+
 } // namespace
 
 RunPanel::RunPanel(LoadController* controller, QWidget* parent)
     : QWidget(parent)
     , controller_(controller)
     , chart_(new RateChart)
+    , disk_(new DiskChart)
     , start_(new QPushButton(tr("&Start load")))
     , cancel_(new QPushButton(tr("Ca&ncel")))
     , resume_(new QPushButton(tr("&Resume")))
@@ -94,9 +131,14 @@ RunPanel::RunPanel(LoadController* controller, QWidget* parent)
     bottom->setStretchFactor(1, 2);
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(chart_);
+    split->addWidget(disk_);
     split->addWidget(bottom);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    split->setStretchFactor(2, 2);
+    // One time span for both charts: the moment a rate and a disk figure share is one x.
+    connect(chart_, &RateChart::timeSpanChanged, disk_, &DiskChart::setMinimumTimeSpan);
+    connect(disk_, &DiskChart::timeSpanChanged, chart_, &RateChart::setMinimumTimeSpan);
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(buttons);
@@ -114,6 +156,7 @@ RunPanel::RunPanel(LoadController* controller, QWidget* parent)
     connect(controller_, &LoadController::started, this, &RunPanel::onStarted);
     connect(controller_, &LoadController::rateSampled, this, &RunPanel::onRate);
     connect(controller_, &LoadController::serverSampled, this, &RunPanel::onServer);
+    connect(controller_, &LoadController::workersChanged, this, &RunPanel::onWorkersChanged);
     connect(controller_, &LoadController::note, this, [this](const QString& m) { log(m); });
     connect(controller_, &LoadController::warning, this, [this](const QString& m) { log(m, true); });
     setBusy(false);
@@ -150,6 +193,7 @@ void RunPanel::log(const QString& line, bool problem) {
 
 void RunPanel::showPreparing(const QString& what) {
     chart_->reset();
+    disk_->reset();
     workers_->setRowCount(0);
     progress_->setValue(0);
     progress_->setFormat(QString());
@@ -168,6 +212,7 @@ void RunPanel::showNotStarted(const QString& why) {
 void RunPanel::onStarted(const LoadStart& s) {
     plannedRows_ = s.plannedRows - std::min(s.plannedRows, s.resumedRows);
     lastWalBytes_ = 0;
+    warned_.clear();
     status_->setText(tr("Loading %1 rows into %2 (%3, %4 workers)%5")
                          .arg(formatCount(plannedRows_), q(s.table), q(s.tableType))
                          .arg(s.workers)
@@ -180,13 +225,32 @@ void RunPanel::onStarted(const LoadStart& s) {
     for (std::size_t i = 0; i < s.files.size() && i < s.fileLayouts.size(); ++i) {
         log(QStringLiteral("%1: %2").arg(QFileInfo(q(s.files[i])).fileName(), q(s.fileLayouts[i])));
     }
-    workers_->setRowCount(s.workers);
-    for (int w = 0; w < s.workers; ++w) {
+    if (s.autoWorkers) {
+        log(tr("workers: %1 to start with, more or fewer as the rate says (up to %2)")
+                .arg(s.workers)
+                .arg(s.maxWorkers));
+    }
+    for (const std::string& line : s.forecast) {
+        log(q(line));
+    }
+    workers_->setRowCount(0);
+    ensureWorkerRows(s.workers);
+}
+
+void RunPanel::ensureWorkerRows(int workers) {
+    for (int w = workers_->rowCount(); w < workers; ++w) {
+        workers_->insertRow(w);
         workers_->setItem(w, 0, new QTableWidgetItem(QString::number(w + 1)));
         for (int c = 1; c < 4; ++c) {
             workers_->setItem(w, c, new QTableWidgetItem);
         }
     }
+}
+
+void RunPanel::onWorkersChanged(const WorkerChange& c) {
+    chart_->addWorkerChange(c);
+    ensureWorkerRows(c.to);
+    log(tr("workers %1 -> %2 at %3: %4").arg(c.from).arg(c.to).arg(formatDuration(c.elapsed), q(c.reason)));
 }
 
 void RunPanel::onRate(const RateSample& s) {
@@ -203,7 +267,8 @@ void RunPanel::onRate(const RateSample& s) {
     bottleneck_->setText(bottleneckText(s));
     for (const WorkerRate& w : s.workers) {
         const int row = w.worker - 1; // workers count from 1, as in the log and pg_stat_activity
-        if (row >= 0 && row < workers_->rowCount()) {
+        ensureWorkerRows(w.worker);
+        if (row >= 0) {
             workers_->item(row, 1)->setText(formatRate(w.rowsPerSecond));
             workers_->item(row, 2)->setText(formatCount(w.rows));
         }
@@ -212,15 +277,51 @@ void RunPanel::onRate(const RateSample& s) {
 
 void RunPanel::onServer(const ServerSample& s) {
     chart_->addServerSample(s);
+    disk_->addServerSample(s);
     lastWalBytes_ = s.walBytes;
-    server_->setText(
-        tr("Server: %1 checkpoint(s), %2 of WAL (%3/s)")
-            .arg(s.checkpointsTimed + s.checkpointsRequested)
-            .arg(formatBytes(s.walBytes), formatBytes(static_cast<std::uint64_t>(s.walBytesPerSecond))));
+    const QString disk = diskFacts(s);
+    server_->setText(tr("Server: %1 checkpoint(s), %2 of WAL (%3/s)%4")
+                         .arg(s.checkpointsTimed + s.checkpointsRequested)
+                         .arg(formatBytes(s.walBytes),
+                              formatBytes(static_cast<std::uint64_t>(s.walBytesPerSecond)),
+                              disk.isEmpty() ? QString() : QStringLiteral("; ") + disk));
+    warnAboutServer(s);
     for (int row = 0; row < workers_->rowCount(); ++row) {
         const auto i = static_cast<std::size_t>(row);
         const std::string event = i < s.waitEvents.size() ? s.waitEvents[i] : std::string(kNotConnected);
         workers_->item(row, 3)->setText(event.empty() ? tr("running") : q(event));
+    }
+}
+
+void RunPanel::warnOnce(const QString& condition, const QString& line) {
+    if (!warned_.contains(condition)) {
+        warned_.insert(condition);
+        log(line, true);
+    }
+}
+
+void RunPanel::warnAboutServer(const ServerSample& s) {
+    if (s.secondsToFull >= 0) {
+        const double room = s.walFreeBytes >= 0 && (s.freeBytes < 0 || s.walFreeBytes < s.freeBytes)
+                                ? s.walFreeBytes
+                                : s.freeBytes;
+        warnOnce(QStringLiteral("disk full"),
+                 tr("disk full in ~%1 min at this rate%2")
+                     .arg(std::max(1.0, std::ceil(s.secondsToFull / 60)), 0, 'f', 0)
+                     .arg(room >= 0 ? tr(" (%1 free)").arg(bytesOf(room)) : QString()));
+    }
+    for (const ServerSample::Standby& standby : s.standbys) {
+        if (const double lag = worstLag(standby); lag > kStandbyLagWarningSeconds) {
+            warnOnce(QStringLiteral("standby lag ") + q(standby.name),
+                     tr("standby %1 (%2) is %3 behind")
+                         .arg(q(standby.name), q(standby.state), formatDuration(lag)));
+        }
+    }
+    if (s.archiveFailures > 0) {
+        warnOnce(QStringLiteral("archiver"),
+                 tr("the WAL archiver failed %n time(s) since the load started: pg_wal keeps what it could "
+                    "not archive",
+                    nullptr, static_cast<int>(s.archiveFailures)));
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include "LoadController.h"
 
+#include <QSet>
 #include <QWidget>
 
 #include <optional>
@@ -14,12 +15,15 @@ class QTableWidget;
 
 namespace isobar::ui {
 
+class DiskChart;
 class RateChart;
 
-// A run as it happens: Start / Cancel, the live rate chart, progress with % and ETA, rows, bytes,
-// elapsed, per-worker rates and what each worker's server process waits on, whether the reader or
-// the server holds the load back, a log; when it has ended, what happened (and Resume when the
-// server went away) and the export of its report. The live figures come from the controller's
+// A run as it happens: Start / Cancel, the live rate chart and under it the disk (free space,
+// pg_wal, the table), progress with % and ETA, rows, bytes, elapsed, per-worker rates and what each
+// worker's server process waits on, whether the reader or the server holds the load back, the
+// server's disk and worker count, a log (with a warning, once, when the disk will be full before
+// the end, a standby falls behind or the archiver fails); when it has ended, what happened (and
+// Resume when the server went away) and the export of its report. The live figures come from the controller's
 // events; what the panel is doing (busy, not started, ended) is the StartFlow's to say.
 class RunPanel : public QWidget {
     Q_OBJECT
@@ -46,6 +50,8 @@ public:
     const QString& lastReportPath() const { return reportPath_; }
 
     RateChart* chart() const { return chart_; }
+    DiskChart* diskChart() const { return disk_; }
+    QLabel* serverLabel() const { return server_; }
     QPushButton* startButton() const { return start_; }
     QPushButton* cancelButton() const { return cancel_; }
     QPushButton* resumeButton() const { return resume_; }
@@ -64,11 +70,17 @@ private:
     void onStarted(const LoadStart& start);
     void onRate(const RateSample& sample);
     void onServer(const ServerSample& sample);
+    void onWorkersChanged(const WorkerChange& change);
+    // Logs a warning the first time `condition` holds in this run.
+    void warnOnce(const QString& condition, const QString& line);
+    void warnAboutServer(const ServerSample& sample);
+    void ensureWorkerRows(int workers);
     void exportReportAs();
     void updateStartButtons();
 
     LoadController* controller_;
     RateChart* chart_;
+    DiskChart* disk_;
     QPushButton* start_;
     QPushButton* cancel_;
     QPushButton* resume_;
@@ -85,6 +97,7 @@ private:
     QString reportPath_;
     std::uint64_t plannedRows_ = 0;
     std::uint64_t lastWalBytes_ = 0;
+    QSet<QString> warned_; // the conditions this run has warned about
     bool busy_ = false;
     QString blocked_; // why the files cannot be loaded now; empty: they can
 };
