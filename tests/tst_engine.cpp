@@ -1,15 +1,18 @@
 // The parallel load engine against a real server: exactly-once resume after kill -9, Ctrl-C, a
 // server crash and a terminated backend; constraint violations naming the unit; concurrent runs;
-// the unlogged ledger; the events it reports.
+// the unlogged ledger; the events it reports; --workers auto (the tuner, and workers that come and go).
 
 #include "TestCluster.h"
 #include "TestUtil.h"
 #include "ingest/Loader.h"
+#include "monitor/WorkerTuner.h"
 
 #include <QtTest>
 
 #include <chrono>
+#include <cstdlib>
 #include <functional>
+#include <set>
 #include <signal.h>
 #include <thread>
 
@@ -26,6 +29,7 @@ public:
     void rateSampled(const RateSample& s) override { samples.push_back(s); }
     void serverSampled(const ServerSample& s) override { server.push_back(s); }
     void unitCommitted(const UnitEvent& e) override { units.push_back(e); }
+    void workersChanged(const WorkerChange& c) override { changes.push_back(c); }
     void finished(const LoadSummary& s) override { summary = s; }
     void failed(const LoadError& e) override { error = e; }
 
@@ -33,6 +37,7 @@ public:
     std::vector<RateSample> samples;
     std::vector<ServerSample> server;
     std::vector<UnitEvent> units;
+    std::vector<WorkerChange> changes;
     std::optional<LoadSummary> summary;
     std::optional<LoadError> error;
 };
@@ -243,6 +248,127 @@ private slots:
             QVERIFY(sink.samples[i].elapsed >= sink.samples[i - 1].elapsed);
         }
         QVERIFY(!sink.server.empty()); // the monitor connection answered at least once
+    }
+
+    // --workers auto against a simulated server whose rate for each worker count is known: the
+    // tuner must settle on the count a demanding user would pick by trying them all.
+    void tunerFindsTheFastestCount_data() {
+        QTest::addColumn<QList<double>>("rates"); // rows/s at 1, 2, 3, ... workers
+        QTest::addColumn<int>("start");
+        QTest::addColumn<int>("best");
+        QTest::newRow("climbs while a worker pays")
+            << QList<double>{100e3, 190e3, 270e3, 280e3, 285e3} << 2 << 3;
+        QTest::newRow("climbs to the bound") << QList<double>{100e3, 200e3, 300e3, 400e3} << 1 << 4;
+        QTest::newRow("a flat server: fewest") << QList<double>{100e3, 101e3, 99e3, 98e3} << 2 << 1;
+        QTest::newRow("more is slower: goes down") << QList<double>{300e3, 305e3, 250e3, 200e3} << 4 << 1;
+        QTest::newRow("best in the middle, from the top")
+            << QList<double>{150e3, 300e3, 305e3, 250e3} << 4 << 2;
+        QTest::newRow("one slot: never moves") << QList<double>{100e3} << 1 << 1;
+    }
+    void tunerFindsTheFastestCount() {
+        QFETCH(QList<double>, rates);
+        QFETCH(int, start);
+        QFETCH(int, best);
+        const int max = static_cast<int>(rates.size());
+        WorkerTuner tuner({start, max, {}});
+        std::uint64_t rows = 0;
+        std::vector<WorkerChange> changes;
+        std::uint32_t noise = 12345; // +-2 %, the same every run
+        for (double t = 0.2; t < 120.0; t += 0.2) {
+            noise = noise * 1103515245U + 12345U;
+            const double jitter = 1.0 + (static_cast<double>((noise >> 16) % 401) - 200.0) / 10000.0;
+            rows += static_cast<std::uint64_t>(rates[tuner.workers() - 1] * jitter * 0.2);
+            if (const auto c = tuner.observe(t, rows)) {
+                QCOMPARE(c->from, changes.empty() ? start : changes.back().to);
+                QVERIFY(c->to >= 1 && c->to <= max && std::abs(c->to - c->from) == 1);
+                QVERIFY2(c->reason.find("rows/s at " + std::to_string(c->from)) != std::string::npos,
+                         c->reason.c_str());
+                changes.push_back(*c);
+            }
+            if (t >= 55.0 && t < 60.0) {
+                QCOMPARE(tuner.workers(), best); // one round of probing is over within a minute
+            }
+        }
+        QCOMPARE(tuner.workers(), best);
+        // The second round (after the hold) finds the same: it tries a neighbour and comes back.
+        if (max > 1) {
+            QVERIFY(changes.size() >= 2);
+            QVERIFY(changes.back().elapsed > 60.0);
+        } else {
+            QVERIFY(changes.empty());
+        }
+    }
+
+    // The best count moves (the table outgrows the cache, another load starts): the next round of
+    // probing follows it.
+    void tunerFollowsAChangingServer() {
+        WorkerTuner tuner({2, 4, {}});
+        std::uint64_t rows = 0;
+        for (double t = 0.2; t < 240.0; t += 0.2) {
+            const QList<double> rates = t < 60.0 ? QList<double>{100e3, 200e3, 205e3, 206e3}
+                                                 : QList<double>{100e3, 200e3, 300e3, 400e3};
+            rows += static_cast<std::uint64_t>(rates[tuner.workers() - 1] * 0.2);
+            (void)tuner.observe(t, rows);
+            if (t > 50.0 && t < 60.0) {
+                QCOMPARE(tuner.workers(), 2);
+            }
+        }
+        QCOMPARE(tuner.workers(), 4);
+    }
+
+    // A real load with --workers auto and the tuner's clock shortened: workers start and leave
+    // while units load, and every row is there exactly once; the workers that left have closed
+    // their connections.
+    void autoWorkersLoadEveryRowOnce() {
+        LoadRequest request;
+        request.conninfo = cluster_->conninfo();
+        request.table = TableName::parse("auto_workers");
+        request.files = {file_.toStdString()};
+        request.autoWorkers = true;
+        request.workers = 3; // auto:3
+        request.rowsPerUnit = 5000;
+        request.rowsPerTransaction = 5000;
+        request.sampleInterval = std::chrono::milliseconds(20);
+        request.tuning = {0.02, 0.08, 0.05, 0.1};
+        RecordingSink sink;
+        const LoadSummary summary = runLoad(request, {}, sink);
+        QVERIFY2(summary.status == LoadStatus::Completed,
+                 summary.error ? summary.error->message.c_str() : "");
+        QVERIFY(sink.start.has_value());
+        QVERIFY(sink.start->autoWorkers);
+        QCOMPARE(sink.start->maxWorkers, 3);
+        QCOMPARE(sink.start->workers, std::min(defaultWorkerCount(), 3));
+        QVERIFY2(!sink.changes.empty(), "the tuner never changed the count");
+        int count = sink.start->workers;
+        for (const WorkerChange& c : sink.changes) {
+            QCOMPARE(c.from, count);
+            QVERIFY(c.to >= 1 && c.to <= 3);
+            count = c.to;
+        }
+        QCOMPARE(summary.workers, count);
+        std::set<int> ids;
+        for (const UnitEvent& u : sink.units) {
+            QVERIFY(u.worker >= 1 && u.worker <= 3);
+            ids.insert(u.worker);
+        }
+        QVERIFY(!ids.empty());
+        QCOMPARE(summary.rows, std::uint64_t{kRows});
+        Connection conn = cluster_->connect();
+        QCOMPARE(digest(conn, "auto_workers"), reference_);
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE "
+                                    "'isobar worker %'"),
+                 QString("0"));
+        for (const ServerSample& s : sink.server) {
+            QVERIFY(s.workers >= 0 && s.workers <= 3);
+        }
+    }
+
+    void workersOptionIsChecked() {
+        for (const QString& bad : {"auto:", "auto:0", "auto:x", "autox", "auto:3x"}) {
+            const CliRun run = load_("never", {"--workers", bad});
+            QCOMPARE(run.exitCode, 2);
+            QVERIFY2(run.err.contains("--workers takes a count"), qPrintable(run.err));
+        }
     }
 
 private:

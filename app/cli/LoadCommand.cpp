@@ -9,12 +9,15 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <sstream>
+#include <vector>
 
 namespace isobar::cli {
 
@@ -79,7 +82,11 @@ public:
     void started(const LoadStart& s) override {
         std::cerr << "loading " << s.files.size() << " file(s), " << s.plannedRows << " rows in " << s.units
                   << " unit(s), into " << s.table << " on " << s.target << " with " << s.workers
-                  << " worker(s)\n";
+                  << " worker(s)"
+                  << (s.autoWorkers ? " to start with, more or fewer as the rate says (up to " +
+                                          std::to_string(s.maxWorkers) + ")"
+                                    : std::string())
+                  << "\n";
         if (s.resumedUnits > 0) {
             std::cerr << "resuming: " << s.resumedUnits << " unit(s), " << s.resumedRows
                       << " rows, were committed by an earlier run and are skipped\n";
@@ -103,6 +110,11 @@ public:
         std::cerr << "isobar-cli: warning: " << message << "\n";
     }
     void note(const std::string& message) override { std::cerr << "isobar-cli: note: " << message << "\n"; }
+    void workersChanged(const WorkerChange& c) override {
+        std::cerr << "isobar-cli: workers " << c.from << " -> " << c.to << " at "
+                  << formatWholeSeconds(c.elapsed) << ": " << c.reason << "\n";
+    }
+    void serverSampled(const ServerSample& s) override { server_ = s; }
     void rateSampled(const RateSample& s) override {
         last_ = s;
         if (period_ <= 0 || s.elapsed < nextReport_) {
@@ -120,6 +132,12 @@ public:
             static_cast<unsigned long long>(s.committedRows), s.percent,
             s.etaSeconds < 0 ? "unknown" : formatWholeSeconds(s.etaSeconds).c_str());
         std::cout << line << std::endl;
+        if (server_ && server_->elapsed > lastServerAt_) {
+            if (const std::string text = describeServer(*server_); !text.empty()) {
+                std::cerr << "isobar-cli: server: " << text << "\n";
+            }
+            lastServerAt_ = server_->elapsed;
+        }
         lastReportAt_ = s.elapsed;
         lastReportRows_ = s.rows;
         nextReport_ += period_;
@@ -161,12 +179,77 @@ public:
     }
 
 private:
+    // "412 GiB free, full in 3m at this rate; pg_wal 1.0 GiB; archiver 3 behind; standby replica1
+    // replays 0.4 s behind": what a progress line's rate cannot say. Empty when nothing was seen.
+    static std::string describeServer(const ServerSample& s) {
+        std::vector<std::string> parts;
+        const auto bytes = [](double b) {
+            return formatBytes(static_cast<std::uint64_t>(b));
+        };
+        if (s.freeBytes >= 0) {
+            parts.push_back(
+                bytes(s.freeBytes) + " free" +
+                (s.walFreeBytes >= 0 ? " (pg_wal's filesystem " + bytes(s.walFreeBytes) + ")" : "") +
+                (s.secondsToFull >= 0 ? ", full in " + formatWholeSeconds(s.secondsToFull) +
+                                            " at this rate, before the load ends"
+                                      : ""));
+        }
+        if (s.walDirBytes >= 0) {
+            parts.push_back("pg_wal " + bytes(s.walDirBytes));
+        }
+        if (s.tableBytes >= 0) {
+            parts.push_back("table " + bytes(s.tableBytes) +
+                            (s.bytesPerRow > 0 ? " (" + formatCompact(s.bytesPerRow) + " B/row)" : ""));
+        }
+        if (s.archiveBacklog > 0 || s.archiveFailures > 0) {
+            parts.push_back(
+                "archiver " + std::to_string(std::max<std::int64_t>(0, s.archiveBacklog)) +
+                " segment(s) behind" +
+                (s.archiveFailures > 0 ? ", " + std::to_string(s.archiveFailures) + " failure(s)" : ""));
+        }
+        for (const auto& standby : s.standbys) {
+            parts.push_back(
+                "standby " + standby.name + " " + standby.state +
+                (standby.replayLag >= 0 ? ", replays " + formatDuration(standby.replayLag) + " behind" : ""));
+        }
+        std::string text;
+        for (const auto& p : parts) {
+            text += (text.empty() ? "" : "; ") + p;
+        }
+        return text;
+    }
+
     double period_;
     double nextReport_ = period_;
     double lastReportAt_ = 0;
     std::uint64_t lastReportRows_ = 0;
     RateSample last_;
+    std::optional<ServerSample> server_;
+    double lastServerAt_ = -1;
 };
+
+// --workers N, auto or auto:MAX.
+void workersFrom(const ParsedArgs& parsed, LoadRequest& request) {
+    const std::string text = parsed.value("workers", "");
+    if (text.rfind("auto", 0) != 0) {
+        request.workers = static_cast<int>(parsed.integer("workers", 0, 1, 256));
+        return;
+    }
+    request.autoWorkers = true;
+    if (text == "auto") {
+        return;
+    }
+    const std::string max = text.substr(4);
+    int value = 0;
+    const auto [end, ec] =
+        std::from_chars(max.data() + (max.empty() ? 0 : 1), max.data() + max.size(), value);
+    if (max.size() < 2 || max[0] != ':' || ec != std::errc{} || end != max.data() + max.size() || value < 1 ||
+        value > 256) {
+        throw UsageError{"--workers takes a count (1-256), auto or auto:MAX (such as auto:6), not '" + text +
+                         "'"};
+    }
+    request.workers = value;
+}
 
 } // namespace
 
@@ -174,7 +257,10 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
     std::vector<OptionSpec> specs = {
         {"dsn", "CONNINFO", "libpq connection string or URI (default: the embedded cluster)"},
         {"table", "NAME", "target table, optionally schema-qualified (default: weather)"},
-        {"workers", "N", "parallel COPY connections (default: the number of cores, at most 8)"},
+        {"workers", "N|auto[:MAX]",
+         "parallel COPY connections (default: the number of cores, at most 8); auto: as many as make "
+         "the load faster, measured while it runs, up to MAX (default twice the cores, at most 16) and "
+         "what the server's max_connections leaves"},
         {"variables", "V,W",
          "load only these (short name, NetCDF or GRIB name, long name, standard_name or GRIB paramId); "
          "default: "
@@ -256,7 +342,7 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
             "already in the table would be there twice; add --yes if that is what you want (after "
             "deleting those rows), or use --replace to empty the table first"};
     }
-    request.workers = static_cast<int>(parsed.integer("workers", 0, 1, 256));
+    workersFrom(parsed, request);
     request.retries = static_cast<int>(parsed.integer("retries", 8, 0, 100));
     request.transport = transportFrom(parsed);
     request.durability = durabilityFrom(parsed);

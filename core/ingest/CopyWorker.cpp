@@ -303,7 +303,11 @@ bool CopyWorker::loadAlone(Pending unit, const std::stop_token& stop) {
     return load(std::move(one), stop, false);
 }
 
-void CopyWorker::run(std::stop_token stop) {
+void CopyWorker::run(std::stop_token stop, std::stop_token leave) {
+    // Waiting for a unit ends at a stop of the run or when this worker is asked to leave.
+    std::stop_source waiting;
+    const std::stop_callback onStop(stop, [&waiting] { waiting.request_stop(); });
+    const std::stop_callback onLeave(leave, [&waiting] { waiting.request_stop(); });
     try {
         try {
             // Connected while the reader reads the first units, not after: the first rows go out
@@ -312,18 +316,18 @@ void CopyWorker::run(std::stop_token stop) {
         } catch (const DbError&) {
             conn_.reset();
         }
-        for (;;) {
+        while (!leave.stop_requested()) {
             std::optional<QueuedUnit> item;
             {
                 const Timed timed(counters_.waitNanos);
-                item = shared_.queue.pop(stop);
+                item = shared_.queue.pop(waiting.get_token());
             }
             if (!item) {
-                break;
+                break; // the queue is done, the run stopped, or the worker leaves (--workers auto)
             }
             std::vector<Pending> units;
             units.push_back(Pending{item->planIndex, std::move(item->raw), 0});
-            if (!load(std::move(units), stop, true)) {
+            if (!load(std::move(units), stop, !leave.stop_requested())) {
                 break;
             }
         }
@@ -340,6 +344,7 @@ void CopyWorker::run(std::stop_token stop) {
         } catch (const std::exception&) {
         }
     }
+    conn_.reset(); // the server's connection slot is free as soon as the worker is done
 }
 
 } // namespace isobar

@@ -36,8 +36,10 @@ public:
     CopyWorker& operator=(const CopyWorker&) = delete;
     ~CopyWorker();
 
-    // The thread body: catches everything, reports failures through EngineShared::fail().
-    void run(std::stop_token stop);
+    // The thread body: catches everything, reports failures through EngineShared::fail(). `stop`
+    // stops the run (the transaction in flight rolls back); `leave` asks this worker to take no
+    // more units, to commit the transaction it is in, and to end.
+    void run(std::stop_token stop, std::stop_token leave = {});
 
 private:
     // A unit of the transaction being built: its raw values until they are sent (read again from

@@ -8,14 +8,17 @@
 #include "ingest/StorageCheck.h"
 #include "ingest/TargetPreparation.h"
 #include "ingest/UnitSource.h"
+#include "ingest/WorkerPool.h"
 #include "ingest/WriteMethod.h"
 #include "monitor/RateSampler.h"
+#include "monitor/WorkerTuner.h"
 #include "util/Error.h"
 #include "util/TempDir.h"
 
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <thread>
@@ -25,6 +28,11 @@ namespace isobar {
 int defaultWorkerCount() {
     const unsigned cores = std::thread::hardware_concurrency();
     return static_cast<int>(std::clamp(cores == 0 ? 2U : cores, 1U, 8U));
+}
+
+int autoWorkerLimit() {
+    const unsigned cores = std::thread::hardware_concurrency();
+    return static_cast<int>(std::clamp(2 * (cores == 0 ? 1U : cores), 2U, 16U));
 }
 
 namespace {
@@ -115,20 +123,28 @@ LoadStart describeStart(const LoadRequest& request, const Dataset& dataset, cons
     return start;
 }
 
-// One write method per worker, as the request's transport asks. The server-file transport writes
-// its unit files into `unitFiles`, which the caller keeps until the workers are done.
-std::vector<std::unique_ptr<WriteMethod>> makeWriteMethods(Connection& conn, const LoadRequest& request,
-                                                           const TableLayout& layout, int workers,
-                                                           std::optional<TempDir>& unitFiles,
-                                                           LoadSink& sink) {
-    const std::string copy =
+// How many workers the load starts with and may run: a fixed count, or --workers auto's start
+// and bound (the server's max_connections bounds both).
+void chooseWorkers(const LoadRequest& request, const ServerCheck& check, LoadStart& start) {
+    if (!request.autoWorkers) {
+        return;
+    }
+    start.autoWorkers = true;
+    start.maxWorkers = std::max(1, std::min(start.maxWorkers, check.maxWorkers));
+    start.workers = std::min(defaultWorkerCount(), start.maxWorkers);
+}
+
+// The write method of each worker, as the request's transport asks. The server-file transport
+// writes its unit files into `unitFiles`, which the caller keeps until the workers are done.
+WorkerPool::MethodFactory makeWriteMethods(Connection& conn, const LoadRequest& request,
+                                           const TableLayout& layout, std::optional<TempDir>& unitFiles,
+                                           LoadSink& sink) {
+    std::string copy =
         "COPY " + request.table.quoted(conn) + " " + weatherColumnList(conn, layout) + " FROM ";
-    std::vector<std::unique_ptr<WriteMethod>> methods;
     if (request.transport == Transport::Stream) {
-        for (int w = 0; w < workers; ++w) {
-            methods.push_back(makeStreamWrite(copy + "STDIN (FORMAT binary)"));
-        }
-        return methods;
+        return [copy](int) {
+            return makeStreamWrite(copy + "STDIN (FORMAT binary)");
+        };
     }
     unitFiles.emplace("isobar-units", 0711); // the server's account reads the files by name
     conn.exec("BEGIN");
@@ -138,11 +154,9 @@ std::vector<std::unique_ptr<WriteMethod>> makeWriteMethods(Connection& conn, con
         throw Error("--transport file is not possible: " + *unusable);
     }
     sink.note("units go to the server as files (COPY ... FROM 'file'), not through the connection");
-    for (int w = 1; w <= workers; ++w) {
-        methods.push_back(
-            makeServerFileWrite(copy, unitFiles->path() / ("unit-" + std::to_string(w) + ".bin")));
-    }
-    return methods;
+    return [copy, dir = unitFiles->path()](int id) {
+        return makeServerFileWrite(copy, dir / ("unit-" + std::to_string(id) + ".bin"));
+    };
 }
 
 // The reader stage's thread body: fetches the pending units in order and queues them, until the
@@ -170,55 +184,77 @@ void readUnits(EngineShared& shared, const std::vector<std::size_t>& todo) {
     shared.queue.close();
 }
 
+// What the sampler hears, turned into the run's events; with --workers auto, the tuner hears the
+// rate too, and the pool follows it.
+RateSampler::Events samplerEvents(EngineShared& shared, WorkerPool& pool, std::optional<WorkerTuner>& tuner,
+                                  const std::atomic<bool>& allQueued, const ServerStorage& storage) {
+    return RateSampler::Events{
+        [&shared, &pool, &tuner, &allQueued](const RateSample& s) {
+            shared.emit([&s](LoadSink& sink) { sink.rateSampled(s); });
+            // Once everything is queued the rate falls as the workers run out of units: nothing
+            // to learn from it.
+            if (tuner && !allQueued) {
+                if (const auto change = tuner->observe(s.elapsed, s.rows)) {
+                    pool.resize(change->to);
+                    shared.emit([&change](LoadSink& sink) { sink.workersChanged(*change); });
+                }
+            }
+            pool.settle();
+        },
+        [&shared](const ServerSample& s) { shared.emit([&s](LoadSink& sink) { sink.serverSampled(s); }); },
+        [&shared, &storage](const std::string& why) {
+            const std::string table = shared.request.table.display();
+            shared.fail(LoadError{
+                {},
+                {},
+                {},
+                0,
+                "53100",
+                "stopped before the server's disk is full: " + why + " (" + storage.data.path.string() +
+                    "). The units in flight were rolled back; the committed ones stay. Free some space "
+                    "(VACUUM " +
+                    table +
+                    " makes the space of the rolled-back rows reusable) and run the same "
+                    "load again: it resumes where it stopped"});
+        }};
+}
+
 // Runs the reader stage, the workers and the sampler until every pending unit is loaded or the
 // run stops; adds what the workers did to `summary`.
 void runPipeline(EngineShared& shared, const std::vector<std::size_t>& todo, std::uint64_t plannedRows,
-                 std::vector<std::unique_ptr<WriteMethod>> methods, TableType type,
+                 const WorkerPool::MethodFactory& makeMethod, const LoadStart& start, TableType type,
                  const ServerStorage& storage, LoadSummary& summary) {
-    std::vector<std::unique_ptr<WorkerCounters>> counters;
-    std::vector<std::unique_ptr<CopyWorker>> workers;
-    for (std::size_t w = 0; w < methods.size(); ++w) {
-        counters.push_back(std::make_unique<WorkerCounters>());
-        workers.push_back(std::make_unique<CopyWorker>(static_cast<int>(w + 1), shared, *counters.back(),
-                                                       std::move(methods[w])));
+    WorkerPool pool(shared, start.maxWorkers, makeMethod);
+    std::optional<WorkerTuner> tuner;
+    if (start.autoWorkers && start.maxWorkers > 1) {
+        tuner.emplace(WorkerTuner::Options{start.workers, start.maxWorkers, shared.request.tuning});
     }
-    RateSampler sampler(
-        counters, plannedRows, shared.request.sampleInterval, shared.request.conninfo,
-        ServerMonitor::Target{shared.request.table, type, storage},
-        RateSampler::QueueGauge{[&shared] { return shared.queue.size(); }, shared.queue.capacity()},
-        RateSampler::Events{
-            [&shared](const RateSample& s) { shared.emit([&s](LoadSink& sink) { sink.rateSampled(s); }); },
-            [&shared](const ServerSample& s) {
-                shared.emit([&s](LoadSink& sink) { sink.serverSampled(s); });
-            },
-            [&shared, &storage](const std::string& why) {
-                const std::string table = shared.request.table.display();
-                shared.fail(LoadError{
-                    {},
-                    {},
-                    {},
-                    0,
-                    "53100",
-                    "stopped before the server's disk is full: " + why + " (" + storage.data.path.string() +
-                        "). The units in flight were rolled back; the committed ones stay. Free some space "
-                        "(VACUUM " +
-                        table +
-                        " makes the space of the rolled-back rows reusable) and run the same "
-                        "load again: it resumes where it stopped"});
-            }});
+    std::atomic<bool> allQueued{false};
+    RateSampler sampler(pool.counters(), plannedRows, shared.request.sampleInterval, shared.request.conninfo,
+                        ServerMonitor::Target{shared.request.table, type, storage},
+                        RateSampler::Gauges{[&shared] { return shared.queue.size(); },
+                                            shared.queue.capacity(), [&pool] { return pool.running(); },
+                                            [&pool] {
+                                                return pool.used();
+                                            }},
+                        samplerEvents(shared, pool, tuner, allQueued, storage));
     {
         // Thread boundary: the reader stage owns every netcdf-c call (serialized anyway);
-        // workers decode, encode and COPY in parallel; the sampler only reads counters.
+        // workers decode, encode and COPY in parallel; the sampler only reads counters (and, with
+        // --workers auto, resizes the pool).
         std::jthread samplerThread([&sampler](const std::stop_token& s) { sampler.run(s); });
         {
-            std::vector<std::jthread> threads;
-            threads.emplace_back([&shared, &todo] { readUnits(shared, todo); });
-            for (auto& worker : workers) {
-                threads.emplace_back([&worker, &shared] { worker->run(shared.stop.get_token()); });
-            }
-        } // joins the reader and the workers
+            const std::jthread reader([&shared, &todo, &allQueued] {
+                readUnits(shared, todo);
+                allQueued = true;
+            });
+            pool.resize(start.workers);
+        }            // the reader has queued everything, or the run stopped
+        pool.join(); // the workers have loaded what was queued
         samplerThread.request_stop();
     }
+    summary.workers = tuner ? tuner->workers() : start.workers;
+    const auto& counters = pool.counters();
     const auto seconds = [&counters](std::atomic<std::uint64_t> WorkerCounters::*field) {
         std::uint64_t nanos = 0;
         for (const auto& c : counters) {
@@ -249,7 +285,9 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
                         std::optional<DurabilitySession>& durability) {
     const auto t0 = Clock::now();
     LoadSummary summary;
-    summary.workers = request.workers > 0 ? request.workers : defaultWorkerCount();
+    summary.workers = request.workers > 0   ? request.workers
+                      : request.autoWorkers ? autoWorkerLimit()
+                                            : defaultWorkerCount();
     std::stop_source stop;
     // The user's stop request (Ctrl-C, Cancel) stops every thread of the run.
     const std::stop_callback forward(userStop, [&stop] { stop.request_stop(); });
@@ -269,7 +307,9 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         // One connection for everything but the rows, from the first look at the server to the end.
         Connection control = Connection::open(request.conninfo);
         control.exec("SET application_name = 'isobar'");
-        const ServerCheck check = checkServerForLoad(control, request, summary.workers, sink);
+        // --workers auto needs one connection for a worker; it runs as many as the server leaves.
+        const ServerCheck check =
+            checkServerForLoad(control, request, request.autoWorkers ? 1 : summary.workers, sink);
         phase.done("check server");
         const TableLayout layout = chooseColumns(control, request, dataset, sink);
         const LoadPlan plan = LoadPlan::build(dataset, request.rowsPerUnit, request.bandRows);
@@ -296,6 +336,7 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         std::uint64_t plannedRows = 0;
         const std::vector<std::size_t> todo = pendingUnits(plan, prepared, summary, plannedRows);
         LoadStart start = describeStart(request, dataset, plan, prepared, summary);
+        chooseWorkers(request, check, start);
         start.forecast = room.lines;
         for (const auto& line : room.lines) {
             sink.note(line);
@@ -304,12 +345,12 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
 
         const UnitSource source(dataset);
         // One unit waiting per worker: enough to keep them busy, little enough to bound memory.
-        BoundedQueue<QueuedUnit> queue(static_cast<std::size_t>(summary.workers) + 1);
+        BoundedQueue<QueuedUnit> queue(static_cast<std::size_t>(start.maxWorkers) + 1);
         std::optional<TempDir> unitFiles;
-        auto methods = makeWriteMethods(control, request, layout, summary.workers, unitFiles, sink);
+        const auto methods = makeWriteMethods(control, request, layout, unitFiles, sink);
         phase.done("start");
         EngineShared shared{request, plan, source, prepared.ledger, queue, stop, sink};
-        runPipeline(shared, todo, plannedRows, std::move(methods), prepared.type, room.storage, summary);
+        runPipeline(shared, todo, plannedRows, methods, start, prepared.type, room.storage, summary);
         phase.done("load");
         summary.seconds = secondsSince(t0);
         if (const auto error = shared.error()) {

@@ -5,6 +5,7 @@
 #include "db/TableType.h"
 #include "era5/Era5File.h"
 #include "ingest/LoadEvents.h"
+#include "monitor/WorkerTuner.h"
 
 #include <chrono>
 #include <filesystem>
@@ -48,7 +49,12 @@ struct LoadRequest {
     // standard_name, GRIB paramId); empty: every variable the files have, or an existing table's.
     std::vector<std::string> variables;
     AllMissingPolicy allMissing = AllMissingPolicy::Skip;
-    int workers = 0; // 0: defaultWorkerCount()
+    int workers = 0; // 0: defaultWorkerCount(), or autoWorkerLimit() with autoWorkers
+    // The count follows the measured rate (WorkerTuner): it starts at defaultWorkerCount() and
+    // adds workers while each one makes the load faster, up to `workers` and what the server's
+    // max_connections leaves.
+    bool autoWorkers = false;
+    WorkerTuner::Timing tuning; // how --workers auto measures (tests shorten it)
     // Start although the disk forecast says the load does not fit (it still stops before the
     // server's disk is full).
     bool force = false;
@@ -77,6 +83,9 @@ struct LoadRequest {
 // A sensible number of COPY workers for this machine: its cores (the server needs them too),
 // at least 1, at most 8.
 int defaultWorkerCount();
+// The most workers --workers auto tries unless told: twice the cores (a worker waits on the
+// server part of the time), at least 2, at most 16.
+int autoWorkerLimit();
 
 // Loads ERA5 files, merged into one dataset, into the weather table: a reader stage feeds decoded
 // units through a bounded queue to N COPY workers, each with its own connection, each unit in one

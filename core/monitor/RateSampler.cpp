@@ -10,12 +10,12 @@ namespace isobar {
 
 RateSampler::RateSampler(const std::vector<std::unique_ptr<WorkerCounters>>& counters,
                          std::uint64_t plannedRows, std::chrono::milliseconds interval, std::string conninfo,
-                         ServerMonitor::Target target, QueueGauge queue, Events events)
+                         ServerMonitor::Target target, Gauges gauges, Events events)
     : counters_(counters)
     , plannedRows_(plannedRows)
     , interval_(interval)
     , monitor_(std::move(conninfo), std::move(target))
-    , queue_(std::move(queue))
+    , gauges_(std::move(gauges))
     , events_(std::move(events))
     , lastRows_(counters.size(), 0) {}
 
@@ -38,7 +38,8 @@ void RateSampler::run(const std::stop_token& stop) {
 
 void RateSampler::sampleServer() {
     if (auto server = monitor_.sample(std::chrono::duration<double>(Clock::now() - t0_).count())) {
-        server->workers = static_cast<int>(counters_.size());
+        server->workers =
+            gauges_.workersRunning ? gauges_.workersRunning() : static_cast<int>(counters_.size());
         watchDisk(*server);
         events_.server(*server);
     }
@@ -111,20 +112,24 @@ void RateSampler::sampleRates() {
     const auto now = Clock::now();
     s.elapsed = std::chrono::duration<double>(now - t0_).count();
     const double dt = std::chrono::duration<double>(now - lastTime_).count();
+    const std::size_t shown =
+        gauges_.workersUsed ? static_cast<std::size_t>(gauges_.workersUsed()) : counters_.size();
     for (std::size_t w = 0; w < counters_.size(); ++w) {
         const WorkerCounters& c = *counters_[w];
         const std::uint64_t rows = c.rowsSent.load();
         s.rows += rows;
         s.committedRows += c.rowsCommitted.load() + c.skippedRows.load() + c.concurrentRows.load();
         s.bytes += c.bytes.load();
-        s.workers.push_back(WorkerRate{static_cast<int>(w + 1),
-                                       dt > 0 ? static_cast<double>(rows - lastRows_[w]) / dt : 0.0, rows});
+        if (w < shown) {
+            s.workers.push_back(WorkerRate{
+                static_cast<int>(w + 1), dt > 0 ? static_cast<double>(rows - lastRows_[w]) / dt : 0.0, rows});
+        }
         lastRows_[w] = rows;
     }
     s.intervalRate = dt > 0 ? static_cast<double>(s.rows - lastTotal_) / dt : 0.0;
     s.overallRate = s.elapsed > 0 ? static_cast<double>(s.rows) / s.elapsed : 0.0;
-    s.queueDepth = queue_.depth ? queue_.depth() : 0;
-    s.queueCapacity = queue_.capacity;
+    s.queueDepth = gauges_.queueDepth ? gauges_.queueDepth() : 0;
+    s.queueCapacity = gauges_.queueCapacity;
     s.plannedRows = plannedRows_;
     s.percent = plannedRows_ > 0
                     ? 100.0 * static_cast<double>(s.committedRows) / static_cast<double>(plannedRows_)
@@ -137,7 +142,10 @@ void RateSampler::sampleRates() {
     lastTotal_ = s.rows;
     lastTime_ = now;
     lastCommitted_ = s.committedRows;
-    lastEta_ = s.etaSeconds;
+    // Before the first commit the ETA is unknown; the rows sent tell roughly when the load ends.
+    lastEta_ = s.etaSeconds >= 0 || s.overallRate <= 0
+                   ? s.etaSeconds
+                   : static_cast<double>(plannedRows_ - std::min(plannedRows_, s.rows)) / s.overallRate;
     events_.rate(s);
 }
 

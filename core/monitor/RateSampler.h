@@ -26,15 +26,19 @@ public:
         // The server's disk will be full within seconds: the load must stop now (said once).
         std::function<void(const std::string&)> diskShort;
     };
-    // How full the queue between the reader and the workers is.
-    struct QueueGauge {
-        std::function<std::size_t()> depth;
-        std::size_t capacity = 0;
+    // How full the queue between the reader and the workers is, and how many workers run.
+    struct Gauges {
+        std::function<std::size_t()> queueDepth;
+        std::size_t queueCapacity = 0;
+        // Workers running now; empty: one per counter.
+        std::function<int()> workersRunning;
+        // Workers started so far (the first N counters): the per-worker rates go that far.
+        std::function<int()> workersUsed;
     };
 
     RateSampler(const std::vector<std::unique_ptr<WorkerCounters>>& counters, std::uint64_t plannedRows,
                 std::chrono::milliseconds interval, std::string conninfo, ServerMonitor::Target target,
-                QueueGauge queue, Events events);
+                Gauges gauges, Events events);
 
     // The thread body: samples until `stop`, then once more for the final state.
     void run(const std::stop_token& stop);
@@ -51,12 +55,12 @@ private:
     std::uint64_t plannedRows_;
     std::chrono::milliseconds interval_;
     ServerMonitor monitor_;
-    QueueGauge queue_;
+    Gauges gauges_;
     Events events_;
     std::vector<std::uint64_t> lastRows_;
     std::uint64_t lastTotal_ = 0;
     std::uint64_t lastCommitted_ = 0;
-    double lastEta_ = -1;
+    double lastEta_ = -1; // seconds to the end of the load, -1 while unknown
     double firstTableBytes_ = -1;
     std::uint64_t rowsAtFirstTable_ = 0;
     // (elapsed, bytes free) of the last seconds, on the data filesystem and pg_wal's.
