@@ -348,6 +348,7 @@ private slots:
         w->filesPage()->variableModel()->setTicked({"tp"}, false);
         w->targetPanel()->tableEdit()->setText("gui_small");
         w->targetPanel()->tableTypeBox()->setCurrentIndex(1); // unlogged
+        w->targetPanel()->autoWorkersBox()->setChecked(false);
         w->targetPanel()->workersBox()->setValue(2);
         QSignalSpy samples(w->controller(), &LoadController::rateSampled);
         const auto report = runToEnd(*w);
@@ -451,6 +452,37 @@ private slots:
         QVERIFY(history->summaryLabel()->text().contains("gui_small"));
     }
 
+    // Auto is the default: the box shows its bound; a fixed count is a click away, and each keeps
+    // its own value.
+    void workersAreAutoByDefault() {
+        auto w = window();
+        TargetPanel* target = w->targetPanel();
+        QVERIFY(target->autoWorkers());
+        QCOMPARE(target->workersBox()->prefix(), QString("up to "));
+        QCOMPARE(target->workers(), std::min(autoWorkerLimit(), target->workersBox()->maximum()));
+        target->autoWorkersBox()->setChecked(false);
+        QVERIFY(!target->autoWorkers());
+        QVERIFY(target->workersBox()->prefix().isEmpty());
+        QCOMPARE(target->workers(), defaultWorkerCount());
+        target->workersBox()->setValue(1);
+        target->autoWorkersBox()->setChecked(true);
+        QCOMPARE(target->workers(), std::min(autoWorkerLimit(), target->workersBox()->maximum()));
+        target->workersBox()->setValue(3);
+        target->autoWorkersBox()->setChecked(false);
+        QCOMPARE(target->workers(), 1);
+
+        // A load with auto says so in its report, with its bound.
+        target->autoWorkersBox()->setChecked(true);
+        QVERIFY(addFiles(*w, {small_}));
+        target->tableEdit()->setText("gui_auto");
+        const auto report = runToEnd(*w);
+        QVERIFY(report);
+        QVERIFY2(report->status == "completed", qPrintable(w->runPanel()->statusLabel()->text()));
+        QVERIFY(report->autoWorkers);
+        QCOMPARE(report->maxWorkers, 3);
+        QCOMPARE(report->rows, std::uint64_t(41 * 41 * 3));
+    }
+
     void choicesAreRemembered() {
         {
             auto w = window();
@@ -470,7 +502,10 @@ private slots:
         }
         MainWindow w;
         QCOMPARE(w.targetPanel()->tableEdit()->text(), QString("remembered"));
-        QCOMPARE(w.targetPanel()->workersBox()->value(), 3);
+        QCOMPARE(w.targetPanel()->workersBox()->value(), 3); // auto's bound
+        QVERIFY(w.targetPanel()->autoWorkers());
+        w.targetPanel()->autoWorkersBox()->setChecked(false);
+        QCOMPARE(w.targetPanel()->workers(), defaultWorkerCount());
         QVERIFY(!w.filesPage()->variableModel()->isTicked("sf"));
         QVERIFY(w.filesPage()->variableModel()->isTicked("t2m"));
         QVERIFY(addFiles(w, {small_}));

@@ -105,6 +105,7 @@ bool StartFlow::start(bool resume) {
     start.type = target_->tableType();
     start.chunkInterval = target_->chunkInterval();
     start.workers = target_->workers();
+    start.autoWorkers = target_->autoWorkers();
     start.replace = target_->replace() && !resume; // a resume never empties the table
     start.durability = settings_->durability();
     start_ = std::move(start);
@@ -129,7 +130,8 @@ void StartFlow::check(CheckKind kind) {
     target_->showChecking();
     const ConnectionChoice choice = target_->connection();
     const std::string table = target_->tableName();
-    const int workers = target_->workers();
+    // Auto needs a connection for one worker; it runs as many more as the server leaves.
+    const int workers = target_->autoWorkers() ? 1 : target_->workers();
     const TableType type = target_->tableType();
     QPointer<StartFlow> self(this);
     // Thread boundary: connecting (or starting the embedded cluster) can take seconds; the check
@@ -288,8 +290,9 @@ void StartFlow::launch(const TargetCheck& check) {
     request.open = start.open;
     request.allMissing = start.allMissing;
     request.variables = start.variables;
+    request.autoWorkers = start.autoWorkers;
     request.workers = std::min(start.workers, check.maxWorkers);
-    if (request.workers < start.workers) {
+    if (request.workers < start.workers && !start.autoWorkers) {
         run_->log(tr("%1 workers instead of %2: that is what the server's max_connections leaves")
                       .arg(request.workers)
                       .arg(start.workers));

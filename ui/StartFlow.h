@@ -89,7 +89,8 @@ private:
         std::string table;
         TableType type = TableType::Regular;
         std::string chunkInterval;
-        int workers = 1;
+        int workers = 1; // with autoWorkers, the most
+        bool autoWorkers = false;
         bool replace = false;
         DurabilityRequest durability;
     };

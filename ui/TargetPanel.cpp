@@ -4,6 +4,7 @@
 #include "db/ConnInfo.h"
 #include "ingest/Loader.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -13,9 +14,12 @@
 #include <QPushButton>
 #include <QRadioButton>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace isobar::ui {
 
@@ -53,6 +57,8 @@ TargetPanel::TargetPanel(QWidget* parent)
     , type_(new QComboBox)
     , chunk_(new QLineEdit(QStringLiteral("1 day")))
     , workers_(new QSpinBox)
+    , autoWorkers_(new QCheckBox(tr("&Auto")))
+    , otherWorkers_(defaultWorkerCount())
     , resume_(new QRadioButton(tr("Resume: load what is not in the table yet")))
     , replace_(new QRadioButton(tr("Replace the table's contents"))) {
     auto* connection = new QGroupBox(tr("Connection"));
@@ -92,13 +98,20 @@ TargetPanel::TargetPanel(QWidget* parent)
         type_->addItem(q(std::string(tableTypeName(t))));
     }
     workers_->setRange(1, 64);
-    workers_->setValue(defaultWorkerCount());
-    workers_->setToolTip(tr("Parallel COPY connections; the server's max_connections bounds it"));
+    workers_->setValue(autoWorkerLimit());
+    autoWorkers_->setChecked(true);
+    autoWorkers_->setObjectName(QStringLiteral("autoWorkers"));
+    autoWorkers_->setToolTip(
+        tr("Start with %n worker(s) and add one while it makes the load faster, measured as it runs", nullptr,
+           defaultWorkerCount()));
+    auto* workersRow = new QHBoxLayout;
+    workersRow->addWidget(autoWorkers_);
+    workersRow->addWidget(workers_, 1);
     chunk_->setToolTip(tr("Hypertables: the chunk_time_interval, a PostgreSQL interval"));
     targetForm->addRow(tr("Table &name:"), table_);
     targetForm->addRow(tr("Table &type (for a new table):"), type_);
     targetForm->addRow(tr("C&hunk interval:"), chunk_);
-    targetForm->addRow(tr("&Workers:"), workers_);
+    targetForm->addRow(tr("&Workers:"), workersRow);
     targetForm->addRow(resume_);
     targetForm->addRow(replace_);
     resume_->setChecked(true);
@@ -126,9 +139,28 @@ TargetPanel::TargetPanel(QWidget* parent)
         emit targetChanged();
     });
     connect(workers_, &QSpinBox::valueChanged, this, &TargetPanel::targetChanged);
+    connect(autoWorkers_, &QCheckBox::toggled, this, [this] {
+        const int shown = workers_->value();
+        workers_->setValue(otherWorkers_);
+        otherWorkers_ = shown;
+        updateWorkers();
+        emit targetChanged();
+    });
     connect(test_, &QPushButton::clicked, this, &TargetPanel::testRequested);
     chunk_->setEnabled(false);
     updateModes();
+    updateWorkers();
+}
+
+void TargetPanel::updateWorkers() {
+    const bool automatic = autoWorkers_->isChecked();
+    workers_->setPrefix(automatic ? tr("up to ") : QString());
+    workers_->setToolTip(automatic
+                             ? tr("The most parallel COPY connections the load may use; at most %1 on "
+                                  "this server (max_connections)")
+                                   .arg(workers_->maximum())
+                             : tr("Parallel COPY connections; at most %1 on this server (max_connections)")
+                                   .arg(workers_->maximum()));
 }
 
 void TargetPanel::updateModes() {
@@ -182,6 +214,10 @@ int TargetPanel::workers() const {
     return workers_->value();
 }
 
+bool TargetPanel::autoWorkers() const {
+    return autoWorkers_->isChecked();
+}
+
 bool TargetPanel::replace() const {
     return replace_->isChecked();
 }
@@ -222,8 +258,8 @@ void TargetPanel::applyCheck(const TargetCheck& check) {
                    check.timescaledb.usable ? QString() : q(check.timescaledb.reason));
     setTypeEnabled(type_, 4, check.citus.usable, check.citus.usable ? QString() : q(check.citus.reason));
     workers_->setMaximum(check.maxWorkers);
-    workers_->setToolTip(
-        tr("Parallel COPY connections: at most %1 on this server (max_connections)").arg(check.maxWorkers));
+    otherWorkers_ = std::min(otherWorkers_, check.maxWorkers);
+    updateWorkers();
 }
 
 void TargetPanel::save(QSettings& s) const {
@@ -240,7 +276,10 @@ void TargetPanel::save(QSettings& s) const {
     s.setValue(QStringLiteral("target/table"), table_->text());
     s.setValue(QStringLiteral("target/type"), type_->currentIndex());
     s.setValue(QStringLiteral("target/chunk"), chunk_->text());
-    s.setValue(QStringLiteral("target/workers"), workers_->value());
+    const bool automatic = autoWorkers_->isChecked();
+    s.setValue(QStringLiteral("target/autoWorkers"), automatic);
+    s.setValue(QStringLiteral("target/workers"), automatic ? otherWorkers_ : workers_->value());
+    s.setValue(QStringLiteral("target/maxWorkers"), automatic ? workers_->value() : otherWorkers_);
 }
 
 void TargetPanel::restore(QSettings& s) {
@@ -255,7 +294,14 @@ void TargetPanel::restore(QSettings& s) {
     table_->setText(s.value(QStringLiteral("target/table"), QStringLiteral("weather")).toString());
     type_->setCurrentIndex(s.value(QStringLiteral("target/type"), 0).toInt());
     chunk_->setText(s.value(QStringLiteral("target/chunk"), QStringLiteral("1 day")).toString());
-    workers_->setValue(s.value(QStringLiteral("target/workers"), defaultWorkerCount()).toInt());
+    const bool automatic = s.value(QStringLiteral("target/autoWorkers"), true).toBool();
+    const int fixed = s.value(QStringLiteral("target/workers"), defaultWorkerCount()).toInt();
+    const int bound = s.value(QStringLiteral("target/maxWorkers"), autoWorkerLimit()).toInt();
+    const QSignalBlocker quiet(autoWorkers_); // no swap: both values are set here
+    autoWorkers_->setChecked(automatic);
+    workers_->setValue(automatic ? bound : fixed);
+    otherWorkers_ = automatic ? fixed : bound;
+    updateWorkers();
     updateModes();
 }
 

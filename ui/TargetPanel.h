@@ -5,6 +5,7 @@
 #include <QWidget>
 
 class QButtonGroup;
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -17,8 +18,9 @@ namespace isobar::ui {
 
 // Where a load goes: the connection (the embedded cluster, a server by its fields, or a pasted
 // connection string), the table, its type for a new table (choices the server cannot do are
-// disabled with the reason), the chunk interval of a hypertable, the workers (bounded by what
-// max_connections leaves), and resume or replace.
+// disabled with the reason), the chunk interval of a hypertable, the workers (auto by default: as
+// many as make the load faster, up to the count shown; both bounded by what max_connections
+// leaves), and resume or replace.
 class TargetPanel : public QWidget {
     Q_OBJECT
 
@@ -29,7 +31,9 @@ public:
     std::string tableName() const;
     TableType tableType() const;
     std::string chunkInterval() const;
+    // The fixed count, or with autoWorkers() the most the load may run.
     int workers() const;
+    bool autoWorkers() const;
     bool replace() const;
 
     // Shows what a server check found: version and extensions, the table types it can do.
@@ -46,6 +50,7 @@ public:
     void useConnectionString(const QString& conninfo);
     QComboBox* tableTypeBox() const { return type_; }
     QSpinBox* workersBox() const { return workers_; }
+    QCheckBox* autoWorkersBox() const { return autoWorkers_; }
     QLineEdit* tableEdit() const { return table_; }
     QPushButton* testButton() const { return test_; }
     QLabel* statusLabel() const { return status_; }
@@ -57,6 +62,7 @@ signals:
 
 private:
     void updateModes();
+    void updateWorkers();
 
     QRadioButton* embedded_;
     QRadioButton* fields_;
@@ -74,6 +80,9 @@ private:
     QComboBox* type_;
     QLineEdit* chunk_;
     QSpinBox* workers_;
+    QCheckBox* autoWorkers_;
+    // The spin box holds the fixed count or auto's bound; the other one waits here.
+    int otherWorkers_;
     QRadioButton* resume_;
     QRadioButton* replace_;
 };
