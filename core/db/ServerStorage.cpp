@@ -270,11 +270,13 @@ StorageForecast forecastLoad(const ForecastInput& in, const ServerInfo& info, co
         }
     }
     const bool logged = in.type != TableType::Unlogged;
+    // SET LOGGED rewrites the whole table, the rows it had before this load too.
+    const double relogged = f.tableBytes + std::max(0.0, in.existingBytes);
     const double walPerRow = tupleBytes(in.shape) - kTupleHeaderBytes + kWalTupleOverhead;
     if (logged) {
         f.walBytes = rows * walPerRow + f.indexBytes;
     } else if (in.setLoggedAfter && info.value("wal_level") != "minimal") {
-        f.walBytes = f.tableBytes; // SET LOGGED writes the whole table to WAL
+        f.walBytes = relogged; // SET LOGGED writes the whole table to WAL
     }
     // WAL leaves pg_wal at checkpoints, unless something holds on to it.
     std::vector<std::string> holders;
@@ -299,7 +301,7 @@ StorageForecast forecastLoad(const ForecastInput& in, const ServerInfo& info, co
     }
     f.dataNeeded = f.tableBytes + f.indexBytes + std::max(0.0, f.compressedBytes);
     if (!logged && in.setLoggedAfter) {
-        f.dataNeeded += f.tableBytes; // the logged copy exists beside the unlogged one until commit
+        f.dataNeeded += relogged; // the logged copy exists beside the unlogged one until commit
     }
     if (storage.wal) {
         f.walNeeded = f.walKeptBytes;

@@ -2,6 +2,7 @@
 
 #include "db/ConnInfo.h"
 #include "db/ServerProbe.h"
+#include "db/ServerStorage.h"
 #include "db/WeatherSchema.h"
 #include "ingest/CopyWorker.h"
 #include "ingest/LoadEngine.h"
@@ -13,6 +14,7 @@
 #include "monitor/RateSampler.h"
 #include "monitor/WorkerTuner.h"
 #include "util/Error.h"
+#include "util/Format.h"
 #include "util/TempDir.h"
 
 #include <spdlog/spdlog.h>
@@ -184,10 +186,40 @@ void readUnits(EngineShared& shared, const std::vector<std::size_t>& todo) {
     shared.queue.close();
 }
 
+// Rows of this run in the table (or accounted for: skipped, or committed by another run).
+std::uint64_t rowsDone(const std::vector<std::unique_ptr<WorkerCounters>>& counters) {
+    std::uint64_t rows = 0;
+    for (const auto& c : counters) {
+        rows += c->rowsCommitted.load() + c->skippedRows.load() + c->concurrentRows.load();
+    }
+    return rows;
+}
+
+// A failure whose cause may be the disk: a server that ran out of space (its WAL could not be
+// written: it stops, and the workers only see the connection go) says so only in its own log.
+// The free space, read again, names the likely cause on the failure itself.
+void blameTheDisk(LoadError& error, ServerStorage storage) {
+    if (error.message.rfind("stopped before the server's disk is full", 0) == 0 || !storage.seen()) {
+        return;
+    }
+    refreshFreeSpace(storage);
+    for (const ServerFilesystem* fs : {&storage.data, storage.wal ? &*storage.wal : nullptr}) {
+        if (fs != nullptr && fs->freeBytes >= 0 && fs->freeBytes < kDiskReserveBytes) {
+            error.message += "; the server's disk is full or nearly (" +
+                             formatBytes(static_cast<std::uint64_t>(fs->freeBytes)) + " free on " +
+                             fs->path.string() +
+                             "): that is the likely cause. Free some space and run the same load again: "
+                             "it resumes where it stopped";
+            return;
+        }
+    }
+}
+
 // What the sampler hears, turned into the run's events; with --workers auto, the tuner hears the
 // rate too, and the pool follows it.
 RateSampler::Events samplerEvents(EngineShared& shared, WorkerPool& pool, std::optional<WorkerTuner>& tuner,
-                                  const std::atomic<bool>& allQueued, const ServerStorage& storage) {
+                                  const std::atomic<bool>& allQueued, std::uint64_t plannedRows,
+                                  const ServerStorage& storage) {
     return RateSampler::Events{
         [&shared, &pool, &tuner, &allQueued](const RateSample& s) {
             shared.emit([&s](LoadSink& sink) { sink.rateSampled(s); });
@@ -202,7 +234,17 @@ RateSampler::Events samplerEvents(EngineShared& shared, WorkerPool& pool, std::o
             pool.settle();
         },
         [&shared](const ServerSample& s) { shared.emit([&s](LoadSink& sink) { sink.serverSampled(s); }); },
-        [&shared, &storage](const std::string& why) {
+        [&shared, &pool, plannedRows, &storage](const std::string& why) {
+            if (rowsDone(pool.counters()) >= plannedRows) {
+                // Every row is in: nothing left to stop. What comes after (an index, SET LOGGED,
+                // compression) still needs room.
+                shared.emit([&why](LoadSink& sink) {
+                    sink.warning("the server's disk is nearly full: " + why +
+                                 ". Every row of the load is committed; finishing the table may still need "
+                                 "room");
+                });
+                return;
+            }
             const std::string table = shared.request.table.display();
             shared.fail(LoadError{
                 {},
@@ -237,7 +279,7 @@ void runPipeline(EngineShared& shared, const std::vector<std::size_t>& todo, std
                                             [&pool] {
                                                 return pool.used();
                                             }},
-                        samplerEvents(shared, pool, tuner, allQueued, storage));
+                        samplerEvents(shared, pool, tuner, allQueued, plannedRows, storage));
     {
         // Thread boundary: the reader stage owns every netcdf-c call (serialized anyway);
         // workers decode, encode and COPY in parallel; the sampler only reads counters (and, with
@@ -353,7 +395,8 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         runPipeline(shared, todo, plannedRows, methods, start, prepared.type, room.storage, summary);
         phase.done("load");
         summary.seconds = secondsSince(t0);
-        if (const auto error = shared.error()) {
+        if (auto error = shared.error()) {
+            blameTheDisk(*error, room.storage);
             summary.status = LoadStatus::Failed;
             summary.error = error;
             return summary;
