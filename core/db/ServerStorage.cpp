@@ -32,11 +32,12 @@ int maxAligned(int n) {
     return (n + kMaxAlign - 1) / kMaxAlign * kMaxAlign;
 }
 
-// The tuple's length before alignment: header (with the bitmap when some column is NULL) and data.
+// The tuple's length before alignment: header (with the bitmap when some column is NULL) and data
+// (a NULL takes none).
 int tupleBytes(const RowShape& shape) {
     const int columns = 4 + (shape.pressureLevels ? 1 : 0) + shape.valueColumns;
-    const int header = maxAligned(kTupleHeaderBytes + (shape.someNull ? (columns + 7) / 8 : 0));
-    const int data = 8 /* time */ + 4 * (columns - 1);
+    const int header = maxAligned(kTupleHeaderBytes + (shape.nullColumns > 0 ? (columns + 7) / 8 : 0));
+    const int data = 8 /* time */ + 4 * (columns - 1 - shape.nullColumns);
     return header + data;
 }
 

@@ -104,7 +104,7 @@ struct StorageForecast {
 struct RowShape {
     int valueColumns = 0;
     bool pressureLevels = false;
-    bool someNull = false; // some columns are NULL in every row (not in the files)
+    int nullColumns = 0; // value columns NULL in every row (not in the files): no data, a null bitmap
 };
 // Heap bytes per row of that shape, pages included (fillfactor 100, no dead rows).
 double heapBytesPerRow(const RowShape& shape);

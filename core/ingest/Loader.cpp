@@ -218,8 +218,7 @@ void blameTheDisk(LoadError& error, ServerStorage storage) {
 // What the sampler hears, turned into the run's events; with --workers auto, the tuner hears the
 // rate too, and the pool follows it.
 RateSampler::Events samplerEvents(EngineShared& shared, WorkerPool& pool, std::optional<WorkerTuner>& tuner,
-                                  const std::atomic<bool>& allQueued, std::uint64_t plannedRows,
-                                  const ServerStorage& storage) {
+                                  const std::atomic<bool>& allQueued, std::uint64_t plannedRows) {
     return RateSampler::Events{
         [&shared, &pool, &tuner, &allQueued](const RateSample& s) {
             shared.emit([&s](LoadSink& sink) { sink.rateSampled(s); });
@@ -234,7 +233,7 @@ RateSampler::Events samplerEvents(EngineShared& shared, WorkerPool& pool, std::o
             pool.settle();
         },
         [&shared](const ServerSample& s) { shared.emit([&s](LoadSink& sink) { sink.serverSampled(s); }); },
-        [&shared, &pool, plannedRows, &storage](const std::string& why) {
+        [&shared, &pool, plannedRows](const std::string& why) {
             if (rowsDone(pool.counters()) >= plannedRows) {
                 // Every row is in: nothing left to stop. What comes after (an index, SET LOGGED,
                 // compression) still needs room.
@@ -252,8 +251,8 @@ RateSampler::Events samplerEvents(EngineShared& shared, WorkerPool& pool, std::o
                 {},
                 0,
                 "53100",
-                "stopped before the server's disk is full: " + why + " (" + storage.data.path.string() +
-                    "). The units in flight were rolled back; the committed ones stay. Free some space "
+                "stopped before the server's disk is full: " + why +
+                    ". The units in flight were rolled back; the committed ones stay. Free some space "
                     "(VACUUM " +
                     table +
                     " makes the space of the rolled-back rows reusable) and run the same "
@@ -279,7 +278,7 @@ void runPipeline(EngineShared& shared, const std::vector<std::size_t>& todo, std
                                             [&pool] {
                                                 return pool.used();
                                             }},
-                        samplerEvents(shared, pool, tuner, allQueued, plannedRows, storage));
+                        samplerEvents(shared, pool, tuner, allQueued, plannedRows));
     {
         // Thread boundary: the reader stage owns every netcdf-c call (serialized anyway);
         // workers decode, encode and COPY in parallel; the sampler only reads counters (and, with

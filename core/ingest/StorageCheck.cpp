@@ -63,7 +63,7 @@ RoomCheck checkRoom(Connection& conn, const LoadRequest& request, const ServerCh
     in.rows = room.rows;
     for (const auto& v : dataset.columnVariables()) {
         ++in.shape.valueColumns;
-        in.shape.someNull = in.shape.someNull || !v;
+        in.shape.nullColumns += v ? 0 : 1;
     }
     in.shape.pressureLevels = dataset.vertical() == Vertical::PressureLevels;
     in.type = room.type;

@@ -14,6 +14,8 @@ RateSampler::RateSampler(const std::vector<std::unique_ptr<WorkerCounters>>& cou
     : counters_(counters)
     , plannedRows_(plannedRows)
     , interval_(interval)
+    , dataPath_(target.storage.data.path.string())
+    , walPath_(target.storage.wal ? target.storage.wal->path.string() : std::string())
     , monitor_(std::move(conninfo), std::move(target))
     , gauges_(std::move(gauges))
     , events_(std::move(events))
@@ -78,7 +80,7 @@ void RateSampler::watchDisk(ServerSample& s) {
     }
     // Seconds from the reserve on each filesystem, at the rate it fills.
     const auto check = [&](double freeBytes, std::vector<std::pair<double, double>>& history,
-                           const char* what) -> double {
+                           const std::string& what) -> double {
         if (freeBytes < 0) {
             return -1;
         }
@@ -86,9 +88,11 @@ void RateSampler::watchDisk(ServerSample& s) {
         const double rate = consumption(history);
         const double toFull = rate > 0 ? freeBytes / rate : -1;
         // Stop while the reserve (and what the next seconds write) is still free: the units in
-        // flight roll back, the server keeps running.
+        // flight roll back, the server keeps running. A load about to end writes only what is left
+        // of it, and that may well fit.
         constexpr double kLeadSeconds = 3.0;
-        if (!diskShortSaid_ && freeBytes < kDiskReserveBytes + rate * kLeadSeconds && events_.diskShort) {
+        const double ahead = rate * (lastEta_ >= 0 ? std::min(kLeadSeconds, lastEta_) : kLeadSeconds);
+        if (!diskShortSaid_ && freeBytes < kDiskReserveBytes + ahead && events_.diskShort) {
             diskShortSaid_ = true;
             events_.diskShort(formatBytes(static_cast<std::uint64_t>(freeBytes)) + " free on " + what +
                               (rate > 0
@@ -97,8 +101,9 @@ void RateSampler::watchDisk(ServerSample& s) {
         }
         return toFull;
     };
-    const double dataToFull = check(s.freeBytes, freeHistory_, "the server's data filesystem");
-    const double walToFull = check(s.walFreeBytes, walFreeHistory_, "pg_wal's filesystem");
+    const double dataToFull =
+        check(s.freeBytes, freeHistory_, "the server's data filesystem (" + dataPath_ + ")");
+    const double walToFull = check(s.walFreeBytes, walFreeHistory_, "pg_wal's filesystem (" + walPath_ + ")");
     double toFull = dataToFull;
     if (walToFull >= 0 && (toFull < 0 || walToFull < toFull)) {
         toFull = walToFull;

@@ -54,6 +54,8 @@ private:
     const std::vector<std::unique_ptr<WorkerCounters>>& counters_;
     std::uint64_t plannedRows_;
     std::chrono::milliseconds interval_;
+    std::string dataPath_; // the filesystems watched, for the stop's reason
+    std::string walPath_;
     ServerMonitor monitor_;
     Gauges gauges_;
     Events events_;
