@@ -369,7 +369,7 @@ private slots:
         QVERIFY(page.contains(">3s</text>"));
         QCOMPARE(page.count(">1s</text>"), 2); // once on each chart's time axis
         // Checkpoints are marked on both charts.
-        QCOMPARE(page.count("<title>checkpoint at 2.00s</title>"), 2);
+        QCOMPARE(page.count("<title>timed checkpoint at 2.00s</title>"), 2);
         QVERIFY(page.contains("<li>the load writes about 1.5 GiB &lt;table &amp; WAL&gt;</li>"));
         QVERIFY(page.contains("<th>peak pg_wal</th><td>2.0 GiB</td>"));
         QVERIFY(page.contains("<th>lowest free space</th><td>17.0 GiB</td>"));
@@ -394,6 +394,55 @@ private slots:
         QTest::newRow("rounds up a unit") << 999'950.0 << "1M";
         QTest::newRow("billions") << 3.456e9 << "3.46G";
     }
+    // Each checkpoint with its cause and the rate before and after it, in the HTML too.
+    void checkpointsWithTheirCauseAndCost() {
+        RunReport r;
+        r.status = "completed";
+        r.seconds = 40;
+        std::uint64_t rows = 0;
+        for (int i = 1; i <= 400; ++i) { // 100k rows/s, half that for 10 s after the one at 10 s
+            const double t = i * 0.1;
+            rows += t > 10 && t <= 20 ? 5000 : 10000;
+            RunReport::Sample s;
+            s.elapsed = t;
+            s.rows = rows;
+            r.samples.push_back(s);
+        }
+        for (int t = 1; t <= 40; ++t) {
+            RunReport::Server s;
+            s.elapsed = t;
+            s.checkpointsRequested = t >= 10 ? 1 : 0;
+            s.checkpointsTimed = t >= 30 ? 1 : 0;
+            r.server.push_back(s);
+        }
+        const auto effects = r.checkpointEffects();
+        QCOMPARE(effects.size(), std::size_t{2});
+        QCOMPARE(effects[0].elapsed, 10.0);
+        QVERIFY(effects[0].requested);
+        QVERIFY2(std::abs(effects[0].rateBefore - 100e3) < 1e3,
+                 qPrintable(QString::number(effects[0].rateBefore)));
+        QVERIFY2(std::abs(effects[0].rateAfter - 50e3) < 1e3,
+                 qPrintable(QString::number(effects[0].rateAfter)));
+        QCOMPARE(effects[1].elapsed, 30.0);
+        QVERIFY(!effects[1].requested);
+        QVERIFY(std::abs(effects[1].rateAfter - 100e3) < 1e3);
+        const std::string html = renderReportHtml(r);
+        QVERIFY(html.find("<h2>Checkpoints</h2>") != std::string::npos);
+        QVERIFY2(
+            html.find("requested (WAL reached max_wal_size, or a CHECKPOINT was run): 100,000 rows/s in the "
+                      "10 s before, 50,000 after (-50 %)") != std::string::npos,
+            html.c_str());
+        QVERIFY(html.find("timed (checkpoint_timeout)") != std::string::npos);
+        QVERIFY(html.find("<title>requested checkpoint at " + formatDuration(10) + "</title>") !=
+                std::string::npos);
+
+        // One with less than a second of rates after it says no figures.
+        r.samples.resize(100); // up to 10 s
+        const auto cut = r.checkpointEffects();
+        QCOMPARE(cut[0].rateAfter, -1.0);
+        QVERIFY(cut[0].rateBefore > 0);
+    }
+
     void axesReadAsPeopleRead() {
         QFETCH(double, value);
         QFETCH(QString, compact);

@@ -213,6 +213,8 @@ void RunPanel::onStarted(const LoadStart& s) {
     plannedRows_ = s.plannedRows - std::min(s.plannedRows, s.resumedRows);
     lastWalBytes_ = 0;
     warned_.clear();
+    checkpointsTimed_ = 0;
+    checkpointsRequested_ = 0;
     status_->setText(tr("Loading %1 rows into %2 (%3, %4 workers)%5")
                          .arg(formatCount(plannedRows_), q(s.table), q(s.tableType))
                          .arg(s.workers)
@@ -286,6 +288,7 @@ void RunPanel::onServer(const ServerSample& s) {
                               formatBytes(static_cast<std::uint64_t>(s.walBytesPerSecond)),
                               disk.isEmpty() ? QString() : QStringLiteral("; ") + disk));
     warnAboutServer(s);
+    logCheckpoints(s);
     for (int row = 0; row < workers_->rowCount(); ++row) {
         const auto i = static_cast<std::size_t>(row);
         const std::string event = i < s.waitEvents.size() ? s.waitEvents[i] : std::string(kNotConnected);
@@ -298,6 +301,21 @@ void RunPanel::warnOnce(const QString& condition, const QString& line) {
         warned_.insert(condition);
         log(line, true);
     }
+}
+
+void RunPanel::logCheckpoints(const ServerSample& s) {
+    const bool requested = s.checkpointsRequested > checkpointsRequested_;
+    if (requested || s.checkpointsTimed > checkpointsTimed_) {
+        log(requested
+                ? tr("checkpoint at %1, requested (WAL reached max_wal_size, or a CHECKPOINT): the server "
+                     "writes its dirty pages, and the rate often dips for a while")
+                      .arg(formatDuration(s.elapsed))
+                : tr("checkpoint at %1 (checkpoint_timeout): the server writes its dirty pages, and the "
+                     "rate often dips for a while")
+                      .arg(formatDuration(s.elapsed)));
+    }
+    checkpointsTimed_ = std::max(checkpointsTimed_, s.checkpointsTimed);
+    checkpointsRequested_ = std::max(checkpointsRequested_, s.checkpointsRequested);
 }
 
 void RunPanel::warnAboutServer(const ServerSample& s) {

@@ -73,6 +73,8 @@ private:
     void onWorkersChanged(const WorkerChange& change);
     // Logs a warning the first time `condition` holds in this run.
     void warnOnce(const QString& condition, const QString& line);
+    // Says each checkpoint once, with its cause.
+    void logCheckpoints(const ServerSample& s);
     void warnAboutServer(const ServerSample& sample);
     void ensureWorkerRows(int workers);
     void exportReportAs();
@@ -97,7 +99,9 @@ private:
     QString reportPath_;
     std::uint64_t plannedRows_ = 0;
     std::uint64_t lastWalBytes_ = 0;
-    QSet<QString> warned_; // the conditions this run has warned about
+    QSet<QString> warned_;               // the conditions this run has warned about
+    std::uint64_t checkpointsTimed_ = 0; // checkpoints of this run logged so far
+    std::uint64_t checkpointsRequested_ = 0;
     bool busy_ = false;
     QString blocked_; // why the files cannot be loaded now; empty: they can
 };

@@ -133,9 +133,24 @@ public:
             s.etaSeconds < 0 ? "unknown" : formatWholeSeconds(s.etaSeconds).c_str());
         std::cout << line << std::endl;
         if (server_ && server_->elapsed > lastServerAt_) {
-            if (const std::string text = describeServer(*server_); !text.empty()) {
+            std::string text = describeServer(*server_);
+            const std::uint64_t timed =
+                server_->checkpointsTimed - std::min(server_->checkpointsTimed, timed_);
+            const std::uint64_t requested =
+                server_->checkpointsRequested - std::min(server_->checkpointsRequested, requested_);
+            if (timed + requested > 0) {
+                // What a dip in the rate since the last line most often is.
+                text += (text.empty() ? "" : "; ") + std::to_string(timed + requested) + " checkpoint(s) (" +
+                        (requested > 0 ? std::to_string(requested) + " requested: WAL reached max_wal_size"
+                                       : "") +
+                        (requested > 0 && timed > 0 ? ", " : "") +
+                        (timed > 0 ? std::to_string(timed) + " timed" : "") + ")";
+            }
+            if (!text.empty()) {
                 std::cerr << "isobar-cli: server: " << text << "\n";
             }
+            timed_ = server_->checkpointsTimed;
+            requested_ = server_->checkpointsRequested;
             lastServerAt_ = server_->elapsed;
         }
         lastReportAt_ = s.elapsed;
@@ -226,6 +241,8 @@ private:
     RateSample last_;
     std::optional<ServerSample> server_;
     double lastServerAt_ = -1;
+    std::uint64_t timed_ = 0; // checkpoints said so far
+    std::uint64_t requested_ = 0;
 };
 
 // --workers N, auto or auto:MAX.

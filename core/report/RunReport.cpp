@@ -110,6 +110,41 @@ RunReport::StorageFigures RunReport::storageFigures() const {
     return f;
 }
 
+std::vector<RunReport::Checkpoint> RunReport::checkpointEffects(double window) const {
+    // Rows sent per second over [from, to] of the rate series; -1 for less than a second of it.
+    const auto rateOver = [this](double from, double to) {
+        const Sample* first = nullptr;
+        const Sample* last = nullptr;
+        for (const Sample& s : samples) {
+            if (s.elapsed >= from && s.elapsed <= to) {
+                first = first != nullptr ? first : &s;
+                last = &s;
+            }
+        }
+        if (first == nullptr || last->elapsed - first->elapsed < 1.0) {
+            return -1.0;
+        }
+        return static_cast<double>(last->rows - first->rows) / (last->elapsed - first->elapsed);
+    };
+    std::vector<Checkpoint> out;
+    std::uint64_t timed = 0;
+    std::uint64_t requested = 0; // the monitor counts from the start of the run
+    for (const Server& s : server) {
+        if (s.checkpointsTimed + s.checkpointsRequested > timed + requested) {
+            Checkpoint c;
+            c.elapsed = s.elapsed;
+            c.requested = s.checkpointsRequested > requested;
+            // It began within the second before the sample that saw it.
+            c.rateBefore = rateOver(s.elapsed - 1.0 - window, s.elapsed - 1.0);
+            c.rateAfter = rateOver(s.elapsed, s.elapsed + window);
+            out.push_back(c);
+        }
+        timed = std::max(timed, s.checkpointsTimed);
+        requested = std::max(requested, s.checkpointsRequested);
+    }
+    return out;
+}
+
 namespace {
 
 void writeServerSample(JsonWriter& j, const RunReport::Server& s) {

@@ -66,6 +66,15 @@ struct RunReport {
         double maxReplayLag = -1; // seconds; -1: the server gave no figure
         double maxReplayBytes = -1;
     };
+    // A checkpoint that began during the run (seen by the monitor within a second) and the rate
+    // around it: rows sent per second over the window before it and the window after it, -1 where
+    // the run had less than a second of it.
+    struct Checkpoint {
+        double elapsed = 0;
+        bool requested = false; // asked for (WAL reached max_wal_size, a CHECKPOINT); else timed
+        double rateBefore = -1;
+        double rateAfter = -1;
+    };
     // What the summary says of the disk; -1 where the run never saw it.
     struct StorageFigures {
         double peakWalDirBytes = -1;
@@ -140,6 +149,8 @@ struct RunReport {
     void computeSustainedRates();
     // From the server series.
     StorageFigures storageFigures() const;
+    // From the server and rate series; `window` seconds each side.
+    std::vector<Checkpoint> checkpointEffects(double window = 10.0) const;
 };
 
 std::string renderReportJson(const RunReport& report);
