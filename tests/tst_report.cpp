@@ -429,8 +429,8 @@ private slots:
         const std::string html = renderReportHtml(r);
         QVERIFY(html.find("<h2>Checkpoints</h2>") != std::string::npos);
         QVERIFY2(
-            html.find("requested (WAL reached max_wal_size, or a CHECKPOINT was run): 100,000 rows/s in the "
-                      "10 s before, 50,000 after (-50 %)") != std::string::npos,
+            html.find("requested (WAL reached max_wal_size, or a CHECKPOINT was run): 100k rows/s in the "
+                      "10 s before, 50k after (-50 %)") != std::string::npos,
             html.c_str());
         QVERIFY(html.find("timed (checkpoint_timeout)") != std::string::npos);
         QVERIFY(html.find("<title>requested checkpoint at " + formatDuration(10) + "</title>") !=

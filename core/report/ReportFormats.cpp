@@ -1,5 +1,6 @@
 // The CSV and HTML forms of a run report.
 
+#include "report/ReportText.h"
 #include "report/RunReport.h"
 #include "util/Format.h"
 
@@ -147,25 +148,6 @@ void markCheckpoints(SvgPlot& plot, const RunReport& r) {
     }
 }
 
-// "requested (WAL reached max_wal_size, or a CHECKPOINT): 740,000 rows/s in the 10 s before,
-// 510,000 after (-31 %)"
-std::string checkpointText(const RunReport::Checkpoint& c) {
-    std::string text = c.requested ? "requested (WAL reached max_wal_size, or a CHECKPOINT was run)"
-                                   : "timed (checkpoint_timeout)";
-    if (c.rateBefore > 0 && c.rateAfter >= 0) {
-        const long change = std::lround((c.rateAfter / c.rateBefore - 1.0) * 100.0);
-        text += ": " + withThousands(static_cast<std::uint64_t>(c.rateBefore)) +
-                " rows/s in the 10 s before, " + withThousands(static_cast<std::uint64_t>(c.rateAfter)) +
-                " after (" + (change >= 0 ? "+" : "") + std::to_string(change) + " %)";
-    }
-    return text;
-}
-
-std::string workerChangeText(const WorkerChange& c) {
-    return "workers " + std::to_string(c.from) + " → " + std::to_string(c.to) + " at " +
-           formatDuration(c.elapsed) + (c.reason.empty() ? "" : ": " + c.reason);
-}
-
 // rows/s over time, the mean as a dashed line, checkpoints as red dots, worker changes in purple.
 std::string rateChart(const RunReport& r) {
     double peak = r.meanRate;
@@ -187,12 +169,6 @@ std::string rateChart(const RunReport& r) {
     plot.curve({{0, r.meanRate}, {end, r.meanRate}}, "#2da44e", "6,4",
                "mean " + withThousands(static_cast<std::uint64_t>(r.meanRate)) + " rows/s");
     return plot.finish();
-}
-
-bool seesTheDisk(const RunReport& r) {
-    return std::any_of(r.server.begin(), r.server.end(), [](const RunReport::Server& s) {
-        return s.freeBytes >= 0 || s.walDirBytes >= 0 || s.tableBytes >= 0;
-    });
 }
 
 // Free space, pg_wal and the table over time, in bytes: what fills the disk, and how close it is.
@@ -218,24 +194,6 @@ std::string diskChart(const RunReport& r) {
 
 std::string bytesOrUnknown(double bytes) {
     return bytes < 0 ? std::string("not seen") : formatBytes(static_cast<std::uint64_t>(bytes));
-}
-
-std::string workersText(const RunReport& r) {
-    if (!r.autoWorkers) {
-        return std::to_string(r.workers);
-    }
-    return "auto, up to " + std::to_string(r.maxWorkers) + ": " + std::to_string(r.workers) +
-           " at the end, " + std::to_string(r.workerChanges.size()) + " change(s)";
-}
-
-std::string lagText(const RunReport::Standby& s) {
-    std::string text = s.state.empty() ? std::string("state unknown") : s.state;
-    text += s.maxReplayLag < 0 ? ", no replay lag reported"
-                               : ", replay lag up to " + formatDuration(s.maxReplayLag);
-    if (s.maxReplayBytes >= 0) {
-        text += ", up to " + formatBytes(static_cast<std::uint64_t>(s.maxReplayBytes)) + " behind";
-    }
-    return text;
 }
 
 // The forecast, the worker changes, the standbys and the archiver: what the load did to the server
@@ -270,24 +228,17 @@ void serverSections(std::ostringstream& out, const RunReport& r) {
         }
         out << "</table>\n";
     }
-    std::int64_t backlog = -1;
-    std::uint64_t failures = 0;
-    for (const auto& s : r.server) {
-        backlog = std::max(backlog, s.archiveBacklog);
-        failures = std::max(failures, s.archiveFailures);
-    }
-    if (r.standbys.empty() && backlog < 0 && failures == 0) {
+    const std::string archiver = archiverText(r);
+    if (r.standbys.empty() && archiver.empty()) {
         return;
     }
     out << "<h2>Standbys and archiving</h2>\n<table>\n";
     for (const auto& s : r.standbys) {
-        out << "<tr><th>standby " << html(s.name) << "</th><td>" << html(lagText(s)) << "</td></tr>\n";
+        out << "<tr><th>standby " << html(s.name) << "</th><td>" << html(standbyLagText(s)) << "</td></tr>\n";
     }
-    if (backlog >= 0 || failures > 0) {
-        out << "<tr><th>archiver</th><td" << (failures > 0 ? " class=\"failed\"" : "") << ">"
-            << (backlog >= 0 ? "up to " + std::to_string(backlog) + " WAL segment(s) waiting"
-                             : std::string("backlog not seen"))
-            << ", " << failures << " failed archive_command run(s)</td></tr>\n";
+    if (!archiver.empty()) {
+        out << "<tr><th>archiver</th><td" << (archiverFailed(r) ? " class=\"failed\"" : "") << ">"
+            << html(archiver) << "</td></tr>\n";
     }
     out << "</table>\n";
 }
