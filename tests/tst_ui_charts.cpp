@@ -1,18 +1,134 @@
 // The run's charts and what the run panel makes of the monitor's samples: the rate chart's budget,
 // worker changes from an engine thread, the disk chart under the rate chart, the warnings said
-// once, and axes that read as people read them. No server: the events are the engine's own types,
-// sent through the GUI adapter as the engine sends them.
+// once, and axes that read as people read them; a finished run's disk in the exports and the
+// history. No server: the events are the engine's own types, sent through the GUI adapter as the
+// engine sends them, and the reports are built as a run builds them.
 
 #include "UiHarness.h"
 
 #include <QCategoryAxis>
 #include <QRegularExpression>
+#include <QTextDocument>
 
 #include <thread>
 
 using namespace isobar;
 using namespace isobar::ui;
 using namespace isobar::test;
+
+namespace {
+
+constexpr double GiB = 1024.0 * 1024 * 1024;
+
+// A finished run of 10 s whose monitor saw the data directory's free space (but once), pg_wal
+// and the table, not pg_wal's own filesystem; two worker changes, a forecast, a standby, an
+// archiver that failed once.
+RunReport reportWithDisk() {
+    RunReport r;
+    r.tool = "isobar test";
+    r.startedAt = "2024-05-02T10:00:00Z";
+    r.status = "completed";
+    r.table = "public.era5_disk";
+    r.tableType = "plain";
+    r.rows = 12'000'000;
+    r.plannedRows = 12'000'000;
+    r.seconds = 10;
+    r.meanRate = 1.2e6;
+    r.workers = 2;
+    r.autoWorkers = true;
+    r.maxWorkers = 4;
+    r.workerChanges = {{3.0, 2, 3, "rate 1.21M rows/s at 3, 1.02M at 2: +19 %"},
+                       {7.5, 3, 2, "rate 1.19M rows/s at 3, 1.20M at 2: no gain"}};
+    r.forecast = {"the load writes about 3.1 GiB; 20.0 GiB free: room for it",
+                  "pg_wal may grow to 1.0 GiB (max_wal_size)"};
+    r.standbys = {{"replica1", "streaming", 4.5, 2e6}};
+    for (int i = 0; i <= 20; ++i) {
+        RunReport::Sample s;
+        s.elapsed = i * 0.5;
+        s.intervalRate = i == 10 ? 1.5e6 : 1.2e6;
+        s.overallRate = 1.2e6;
+        r.samples.push_back(s);
+    }
+    for (int i = 0; i <= 11; ++i) { // the monitor's last look comes after the last rate sample
+        RunReport::Server s;
+        s.elapsed = i;
+        s.freeBytes = i == 4 ? -1 : (20 - 0.3 * i) * GiB;
+        s.walDirBytes = (i == 6 ? 1.0 : 0.5) * GiB;
+        s.tableBytes = i * 0.25 * GiB;
+        s.bytesPerRow = i > 0 ? 85.5 : -1;
+        s.archiveBacklog = 3;
+        s.archiveFailures = i >= 8 ? 1 : 0;
+        s.checkpointsRequested = i >= 5 ? 1 : 0;
+        r.server.push_back(s);
+    }
+    return r;
+}
+
+// Rate samples on to `seconds`, after the monitor's last look.
+void rateUntil(RunReport& r, double seconds) {
+    for (double t = r.samples.back().elapsed + 0.5; t <= seconds; t += 0.5) {
+        RunReport::Sample s = r.samples.back();
+        s.elapsed = t;
+        r.samples.push_back(s);
+    }
+}
+
+// An older, longer run (30 s) on a server whose disk the monitor could not see.
+RunReport reportWithoutDisk() {
+    RunReport r = reportWithDisk();
+    r.startedAt = "2024-05-01T09:00:00Z";
+    rateUntil(r, 30);
+    for (auto& s : r.server) {
+        s.freeBytes = s.walFreeBytes = s.walDirBytes = s.tableBytes = s.bytesPerRow = -1;
+    }
+    return r;
+}
+
+// The report's series as a DiskChart draws them (free, free for pg_wal, pg_wal, table): the
+// figures seen, in order.
+QList<QVector<QPointF>> seen(const RunReport& r) {
+    QList<QVector<QPointF>> series;
+    for (double RunReport::Server::*figure :
+         {&RunReport::Server::freeBytes, &RunReport::Server::walFreeBytes, &RunReport::Server::walDirBytes,
+          &RunReport::Server::tableBytes}) {
+        QVector<QPointF> points;
+        for (const auto& s : r.server) {
+            if (s.*figure >= 0) {
+                points.push_back(QPointF(s.elapsed, s.*figure));
+            }
+        }
+        series.push_back(points);
+    }
+    return series;
+}
+
+QList<QVector<QPointF>> drawn(const DiskChart& disk) {
+    return {disk.freePoints(), disk.walFreePoints(), disk.walPoints(), disk.tablePoints()};
+}
+
+// Pixels of `image` in rows [firstRow, endRow) close to `colour` (antialiasing blends the edges of a curve).
+int pixelsLike(const QImage& image, QColor colour, int firstRow, int endRow) {
+    int n = 0;
+    for (int y = firstRow; y < endRow; ++y) {
+        for (int x = 0; x < image.width(); ++x) {
+            const QColor c = image.pixelColor(x, y);
+            if (std::abs(c.red() - colour.red()) + std::abs(c.green() - colour.green()) +
+                    std::abs(c.blue() - colour.blue()) <=
+                24) {
+                ++n;
+            }
+        }
+    }
+    return n;
+}
+
+// DiskChart's free space and pg_wal, RateChart's worker change markers: colours the other chart
+// does not use.
+const QColor kFreeGreen(0x2d, 0xa4, 0x4e);
+const QColor kWalOrange(0xd4, 0x76, 0x0b);
+const QColor kWorkerPurple(0x82, 0x50, 0xdf);
+
+} // namespace
 
 class TestUiCharts : public QObject {
     Q_OBJECT
@@ -200,6 +316,162 @@ private slots:
         const QStringList bytes = disk.bytesAxis()->categoriesLabels();
         QVERIFY2(unique(bytes), qPrintable(bytes.join(' ')));
         QVERIFY2(bytes.contains("1.5 GiB") || bytes.contains("2 GiB"), qPrintable(bytes.join(' ')));
+    }
+
+    // A finished run's disk is drawn from its report at once (no redraw timer to wait for): the
+    // figures seen, each at its time, and nothing of those never seen; the time axis is the rate
+    // chart's, though the monitor looked once more after the last rate sample.
+    void diskChartShowsAReport() {
+        const RunReport report = reportWithDisk();
+        RateChart rates;
+        DiskChart disk;
+        connect(&rates, &RateChart::timeSpanChanged, &disk, &DiskChart::setMinimumTimeSpan);
+        connect(&disk, &DiskChart::timeSpanChanged, &rates, &RateChart::setMinimumTimeSpan);
+        rates.showReport(report, "run");
+        disk.showReport(report);
+        QVERIFY(disk.hasFigures());
+        QCOMPARE(drawn(disk), seen(report));
+        QCOMPARE(disk.freePoints().size(), qsizetype{11}); // 12 looks, one without the free space
+        QVERIFY(disk.walFreePoints().isEmpty());
+        QCOMPARE(disk.walPoints().at(6), QPointF(6, 1.0 * GiB));
+        QCOMPARE(disk.tablePoints().back(), QPointF(11, 2.75 * GiB));
+        QVERIFY2(disk.bytesAxis()->max() >= 20 * GiB,
+                 qPrintable(disk.bytesAxis()->categoriesLabels().join(' ')));
+        QVERIFY(disk.timeAxis()->max() >= 11);
+        QCOMPARE(disk.timeAxis()->max(), rates.timeAxis()->max());
+        QCOMPARE(disk.timeAxis()->categoriesLabels(), rates.timeAxis()->categoriesLabels());
+
+        // A run whose rate series outlasts what the monitor saw: the disk's axis reaches its end.
+        RunReport longer = report;
+        rateUntil(longer, 30);
+        rates.showReport(longer, "longer");
+        disk.showReport(longer);
+        QCOMPARE(drawn(disk), seen(longer));
+        QVERIFY(rates.timeAxis()->max() >= 30);
+        QCOMPARE(disk.timeAxis()->max(), rates.timeAxis()->max());
+
+        // Another run replaces it; one whose disk was never seen leaves the chart empty.
+        disk.showReport(reportWithoutDisk());
+        QVERIFY(!disk.hasFigures());
+        QVERIFY(disk.freePoints().isEmpty() && disk.walPoints().isEmpty() && disk.tablePoints().isEmpty());
+    }
+
+    // The exported image holds both charts: the rate chart as large as without the disk (its
+    // worker markers), the disk chart under it (free space's green, pg_wal's orange), which a run
+    // without disk figures lacks.
+    void exportedImageHoldsBothCharts() {
+        const QSize rateSize(1000, 420);
+        const QImage both = renderRunCharts(reportWithDisk(), rateSize);
+        const QImage rateOnly = renderRunCharts(reportWithoutDisk(), rateSize);
+        QCOMPARE(rateOnly.size(), rateSize);
+        QCOMPARE(both.size(), QSize(1000, 420 + 280));
+        const int end = both.height();
+        for (const QColor& disk : {kFreeGreen, kWalOrange}) {
+            QVERIFY(pixelsLike(both, disk, 420, end) > 20);
+            QCOMPARE(pixelsLike(both, disk, 0, 420), 0);
+            QCOMPARE(pixelsLike(rateOnly, disk, 0, 420), 0);
+        }
+        QVERIFY(pixelsLike(both, kFreeGreen, 420, end) > 60); // the legend's mark and the curve
+        QVERIFY(pixelsLike(both, kWorkerPurple, 0, 420) > 20);
+        QCOMPARE(pixelsLike(both, kWorkerPurple, 420, end), 0);
+        QVERIFY(pixelsLike(rateOnly, kWorkerPurple, 0, 420) > 20);
+
+        // What the PNG export writes.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath("run.png");
+        const QString problem = exportReport(reportWithDisk(), path);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        const QImage png(path);
+        QCOMPARE(png.size(), both.size());
+        QVERIFY(pixelsLike(png, kWalOrange, 420, end) > 20);
+    }
+
+    // The PDF is written with the charts, and its summary says what the HTML report says of the
+    // workers, the disk, the standbys and the archiver (the PDF's own text is compressed and
+    // glyph-coded: read here from the summary it is made of).
+    void pdfSaysWhatTheHtmlReportSays() {
+        const RunReport report = reportWithDisk();
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString withDisk = dir.filePath("disk.pdf");
+        const QString withoutDisk = dir.filePath("nodisk.pdf");
+        for (const auto& [r, path] :
+             {std::pair{report, withDisk}, std::pair{reportWithoutDisk(), withoutDisk}}) {
+            const QString problem = exportReport(r, path);
+            QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        }
+        QFile pdf(withDisk);
+        QVERIFY(pdf.open(QIODevice::ReadOnly));
+        QVERIFY(pdf.read(5) == "%PDF-");
+        QVERIFY(pdf.size() > 10'000);
+        QVERIFY2(pdf.size() > QFileInfo(withoutDisk).size(), "the disk chart adds to the image");
+
+        QTextDocument doc;
+        doc.setHtml(reportSummaryHtml(report));
+        const QString text = doc.toPlainText();
+        for (const QString& fact :
+             {QString("auto, up to 4: 2 at the end, 2 change(s)"),
+              QString("workers 2 \u2192 3 at 3.00s: rate 1.21M rows/s at 3, 1.02M at 2: +19 %"),
+              QString("workers 3 \u2192 2 at 7.50s: rate 1.19M rows/s at 3, 1.20M at 2: no gain"),
+              QString::fromStdString(report.forecast[0]), QString::fromStdString(report.forecast[1]),
+              QString("lowest free space 16.7 GiB"), QString("pg_wal peak 1.0 GiB"),
+              QString("table 2.8 GiB at the end (85.5 bytes/row)"),
+              QString("replica1: streaming, replay lag up to 4.50s, up to 1.9 MiB behind"),
+              QString("up to 3 WAL segment(s) waiting, 1 failed archive_command run(s)")}) {
+            QVERIFY2(text.contains(fact), qPrintable(fact + "\n---\n" + text));
+        }
+        doc.setHtml(reportSummaryHtml(reportWithoutDisk()));
+        QVERIFY2(doc.toPlainText().contains("not seen (a server on another machine"),
+                 qPrintable(doc.toPlainText()));
+        QVERIFY(!doc.toPlainText().contains("lowest free space"));
+    }
+
+    // The history shows a run's disk under its rate chart, on the same time span: the newest run
+    // as the reports are read, another when opened (hidden when its disk was never seen), and the
+    // first run's when two are compared, saying so.
+    void historyShowsTheDisk() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const RunReport withDisk = reportWithDisk();
+        const RunReport withoutDisk = reportWithoutDisk(); // the older of the two
+        writeReport(withDisk, dir.filePath("run-new.json").toStdString());
+        writeReport(withoutDisk, dir.filePath("run-old.json").toStdString());
+        HistoryPanel history;
+        QSignalSpy refreshed(&history, &HistoryPanel::refreshed);
+        history.setDirectory(dir.path());
+        QTRY_VERIFY_WITH_TIMEOUT(!refreshed.isEmpty(), kSlowMs);
+        QCOMPARE(history.runCount(), 2);
+        DiskChart* disk = history.diskChart();
+        QCOMPARE(drawn(*disk), seen(withDisk)); // the newest, before any is opened
+        QVERIFY(!disk->isHidden());
+        QVERIFY(disk->timeAxis()->max() >= 11);
+        QCOMPARE(disk->timeAxis()->max(), history.chart()->timeAxis()->max());
+
+        history.select({1});
+        history.openSelected();
+        QVERIFY(disk->isHidden());
+        QVERIFY(!disk->hasFigures());
+        QVERIFY2(history.summaryLabel()->text().contains("not seen"),
+                 qPrintable(history.summaryLabel()->text()));
+
+        history.select({0});
+        history.openSelected();
+        QVERIFY(!disk->isHidden());
+        QCOMPARE(drawn(*disk), seen(withDisk));
+        QVERIFY2(history.summaryLabel()->text().contains("no gain"),
+                 qPrintable(history.summaryLabel()->text()));
+
+        history.select({0, 1});
+        history.compareSelected();
+        QCOMPARE(drawn(*disk), seen(withDisk));
+        QVERIFY2(disk->toolTip().contains("first run"), qPrintable(disk->toolTip()));
+        QVERIFY2(
+            history.summaryLabel()->text().contains("disk chart shows the first run's (2024-05-02T10:00:00)"),
+            qPrintable(history.summaryLabel()->text()));
+        // The second run's curve is longer: both charts reach its end.
+        QVERIFY(history.chart()->timeAxis()->max() >= 30);
+        QCOMPARE(disk->timeAxis()->max(), history.chart()->timeAxis()->max());
     }
 };
 

@@ -79,6 +79,24 @@ void DiskChart::addServerSample(const ServerSample& sample) {
     scheduleRedraw();
 }
 
+void DiskChart::showReport(const RunReport& report) {
+    reset();
+    for (const RunReport::Server& s : report.server) {
+        addKnown(free_, s.elapsed, s.freeBytes, true);
+        addKnown(walFree_, s.elapsed, s.walFreeBytes, true);
+        addKnown(wal_, s.elapsed, s.walDirBytes, false);
+        addKnown(table_, s.elapsed, s.tableBytes, false);
+    }
+    if (!report.samples.empty()) {
+        setMinimumTimeSpan(report.samples.back().elapsed);
+    }
+    redraw();
+}
+
+bool DiskChart::hasFigures() const {
+    return !free_.isEmpty() || !walFree_.isEmpty() || !wal_.isEmpty() || !table_.isEmpty();
+}
+
 void DiskChart::redraw() {
     double maxX = 0;
     double maxY = 0;

@@ -2,6 +2,7 @@
 
 #include "TimeChart.h"
 #include "monitor/RateSample.h"
+#include "report/RunReport.h"
 
 class QLineSeries;
 
@@ -20,6 +21,13 @@ public:
 
     void reset();
     void addServerSample(const ServerSample& sample);
+    // Shows a finished run's disk from its report (replacing what is shown), drawn at once. Its
+    // time axis reaches the end of the run's rate series too, so that it lines up with a linked
+    // RateChart showing the same report. Fill the RateChart first: its showReport() forgets the
+    // span this chart told it, this one's tells it again.
+    void showReport(const RunReport& report);
+    // Whether any figure is drawn (a server on another machine shows none).
+    bool hasFigures() const;
 
     // The data as drawn (after the next redraw).
     const QVector<QPointF>& freePoints() const { return free_; }

@@ -1,5 +1,6 @@
 #include "HistoryPanel.h"
 
+#include "DiskChart.h"
 #include "Format.h"
 #include "GuiThread.h"
 #include "RateChart.h"
@@ -43,6 +44,7 @@ HistoryPanel::HistoryPanel(QWidget* parent)
     , directory_(q(defaultReportDirectory().string()))
     , table_(new QTableWidget(0, ColumnCount))
     , chart_(new RateChart)
+    , disk_(new DiskChart)
     , summary_(new QLabel)
     , open_(new QPushButton(tr("&Open")))
     , compare_(new QPushButton(tr("Com&pare two")))
@@ -69,6 +71,14 @@ HistoryPanel::HistoryPanel(QWidget* parent)
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(table_);
     split->addWidget(chart_);
+    split->addWidget(disk_);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    split->setStretchFactor(2, 2);
+    disk_->hide(); // until a run with disk figures is shown
+    // One time span for both charts, as in the run view.
+    connect(chart_, &RateChart::timeSpanChanged, disk_, &DiskChart::setMinimumTimeSpan);
+    connect(disk_, &DiskChart::timeSpanChanged, chart_, &RateChart::setMinimumTimeSpan);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(buttons);
     layout->addWidget(split, 1);
@@ -165,8 +175,7 @@ void HistoryPanel::show(std::vector<Entry> entries, QStringList problems) {
     const bool showNewest = !reports_.empty() && chart_->pointCount() == 0;
     if (showNewest) {
         // The newest run's curve until the user opens another.
-        const RunReport& newest = reports_.front().report;
-        chart_->showReport(newest, q(newest.startedAt).left(19));
+        showCharts(reports_.front().report);
     }
     QString text = reports_.empty()
                        ? tr("No run reports in %1 yet: every load writes one there.").arg(directory_)
@@ -174,7 +183,7 @@ void HistoryPanel::show(std::vector<Entry> entries, QStringList problems) {
                             static_cast<int>(reports_.size()))
                              .arg(directory_);
     if (showNewest) {
-        text += tr(" The chart shows the newest.");
+        text += tr(" The charts show the newest.");
     }
     for (const QString& p : problems) {
         text += tr("<br>Not a readable report: %1").arg(p.toHtmlEscaped());
@@ -206,7 +215,7 @@ void HistoryPanel::openSelected() {
         return;
     }
     const Entry& e = reports_[static_cast<std::size_t>(rows.front())];
-    chart_->showReport(e.report, q(e.report.startedAt).left(19));
+    showCharts(e.report);
     summary_->setText(reportSummaryHtml(e.report) + tr("<br>Report: %1").arg(e.path.toHtmlEscaped()));
 }
 
@@ -217,18 +226,33 @@ void HistoryPanel::compareSelected() {
     }
     const RunReport& a = reports_[static_cast<std::size_t>(rows[0])].report;
     const RunReport& b = reports_[static_cast<std::size_t>(rows[1])].report;
-    chart_->showReport(a, q(a.startedAt).left(19));
+    const QString first = q(a.startedAt).left(19);
+    // The second run's curve joins last: the disk chart follows the longer span it makes.
+    showCharts(a);
     chart_->compareWith(b, q(b.startedAt).left(19));
+    disk_->setToolTip(tr("The disk of the first run, started %1 (one run's disk at a time)").arg(first));
+    const QString disk = disk_->hasFigures() ? tr("The disk chart shows the first run's (%1).").arg(first)
+                                             : tr("No disk figures for the first run (%1).").arg(first);
     summary_->setText(tr("<table><tr><th></th><th>%1</th><th>%2</th></tr>"
                          "<tr><td>rows</td><td>%3</td><td>%4</td></tr>"
                          "<tr><td>mean rows/s</td><td>%5</td><td>%6</td></tr>"
                          "<tr><td>median sustained</td><td>%7</td><td>%8</td></tr>"
                          "<tr><td>workers, type</td><td>%9</td><td>%10</td></tr></table>")
-                          .arg(q(a.startedAt).left(19), q(b.startedAt).left(19), formatCount(a.rows),
-                               formatCount(b.rows), formatRate(a.meanRate), formatRate(b.meanRate),
+                          .arg(first, q(b.startedAt).left(19), formatCount(a.rows), formatCount(b.rows),
+                               formatRate(a.meanRate), formatRate(b.meanRate),
                                formatRate(a.medianSustainedRate), formatRate(b.medianSustainedRate),
                                QStringLiteral("%1, %2").arg(a.workers).arg(q(a.tableType)))
-                          .arg(QStringLiteral("%1, %2").arg(b.workers).arg(q(b.tableType))));
+                          .arg(QStringLiteral("%1, %2").arg(b.workers).arg(q(b.tableType))) +
+                      disk);
+}
+
+void HistoryPanel::showCharts(const RunReport& report) {
+    const QString started = q(report.startedAt).left(19);
+    chart_->showReport(report, started);
+    disk_->showReport(report);
+    // A server on another machine shows nothing of its disk: no empty chart for it.
+    disk_->setVisible(disk_->hasFigures());
+    disk_->setToolTip(tr("The disk of the run started %1").arg(started));
 }
 
 } // namespace isobar::ui

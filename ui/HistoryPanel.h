@@ -14,10 +14,12 @@ class QTableWidget;
 
 namespace isobar::ui {
 
+class DiskChart;
 class RateChart;
 
 // Past runs, read from their JSON reports (where every run writes one, or a folder the user
-// picks): reopen one to see its chart and summary, compare two on one chart, export one again.
+// picks): reopen one to see its charts (rows/s, and the disk under it on the same time span) and
+// summary, compare two on one chart, export one again.
 // Reports are read in the background; a refresh supersedes one still reading.
 class HistoryPanel : public QWidget {
     Q_OBJECT
@@ -37,6 +39,8 @@ public:
 
     QTableWidget* table() const { return table_; }
     RateChart* chart() const { return chart_; }
+    // The shown run's disk (of the first run when two are compared); hidden when it has none.
+    DiskChart* diskChart() const { return disk_; }
     QLabel* summaryLabel() const { return summary_; }
 
 signals:
@@ -49,10 +53,13 @@ private:
     };
     void show(std::vector<Entry> entries, QStringList problems);
     std::vector<int> selectedRows() const;
+    // Both charts show `report` (the rate chart first: see DiskChart::showReport).
+    void showCharts(const RunReport& report);
 
     QString directory_;
     QTableWidget* table_;
     RateChart* chart_;
+    DiskChart* disk_;
     QLabel* summary_;
     QPushButton* open_;
     QPushButton* compare_;

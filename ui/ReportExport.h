@@ -14,18 +14,22 @@ namespace isobar::ui {
 QString reportExportFilter();
 
 // Writes `report` to `path` in the format its extension names: .json, .csv and .html exactly as
-// `isobar-cli report` writes them (the HTML embeds the rate chart), .pdf (the summary and the
-// chart, one document), .png (the chart). Returns what went wrong, empty when it worked.
+// `isobar-cli report` writes them (the HTML embeds the rate and disk charts), .pdf (the summary
+// and the charts, one document), .png (the charts). Returns what went wrong, empty when it worked.
 QString exportReport(const RunReport& report, const QString& path);
 
 // Asks where to export (any of the formats above, suggested beside the user's documents) and
 // writes it; a problem is shown to the user. Returns the path written, empty when nothing was.
 QString exportWithDialog(QWidget* parent, const RunReport& report);
 
-// The run's rate chart as the app draws it, at `size` pixels.
-QImage renderRateChart(const RunReport& report, QSize size = {1000, 420});
+// The run's charts as the app draws them, in one image: the rate chart at `rateSize` pixels and,
+// when the report has any disk figure, the disk chart under it (as wide, two thirds as high),
+// both on the same time span and plotted between the same left and right edges.
+QImage renderRunCharts(const RunReport& report, QSize rateSize = {1000, 420});
 
-// A few lines of rich text saying what the run did (status, rows, speed, target, durability).
+// Rich text saying what the run did: status, rows, speed, target, durability, and what the HTML
+// report says of the workers (auto, its bound, each change and why), the disk (the forecast, the
+// lowest free space, pg_wal's peak, the table's size), the standbys and the archiver.
 QString reportSummaryHtml(const RunReport& report);
 
 } // namespace isobar::ui
