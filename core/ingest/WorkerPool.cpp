@@ -92,6 +92,9 @@ void WorkerPool::join() {
         if (s->thread.joinable()) {
             s->thread.join();
         }
+    }
+    const std::lock_guard lock(mutex_);
+    for (auto& s : slots_) {
         s->running = false;
     }
 }
