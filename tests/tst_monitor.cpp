@@ -1,37 +1,34 @@
 // The server's disk around a load, against real clusters: the forecast against the table it
 // forecasts, the free space as the server's filesystem has it, the refusal before a load that does
 // not fit, the stop before the disk is full (on a small tmpfs filled while the load runs) and the
-// resume after it, and what keeps WAL on the disk (a slot, a failing archiver, a standby).
+// resume after it, and the server's own ENOSPC named as the disk. What keeps WAL on the disk (a
+// slot, a failing archiver, a standby) is tst_wal's.
 
 #include "Fixtures.h"
+#include "SmallDisk.h"
 #include "TestCluster.h"
 #include "TestUtil.h"
 #include "db/Ledger.h"
-#include "db/ServerCheck.h"
 #include "db/ServerProbe.h"
 #include "db/ServerStorage.h"
 #include "ingest/Loader.h"
 #include "util/Format.h"
-#include "util/Process.h"
 
-#include <QProcess>
 #include <QRegularExpression>
 #include <QScopeGuard>
 #include <QtTest>
 
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fcntl.h>
 #include <filesystem>
 #include <functional>
 #include <limits>
-#include <sys/statvfs.h>
 #include <thread>
-#include <unistd.h>
 
 using namespace isobar;
 namespace fs = std::filesystem;
+using test::clusterUnder;
+using test::SmallDisk;
+using test::statvfsOf;
 
 namespace {
 
@@ -154,132 +151,6 @@ double parseBytes(const QString& text) {
     return parts.size() == 2 ? parts[0].toDouble() * std::pow(1024.0, units.indexOf(parts[1])) : -1;
 }
 
-// The free and total bytes of the filesystem of `dir`, as statvfs has them.
-ServerFilesystem statvfsOf(const fs::path& dir) {
-    struct statvfs v {};
-    if (::statvfs(dir.c_str(), &v) != 0) {
-        return {dir, -1, -1};
-    }
-    const auto block = static_cast<double>(v.f_frsize);
-    return {dir, static_cast<double>(v.f_bavail) * block, static_cast<double>(v.f_blocks) * block};
-}
-
-// A tmpfs of its own mounted for the test (root only): a disk small enough to fill in a second,
-// with a file that takes its free space down to what a test wants left (fallocate: instant on
-// tmpfs). Unmounted when it goes, which must be after the cluster on it is stopped.
-class SmallDisk {
-public:
-    explicit SmallDisk(const QString& size) {
-        const int rc =
-            geteuid() != 0
-                ? -1
-                : QProcess::execute("mount", {"-t", "tmpfs", "-o", "size=" + size, "tmpfs", dir_.path()});
-        mounted_ = rc == 0;
-        why_ = geteuid() != 0 ? QString("mounting a small disk needs root")
-                              : QString("mount -t tmpfs %1 failed (exit %2)").arg(dir_.path()).arg(rc);
-    }
-    SmallDisk(const SmallDisk&) = delete;
-    SmallDisk& operator=(const SmallDisk&) = delete;
-    ~SmallDisk() {
-        unfill();
-        // The server's last processes may still be leaving it: a few tries, then a lazy unmount.
-        for (int i = 0; mounted_ && i < 20; ++i) {
-            mounted_ = QProcess::execute("umount", {dir_.path()}) != 0;
-            std::this_thread::sleep_for(std::chrono::milliseconds(mounted_ ? 100 : 0));
-        }
-        if (mounted_ && QProcess::execute("umount", {"-l", dir_.path()}) != 0) {
-            qWarning("cannot unmount %s", qPrintable(dir_.path()));
-        }
-    }
-    bool mounted() const { return mounted_; }
-    QString why() const { return why_; }
-    QString path() const { return dir_.path(); }
-
-    // Empty when the filler leaves `leaveFree` bytes free, else why not.
-    QString fillTo(double leaveFree) const {
-        const double free = statvfsOf(dir_.path().toStdString()).freeBytes;
-        const int fd = ::open(QFile::encodeName(filler()).constData(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-        const int rc =
-            fd < 0 || free < leaveFree ? -1 : ::posix_fallocate(fd, 0, static_cast<off_t>(free - leaveFree));
-        if (fd >= 0) {
-            ::close(fd);
-        }
-        return rc == 0 ? QString()
-                       : QString("cannot fill %1 (%2 bytes free): %3").arg(filler()).arg(free).arg(rc);
-    }
-    // Empty when the filler takes every byte left, so that the next page anyone writes there meets
-    // ENOSPC, else why not.
-    QString fillUp() const {
-        const int fd =
-            ::open(QFile::encodeName(filler()).constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        if (fd < 0) {
-            return QString("cannot create %1: %2").arg(filler(), std::strerror(errno));
-        }
-        // The bulk at once; the server writes meanwhile, and a fallocate of more than is free takes
-        // nothing: a MiB less at each try.
-        constexpr off_t kMiB = 1024 * 1024;
-        off_t size = 0;
-        for (off_t less = 0; size == 0 && less < 10 * kMiB; less += kMiB) {
-            const auto free = static_cast<off_t>(statvfsOf(dir_.path().toStdString()).freeBytes) - less;
-            size = free > 0 && ::posix_fallocate(fd, 0, free) == 0 ? free : 0;
-        }
-        // Then a page at a time until there is none.
-        const std::vector<char> page(4096, 'x');
-        ssize_t written = 0;
-        while ((written = ::pwrite(fd, page.data(), page.size(), size)) > 0) {
-            size += written;
-        }
-        const int error = errno;
-        ::close(fd);
-        return written < 0 && error == ENOSPC ? QString()
-                                              : QString("cannot fill %1 (%2 bytes in it): %3")
-                                                    .arg(filler())
-                                                    .arg(size)
-                                                    .arg(std::strerror(error));
-    }
-    void unfill() const { QFile::remove(filler()); }
-
-private:
-    QString filler() const { return dir_.path() + "/filler"; }
-
-    QTemporaryDir dir_;
-    bool mounted_ = false;
-    QString why_;
-};
-
-// A TestCluster whose directory (data, socket, work) is under `dir`: TestCluster places itself in
-// QDir::tempPath(), $TMPDIR. The load reports stay where they were (not on the small disk).
-std::unique_ptr<test::TestCluster> clusterUnder(const QString& dir, const LocalClusterOptions& options) {
-    std::vector<std::pair<const char*, std::optional<QByteArray>>> saved;
-    for (const char* name : {"TMPDIR", "ISOBAR_REPORT_DIR", "ISOBAR_STATE_DIR"}) {
-        saved.emplace_back(name,
-                           qEnvironmentVariableIsSet(name) ? std::optional(qgetenv(name)) : std::nullopt);
-    }
-    const auto restore = qScopeGuard([&saved] {
-        for (const auto& [name, value] : saved) {
-            value ? qputenv(name, *value) : qunsetenv(name);
-        }
-    });
-    qputenv("TMPDIR", QFile::encodeName(dir));
-    return std::make_unique<test::TestCluster>(options);
-}
-
-ServerCheck checkOf(const std::string& conninfo) {
-    ServerCheckRequest request;
-    request.conninfo = conninfo;
-    return checkServer(request);
-}
-
-const SettingWarning* warningAbout(const std::vector<SettingWarning>& warnings, const std::string& subject) {
-    const auto w = std::find_if(warnings.begin(), warnings.end(),
-                                [&subject](const SettingWarning& x) { return x.subject == subject; });
-    return w == warnings.end() ? nullptr : &*w;
-}
-
-std::uint64_t count(Connection& conn, const std::string& sql) {
-    return test::scalar(conn, sql).toULongLong();
-}
-
 } // namespace
 
 class TestMonitor : public QObject {
@@ -342,7 +213,7 @@ private slots:
         QVERIFY2(summary.status == LoadStatus::Completed, qPrintable(messageOf(summary)));
         QCOMPARE(summary.rows, rows);
         if (holes) {
-            QVERIFY(count(conn, "SELECT count(*) FROM " + table + " WHERE temperature_2m IS NULL") >
+            QVERIFY(test::count(conn, "SELECT count(*) FROM " + table + " WHERE temperature_2m IS NULL") >
                     rows / 20);
         }
 
@@ -362,7 +233,7 @@ private slots:
         ForecastInput in;
         in.rows = 1000;
         in.existingBytes = tableBytes(conn, TableName::parse(table));
-        in.existingRows = static_cast<double>(count(conn, "SELECT count(*) FROM " + table));
+        in.existingRows = static_cast<double>(test::count(conn, "SELECT count(*) FROM " + table));
         const StorageForecast measuredForecast = forecastLoad(in, probeServer(conn), {}, {});
         QCOMPARE(measuredForecast.perRowFrom, std::string("measured on the table"));
         QCOMPARE(measuredForecast.bytesPerRow, in.existingBytes / in.existingRows);
@@ -525,7 +396,7 @@ private slots:
 
         Connection conn = small_->connect();
         QCOMPARE(test::scalar(conn, "SELECT 1"), QString("1"));
-        const std::uint64_t rows = count(conn, "SELECT count(*) FROM filled");
+        const std::uint64_t rows = test::count(conn, "SELECT count(*) FROM filled");
         QVERIFY2(rows > 0 && rows < f.rows.size(), qPrintable(QString::number(rows)));
         QCOMPARE(rows, sink.committedRows);
         QCOMPARE(rows, summary.rows);
@@ -543,8 +414,8 @@ private slots:
         QVERIFY2(rerun.status == LoadStatus::Completed, qPrintable(messageOf(rerun)));
         QCOMPARE(rerun.resumedRows, rows);
         QCOMPARE(rerun.rows + rerun.resumedRows, std::uint64_t{f.rows.size()});
-        QCOMPARE(count(conn, "SELECT count(*) FROM filled"), std::uint64_t{f.rows.size()});
-        QCOMPARE(count(conn, "SELECT count(DISTINCT (time, location_id)) FROM filled"),
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM filled"), std::uint64_t{f.rows.size()});
+        QCOMPARE(test::count(conn, "SELECT count(DISTINCT (time, location_id)) FROM filled"),
                  std::uint64_t{f.rows.size()});
         const QString diff = test::errorOf([&] {
             const QString d = test::compareRows(test::readWeatherRows(conn, "filled"), f.rows);
@@ -649,7 +520,7 @@ private slots:
             }
         }
 
-        const std::uint64_t rows = count(conn, "SELECT count(*) FROM disk_full");
+        const std::uint64_t rows = test::count(conn, "SELECT count(*) FROM disk_full");
         QVERIFY2(rows > 0 && rows < f.rows.size(), qPrintable(QString::number(rows)));
         QCOMPARE(rows, sink.committedRows);
         QCOMPARE(rows, summary.rows);
@@ -663,8 +534,8 @@ private slots:
         QVERIFY2(rerun.status == LoadStatus::Completed, qPrintable(messageOf(rerun)));
         QCOMPARE(rerun.resumedRows, rows);
         QCOMPARE(rerun.rows + rerun.resumedRows, std::uint64_t{f.rows.size()});
-        QCOMPARE(count(conn, "SELECT count(*) FROM disk_full"), std::uint64_t{f.rows.size()});
-        QCOMPARE(count(conn, "SELECT count(DISTINCT (time, location_id)) FROM disk_full"),
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM disk_full"), std::uint64_t{f.rows.size()});
+        QCOMPARE(test::count(conn, "SELECT count(DISTINCT (time, location_id)) FROM disk_full"),
                  std::uint64_t{f.rows.size()});
         const QString diff = test::errorOf([&] {
             const QString d = test::compareRows(test::readWeatherRows(conn, "disk_full"), f.rows);
@@ -673,155 +544,6 @@ private slots:
             }
         });
         QVERIFY2(diff.isEmpty(), qPrintable(diff));
-    }
-
-    // An inactive slot keeps all the WAL a load writes: the probe, the server check (with the
-    // DROP that fixes it) and the forecast say so; after the DROP nothing does.
-    void inactiveSlotIsReported() {
-        Connection conn = cluster_->connect();
-        conn.exec("SELECT pg_create_physical_replication_slot('isobar_test_slot', true)");
-        const auto drop = qScopeGuard([&conn] {
-            conn.exec(
-                "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = "
-                "'isobar_test_slot'");
-        });
-        const std::string lsn = test::scalar(conn, "SELECT pg_current_wal_lsn()").toStdString();
-        conn.exec("CREATE TABLE slot_wal AS SELECT i, md5(i::text) AS m FROM generate_series(1, 20000) i");
-        const double written = std::stod(
-            test::scalar(conn, "SELECT pg_current_wal_lsn() - '" + lsn + "'::pg_lsn").toStdString());
-        QVERIFY(written > 1e6);
-
-        const WalRetention wal = probeWalRetention(conn);
-        QCOMPARE(wal.replicationSlots.size(), std::size_t{1});
-        const WalRetention::Slot& slot = wal.replicationSlots.front();
-        QCOMPARE(slot.name, std::string("isobar_test_slot"));
-        QCOMPARE(slot.type, std::string("physical"));
-        QVERIFY(!slot.active);
-        QCOMPARE(slot.walStatus, std::string("reserved"));
-        QVERIFY2(slot.retainedBytes >= written, qPrintable(QString::number(slot.retainedBytes)));
-
-        const ServerCheck check = checkOf(cluster_->conninfo());
-        const SettingWarning* w = warningAbout(check.warnings, "slot isobar_test_slot");
-        QVERIFY(w != nullptr);
-        QCOMPARE(int(w->severity), int(Severity::Danger));
-        VERIFY_MESSAGE(QString::fromStdString(w->message),
-                       "replication slot isobar_test_slot (physical) is inactive",
-                       "stays in pg_wal until its consumer comes back or the slot is dropped");
-        QCOMPARE(w->fix, std::string("SELECT pg_drop_replication_slot('isobar_test_slot');"));
-
-        ForecastInput in;
-        in.rows = 1'000'000;
-        in.shape = RowShape{6, false, false};
-        const StorageForecast f = forecastLoad(in, check.info, check.wal, {});
-        QCOMPARE(f.walKeptBytes, f.walBytes);
-        QCOMPARE(f.walKeptWhy, std::string("all of it stays: replication slot isobar_test_slot is inactive"));
-
-        conn.exec(w->fix);
-        QVERIFY(warningAbout(checkOf(cluster_->conninfo()).warnings, "slot isobar_test_slot") == nullptr);
-        conn.exec("DROP TABLE slot_wal");
-    }
-
-    // archive_command fails: the probe sees the failures and the segment, the check warns.
-    void failingArchiverIsReported() {
-        LocalClusterOptions options;
-        options.settings = {{"archive_mode", "on"}, {"archive_command", "'false'"}};
-        test::TestCluster archiving(options);
-        Connection conn = archiving.connect();
-        conn.exec("CREATE TABLE archived AS SELECT generate_series(1, 1000) AS i");
-        const std::string segment =
-            test::scalar(conn, "SELECT pg_walfile_name(pg_switch_wal())").toStdString();
-        QVERIFY2(test::waitFor([&] { return count(conn, "SELECT failed_count FROM pg_stat_archiver") > 0; },
-                               std::chrono::seconds(10)),
-                 "the archiver did not try within 10 s");
-        // The archiver tries the oldest segment first, and again and again.
-        const std::string oldest =
-            test::scalar(conn, "SELECT left(min(name), 24) FROM pg_ls_archive_statusdir() "
-                               "WHERE name LIKE '%.ready'")
-                .toStdString();
-        QVERIFY2(oldest <= segment, oldest.c_str());
-        const WalRetention wal = probeWalRetention(conn);
-        QVERIFY(wal.archiving);
-        QCOMPARE(wal.archiveCommand, std::string("false"));
-        QVERIFY(wal.failing);
-        QVERIFY(wal.failed >= 1);
-        QCOMPARE(wal.archived, std::uint64_t{0});
-        QCOMPARE(wal.lastFailedWal, oldest);
-        QVERIFY(wal.readySegments >= 1);
-
-        const ServerCheck check = checkOf(archiving.conninfo());
-        const SettingWarning* w = warningAbout(check.warnings, "archiver");
-        QVERIFY(w != nullptr);
-        QCOMPARE(int(w->severity), int(Severity::Danger));
-        VERIFY_MESSAGE(QString::fromStdString(w->message), "the WAL archiver is failing (",
-                       "last " + QString::fromStdString(oldest) + ", archive_command 'false'",
-                       "the server keeps every WAL segment the load writes");
-        ForecastInput in;
-        in.rows = 1000;
-        in.shape = RowShape{6, false, false};
-        QCOMPARE(forecastLoad(in, check.info, check.wal, {}).walKeptWhy,
-                 std::string("all of it stays: the archiver is failing"));
-    }
-
-    // A streaming standby of the test cluster (pg_basebackup -R, its own port and socket):
-    // listed with its state, and said by the check.
-    void standbyIsListed() {
-        LocalCluster& primary = cluster_->cluster();
-        const fs::path dir = cluster_->root().toStdString() + "/standby";
-        const fs::path socket = cluster_->root().toStdString() + "/standby-socket";
-        for (const auto& d : {dir, socket}) {
-            fs::create_directory(d);
-            if (primary.runAs()) {
-                QCOMPARE(::chown(d.c_str(), primary.runAs()->uid, primary.runAs()->gid), 0);
-            }
-            fs::permissions(d, fs::perms::owner_all);
-        }
-        ProcessOptions as;
-        as.runAs = primary.runAs();
-        as.timeout = std::chrono::seconds(30);
-        as.unsetEnvironment = {"PG*"};
-        const ProcessResult backup =
-            runProcess(primary.binDir() / "pg_basebackup",
-                       {"-D", dir.string(), "-R", "-X", "stream", "-c", "fast", "-d",
-                        "host=" + primary.socketDir().string() + " port=" + std::to_string(primary.port()) +
-                            " user=" + primary.superuser() + " application_name=isobar_standby"},
-                       as);
-        QVERIFY2(backup.ok(), backup.output.c_str());
-        const auto stop = qScopeGuard([&] {
-            runProcess(primary.binDir() / "pg_ctl", {"stop", "-D", dir.string(), "-m", "immediate", "-w"},
-                       as);
-        });
-        const ProcessResult started = runProcess(
-            primary.binDir() / "pg_ctl",
-            {"start", "-D", dir.string(), "-l", (dir / "standby.log").string(), "-w", "-t", "20", "-o",
-             "-c port=" + std::to_string(primary.port() + 1) + " -c unix_socket_directories='" +
-                 socket.string() + "'"},
-            as);
-        QVERIFY2(started.ok(), started.output.c_str());
-
-        Connection conn = cluster_->connect();
-        QVERIFY2(test::waitFor(
-                     [&] {
-                         const WalRetention wal = probeWalRetention(conn);
-                         return wal.standbys.size() == 1 && wal.standbys.front().state == "streaming" &&
-                                wal.standbys.front().replayBytes >= 0;
-                     },
-                     std::chrono::seconds(15)),
-                 "no streaming standby within 15 s");
-        const WalRetention wal = probeWalRetention(conn);
-        const WalRetention::Standby& s = wal.standbys.front();
-        QCOMPARE(s.name, std::string("isobar_standby"));
-        const std::vector<SettingWarning> warnings = walRetentionWarnings(wal);
-        QCOMPARE(warnings.size(), std::size_t{1});
-        const SettingWarning* w = warningAbout(warnings, "standby isobar_standby");
-        QVERIFY(w != nullptr);
-        QCOMPARE(int(w->severity), int(Severity::Info));
-        VERIFY_MESSAGE(QString::fromStdString(w->message), "standby isobar_standby (streaming, replay lag",
-                       "receives all the WAL of the load");
-        // The standby answers on its own socket, in recovery.
-        Connection standby =
-            Connection::open("host=" + socket.string() + " port=" + std::to_string(primary.port() + 1) +
-                             " dbname=isobar user=" + primary.superuser());
-        QCOMPARE(test::scalar(standby, "SELECT pg_is_in_recovery()"), QString("t"));
     }
 
 private:

@@ -141,6 +141,10 @@ QString scalar(Connection& conn, const std::string& sql) {
     return r.isNull(0, 0) ? QStringLiteral("<null>") : QString::fromStdString(r.text(0, 0));
 }
 
+std::uint64_t count(Connection& conn, const std::string& sql) {
+    return scalar(conn, sql).toULongLong();
+}
+
 std::vector<WeatherRow> readWeatherRowsInOrder(Connection& conn, const std::string& table) {
     // A table has the columns of the variables its first load had: a seed column it lacks reads
     // as NULL.

@@ -7,6 +7,7 @@
 
 #include <QTemporaryDir>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -49,6 +50,8 @@ private:
 
 // Query helper for tests: the single value of a one-row, one-column query, as text.
 QString scalar(Connection& conn, const std::string& sql);
+// The same value as a number (0 when it is not one), for counts and sizes.
+std::uint64_t count(Connection& conn, const std::string& sql);
 
 // Every row of a weather table (seed columns), keyed by (time, location_id); a key seen twice
 // throws isobar::Error. Time is read as microseconds since 2000-01-01 UTC.
