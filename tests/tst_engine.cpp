@@ -270,7 +270,7 @@ private slots:
         QFETCH(int, start);
         QFETCH(int, best);
         const int max = static_cast<int>(rates.size());
-        WorkerTuner tuner({start, max, {}});
+        WorkerTuner tuner({start, max, kQuickTiming});
         std::uint64_t rows = 0;
         std::vector<WorkerChange> changes;
         std::uint32_t noise = 12345; // +-2 %, the same every run
@@ -302,7 +302,7 @@ private slots:
     // The best count moves (the table outgrows the cache, another load starts): the next round of
     // probing follows it.
     void tunerFollowsAChangingServer() {
-        WorkerTuner tuner({2, 4, {}});
+        WorkerTuner tuner({2, 4, kQuickTiming});
         std::uint64_t rows = 0;
         for (double t = 0.2; t < 240.0; t += 0.2) {
             const QList<double> rates = t < 60.0 ? QList<double>{100e3, 200e3, 205e3, 206e3}
@@ -314,6 +314,30 @@ private slots:
             }
         }
         QCOMPARE(tuner.workers(), 4);
+    }
+
+    // A probe that cannot pay for itself before the load ends is not made; a step back still is.
+    void tunerLeavesAShortLoadAlone() {
+        WorkerTuner tuner({2, 4, kQuickTiming}); // a step: 7 s; no probe with less than 21 s to go
+        std::uint64_t rows = 0;
+        for (double t = 0.2; t < 60.0; t += 0.2) {
+            rows += 20000;
+            QVERIFY(!tuner.observe(t, rows, 20.0).has_value());
+        }
+        QCOMPARE(tuner.workers(), 2);
+        // Probing up while there is time, then the end comes near: back to the better count, no
+        // further probe.
+        WorkerTuner late({2, 4, kQuickTiming});
+        rows = 0;
+        std::vector<int> counts;
+        for (double t = 0.2; t < 30.0; t += 0.2) { // a 30 s load
+            rows += late.workers() == 3 ? 15000 : late.workers() == 1 ? 10000 : 20000;
+            if (const auto c = late.observe(t, rows, 30.0 - t)) {
+                counts.push_back(c->to);
+            }
+        }
+        QCOMPARE(counts, (std::vector<int>{3, 2}));
+        QCOMPARE(late.workers(), 2);
     }
 
     // A real load with --workers auto and the tuner's clock shortened: workers start and leave
@@ -329,7 +353,7 @@ private slots:
         request.rowsPerUnit = 5000;
         request.rowsPerTransaction = 5000;
         request.sampleInterval = std::chrono::milliseconds(20);
-        request.tuning = {0.02, 0.08, 0.05, 0.1};
+        request.tuning = {0.01, 0.04, 0.05, 0.05};
         RecordingSink sink;
         const LoadSummary summary = runLoad(request, {}, sink);
         QVERIFY2(summary.status == LoadStatus::Completed,
@@ -364,7 +388,7 @@ private slots:
     }
 
     void workersOptionIsChecked() {
-        for (const QString& bad : {"auto:", "auto:0", "auto:x", "autox", "auto:3x"}) {
+        for (const char* bad : {"auto:", "auto:0", "auto:x", "autox", "auto:3x"}) {
             const CliRun run = load_("never", {"--workers", bad});
             QCOMPARE(run.exitCode, 2);
             QVERIFY2(run.err.contains("--workers takes a count"), qPrintable(run.err));
@@ -373,6 +397,8 @@ private slots:
 
 private:
     static constexpr int kRows = 24 * 121 * 241;
+    // The tuner's logic at a pace the simulations can follow: 7 s a step, a minute's hold.
+    static constexpr WorkerTuner::Timing kQuickTiming{2.0, 5.0, 0.05, 60.0};
 
     // A load of the test file into `table`; later options override earlier ones.
     QStringList loadArgs(const QString& table, const QStringList& extra) const {

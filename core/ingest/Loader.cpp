@@ -225,7 +225,11 @@ RateSampler::Events samplerEvents(EngineShared& shared, WorkerPool& pool, std::o
             // Once everything is queued the rate falls as the workers run out of units: nothing
             // to learn from it.
             if (tuner && !allQueued) {
-                if (const auto change = tuner->observe(s.elapsed, s.rows)) {
+                const double left =
+                    s.overallRate > 0
+                        ? static_cast<double>(s.plannedRows - std::min(s.plannedRows, s.rows)) / s.overallRate
+                        : -1.0;
+                if (const auto change = tuner->observe(s.elapsed, s.rows, left)) {
                     pool.resize(change->to);
                     shared.emit([&change](LoadSink& sink) { sink.workersChanged(*change); });
                 }

@@ -38,7 +38,13 @@ WorkerChange WorkerTuner::change(double elapsed, int to, std::string reason) {
     return c;
 }
 
-std::optional<WorkerChange> WorkerTuner::observe(double elapsed, std::uint64_t rowsSent) {
+bool WorkerTuner::timeToProbe() const {
+    return secondsLeft_ < 0 ||
+           secondsLeft_ >= 3 * (options_.timing.settleSeconds + options_.timing.windowSeconds);
+}
+
+std::optional<WorkerChange> WorkerTuner::observe(double elapsed, std::uint64_t rowsSent, double secondsLeft) {
+    secondsLeft_ = secondsLeft;
     if (phase_ == Phase::Hold) {
         if (elapsed < holdUntil_) {
             return std::nullopt;
@@ -83,6 +89,9 @@ std::optional<WorkerChange> WorkerTuner::decide(double elapsed, double rate) {
             return std::nullopt; // nothing moved (the reader, a stall): measured again
         }
         rates_[n] = rate;
+        if (!timeToProbe()) {
+            return std::nullopt; // measured again; the load ends before a probe could pay
+        }
         if (n < options_.max && rates_.count(n + 1) == 0) {
             phase_ = Phase::Up;
             return change(elapsed, n + 1, rateText(rate) + " at " + std::to_string(n) + "; trying one more");
@@ -96,7 +105,7 @@ std::optional<WorkerChange> WorkerTuner::decide(double elapsed, double rate) {
         const double gain = rate / rates_[n - 1] - 1.0;
         rates_[n] = rate;
         if (gain >= options_.timing.minGain) {
-            if (n < options_.max) {
+            if (n < options_.max && timeToProbe()) {
                 return change(elapsed, n + 1, compared(n - 1) + ": " + gainText(gain) + "; trying one more");
             }
             return hold();
@@ -118,7 +127,7 @@ std::optional<WorkerChange> WorkerTuner::decide(double elapsed, double rate) {
             more < rate * (1 + options_.timing.minGain)) { // the worker more added less than minGain
             const std::string why =
                 compared(n + 1) + ": " + gainText(more / rate - 1.0) + " for the worker more, not worth it";
-            if (n > 1 && rates_.count(n - 1) == 0) {
+            if (n > 1 && rates_.count(n - 1) == 0 && timeToProbe()) {
                 return change(elapsed, n - 1, why + "; trying one fewer");
             }
             // Stays at n: said as a change of nothing would be noise, so the log has the last step.
