@@ -406,7 +406,8 @@ private slots:
         QVERIFY(pdf.size() > 10'000); // the chart is in it
         const QImage png(out + "/run.png");
         QVERIFY(!png.isNull());
-        QCOMPARE(png.size(), QSize(1000, 700)); // the rate chart, and the disk chart under it (a local server)
+        QCOMPARE(png.size(),
+                 QSize(1000, 700)); // the rate chart, and the disk chart under it (a local server)
         QVERIFY(!exportReport(*report, out + "/run.txt").isEmpty());
         QVERIFY(exportReport(*report, "/proc/no/such/dir/run.pdf").contains("/proc/no/such/dir/run.pdf"));
 
