@@ -79,8 +79,10 @@ RoomCheck checkRoom(Connection& conn, const LoadRequest& request, const ServerCh
                          std::to_string(f.rows) + " rows x " + fmt::format("{:.1f}", f.bytesPerRow) + " B, " +
                          f.perRowFrom + (f.indexBytes > 0 ? ", with its index" : "") + ")";
     if (f.walBytes > 0) {
-        writes += " and " + bytes(f.walBytes) + " of WAL, of which up to " + bytes(f.walKeptBytes) +
-                  " stays in pg_wal (" + f.walKeptWhy + ")";
+        writes += " and " + bytes(f.walBytes) + " of WAL, " +
+                  (f.walKeptBytes > 0 ? "of which up to " + bytes(f.walKeptBytes) + " stays in pg_wal"
+                                      : std::string("with pg_wal no larger than it is now")) +
+                  " (" + f.walKeptWhy + ")";
     }
     check.lines.push_back(writes);
     if (f.compressedBytes >= 0) {
