@@ -411,6 +411,7 @@ private slots:
     // negative sign; t2m is instantaneous.
     void era5LandAccumulations() {
         std::vector<qint64> micros;
+        micros.reserve(4);
         for (int h = 0; h < 4; ++h) {
             micros.push_back(test::pgMicros(2024, 6, 2, 0) + h * kHour); // 00 .. 03 UTC
         }
