@@ -475,7 +475,7 @@ private slots:
 
         // The two ways the failure may name the disk: the monitor's stop, or the server's own error
         // with what the loader adds from the free space read again (matched to the end).
-        const QString monitorForm = "stopped before the server's disk is full: ";
+        const QString monitorForm = "the server stopped answering with its disk full: ";
         const QRegularExpression blameForm(
             QRegularExpression::escape("; the server's disk is full or nearly (") + R"(([0-9.]+ \S+))" +
             QRegularExpression::escape(" free on " + dataDir +
@@ -483,8 +483,8 @@ private slots:
                                        "again: it resumes where it stopped") +
             "$");
         if (message.startsWith(monitorForm)) {
-            // Only a server that went down can miss the ENOSPC its worker met: the monitor's look
-            // after its restart came first.
+            // Only a server that went down can miss the ENOSPC its worker met: the monitor, which
+            // reads the free space also when the server does not answer, named it first.
             QVERIFY2(wentDown, qPrintable(message));
             QCOMPARE(QString::fromStdString(sink.error->sqlState), QString("53100"));
             VERIFY_MESSAGE(message, " free on the server's data filesystem (" + dataDir + ")",

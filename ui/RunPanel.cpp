@@ -282,6 +282,12 @@ void RunPanel::onServer(const ServerSample& s) {
     disk_->addServerSample(s);
     lastWalBytes_ = s.walBytes;
     const QString disk = diskFacts(s);
+    if (!s.answered) {
+        server_->setText(tr("Server: not answering (down or restarting)%1")
+                             .arg(disk.isEmpty() ? QString() : QStringLiteral("; ") + disk));
+        warnAboutServer(s);
+        return;
+    }
     server_->setText(tr("Server: %1 checkpoint(s), %2 of WAL (%3/s)%4")
                          .arg(s.checkpointsTimed + s.checkpointsRequested)
                          .arg(formatBytes(s.walBytes),

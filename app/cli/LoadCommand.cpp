@@ -198,6 +198,9 @@ private:
     // replays 0.4 s behind": what a progress line's rate cannot say. Empty when nothing was seen.
     static std::string describeServer(const ServerSample& s) {
         std::vector<std::string> parts;
+        if (!s.answered) {
+            parts.emplace_back("not answering (down or restarting)");
+        }
         const auto bytes = [](double b) {
             return formatBytes(static_cast<std::uint64_t>(b));
         };

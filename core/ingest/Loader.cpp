@@ -199,8 +199,8 @@ std::uint64_t rowsDone(const std::vector<std::unique_ptr<WorkerCounters>>& count
 // written: it stops, and the workers only see the connection go) says so only in its own log.
 // The free space, read again, names the likely cause on the failure itself.
 void blameTheDisk(LoadError& error, ServerStorage storage) {
-    if (error.message.rfind("stopped before the server's disk is full", 0) == 0 || !storage.seen()) {
-        return;
+    if ((error.worker == 0 && error.sqlState == "53100") || !storage.seen()) {
+        return; // the monitor's stop (worker 0) named the disk already
     }
     refreshFreeSpace(storage);
     for (const ServerFilesystem* fs : {&storage.data, storage.wal ? &*storage.wal : nullptr}) {
@@ -237,8 +237,8 @@ RateSampler::Events samplerEvents(EngineShared& shared, WorkerPool& pool, std::o
             pool.settle();
         },
         [&shared](const ServerSample& s) { shared.emit([&s](LoadSink& sink) { sink.serverSampled(s); }); },
-        [&shared, &pool, plannedRows](const std::string& why) {
-            if (rowsDone(pool.counters()) >= plannedRows) {
+        [&shared, &pool, plannedRows](const std::string& why, bool serverDown) {
+            if (rowsDone(pool.counters()) >= plannedRows && !serverDown) {
                 // Every row is in: nothing left to stop. What comes after (an index, SET LOGGED,
                 // compression) still needs room.
                 shared.emit([&why](LoadSink& sink) {
@@ -249,18 +249,21 @@ RateSampler::Events samplerEvents(EngineShared& shared, WorkerPool& pool, std::o
                 return;
             }
             const std::string table = shared.request.table.display();
+            // A server that does not answer with its disk this full went down for want of room
+            // (it could not write its WAL): the workers' retries cannot help.
             shared.fail(LoadError{
                 {},
                 {},
                 {},
                 0,
                 "53100",
-                "stopped before the server's disk is full: " + why +
-                    ". The units in flight were rolled back; the committed ones stay. Free some space "
-                    "(VACUUM " +
-                    table +
-                    " makes the space of the rolled-back rows reusable) and run the same "
-                    "load again: it resumes where it stopped"});
+                (serverDown ? "the server stopped answering with its disk full: "
+                            : "stopped before the server's disk is full: ") +
+                    why + ". The units in flight were rolled back; the committed ones stay. Free some space" +
+                    (serverDown
+                         ? ", start the server again,"
+                         : " (VACUUM " + table + " makes the space of the rolled-back rows reusable)") +
+                    " and run the same load again: it resumes where it stopped"});
         }};
 }
 

@@ -75,6 +75,9 @@ struct ServerSample {
     };
     std::vector<Standby> standbys;
     int workers = 0; // COPY workers running at this moment
+    // False when the server could not be asked (down, restarting): the free space is fresh, the
+    // server's figures are the last it gave (its rates 0, its sizes -1).
+    bool answered = true;
 };
 
 // A change of the worker count while loading (--workers auto), and why.

@@ -94,10 +94,11 @@ void RateSampler::watchDisk(ServerSample& s) {
         const double ahead = rate * (lastEta_ >= 0 ? std::min(kLeadSeconds, lastEta_) : kLeadSeconds);
         if (!diskShortSaid_ && freeBytes < kDiskReserveBytes + ahead && events_.diskShort) {
             diskShortSaid_ = true;
-            events_.diskShort(formatBytes(static_cast<std::uint64_t>(freeBytes)) + " free on " + what +
-                              (rate > 0
-                                   ? ", falling by " + formatBytes(static_cast<std::uint64_t>(rate)) + "/s"
-                                   : std::string()));
+            events_.diskShort(
+                formatBytes(static_cast<std::uint64_t>(freeBytes)) + " free on " + what +
+                    (rate > 0 ? ", falling by " + formatBytes(static_cast<std::uint64_t>(rate)) + "/s"
+                              : std::string()),
+                !s.answered);
         }
         return toFull;
     };

@@ -23,8 +23,9 @@ public:
     struct Events {
         std::function<void(const RateSample&)> rate;
         std::function<void(const ServerSample&)> server;
-        // The server's disk will be full within seconds: the load must stop now (said once).
-        std::function<void(const std::string&)> diskShort;
+        // The server's disk will be full within seconds: the load must stop now (said once); or,
+        // when the server does not answer (`serverDown`), it is full already.
+        std::function<void(const std::string& why, bool serverDown)> diskShort;
     };
     // How full the queue between the reader and the workers is, and how many workers run.
     struct Gauges {

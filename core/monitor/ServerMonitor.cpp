@@ -69,14 +69,34 @@ std::optional<ServerSample> ServerMonitor::sample(double elapsed) {
             s.waitEvents[static_cast<std::size_t>(worker - 1)] = item.substr(eq + 1);
         }
         sampleStorage(s);
+        last_ = s;
         return s;
     } catch (const std::exception&) {
         conn_.reset(); // try again next time
-        return std::nullopt;
+        return unanswered(elapsed);
     }
 }
 
-void ServerMonitor::sampleStorage(ServerSample& s) {
+std::optional<ServerSample> ServerMonitor::unanswered(double elapsed) {
+    if (!target_.storage.seen()) {
+        return std::nullopt; // nothing to say at all
+    }
+    // A server that ran out of disk goes down: its disk, read here, says why.
+    ServerSample s = last_.value_or(ServerSample{});
+    s.elapsed = elapsed;
+    s.answered = false;
+    s.walBytesPerSecond = 0;
+    s.waitEvents.clear();
+    s.tableBytes = -1;
+    s.bytesPerRow = -1;
+    s.walDirBytes = -1;
+    s.archiveBacklog = -1;
+    s.standbys.clear();
+    sampleFreeSpace(s);
+    return s;
+}
+
+void ServerMonitor::sampleFreeSpace(ServerSample& s) {
     refreshFreeSpace(target_.storage);
     if (target_.storage.seen()) {
         s.freeBytes = target_.storage.data.freeBytes;
@@ -84,6 +104,10 @@ void ServerMonitor::sampleStorage(ServerSample& s) {
             s.walFreeBytes = target_.storage.wal->freeBytes;
         }
     }
+}
+
+void ServerMonitor::sampleStorage(ServerSample& s) {
+    sampleFreeSpace(s);
     if (target_.table) {
         s.tableBytes = tableBytes(*conn_, *target_.table, target_.type);
     }

@@ -32,6 +32,9 @@ public:
 
 private:
     void sampleStorage(ServerSample& s);
+    void sampleFreeSpace(ServerSample& s);
+    // What can be said while the server does not answer: the free space (nothing asked of it).
+    std::optional<ServerSample> unanswered(double elapsed);
 
     std::string conninfo_;
     Target target_;
@@ -44,6 +47,7 @@ private:
     double lastWal_ = 0;
     double lastElapsed_ = 0;
     bool haveArchiveBase_ = false;
+    std::optional<ServerSample> last_; // the last sample the server answered
     std::uint64_t baseArchiveFailures_ = 0;
 };
 
