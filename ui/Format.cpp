@@ -2,6 +2,7 @@
 
 #include <QLocale>
 
+#include <algorithm>
 #include <cmath>
 
 namespace isobar::ui {
@@ -49,6 +50,10 @@ QString formatDuration(double seconds) {
 
 QString formatBytes(std::uint64_t bytes) {
     return numbers().formattedDataSize(static_cast<qint64>(bytes), 1, QLocale::DataSizeIecFormat);
+}
+
+QString formatByteFigure(double bytes) {
+    return formatBytes(static_cast<std::uint64_t>(std::max(0.0, bytes)));
 }
 
 } // namespace isobar::ui

@@ -12,6 +12,8 @@ QString formatCount(std::uint64_t n);
 QString formatRate(double rowsPerSecond);
 QString formatDuration(double seconds);
 QString formatBytes(std::uint64_t bytes);
+// A size the monitor measured (a double, as ServerSample and the report keep them; not negative).
+QString formatByteFigure(double bytes);
 inline QString q(const std::string& s) {
     return QString::fromStdString(s);
 }

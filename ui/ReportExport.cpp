@@ -32,22 +32,18 @@ QString reportExportFilter() {
 
 namespace {
 
-QString seenBytes(double bytes) {
-    return formatBytes(static_cast<std::uint64_t>(bytes));
-}
-
 // Lowest free space, pg_wal's peak, the table's final size: those the run saw.
 QString diskText(const RunReport& r) {
     const RunReport::StorageFigures f = r.storageFigures();
     QStringList parts;
     if (f.lowestFreeBytes >= 0) {
-        parts << QObject::tr("lowest free space %1").arg(seenBytes(f.lowestFreeBytes));
+        parts << QObject::tr("lowest free space %1").arg(formatByteFigure(f.lowestFreeBytes));
     }
     if (f.peakWalDirBytes >= 0) {
-        parts << QObject::tr("pg_wal peak %1").arg(seenBytes(f.peakWalDirBytes));
+        parts << QObject::tr("pg_wal peak %1").arg(formatByteFigure(f.peakWalDirBytes));
     }
     if (f.finalTableBytes >= 0) {
-        parts << QObject::tr("table %1 at the end").arg(seenBytes(f.finalTableBytes)) +
+        parts << QObject::tr("table %1 at the end").arg(formatByteFigure(f.finalTableBytes)) +
                      (f.finalBytesPerRow >= 0
                           ? QObject::tr(" (%1 bytes/row)").arg(f.finalBytesPerRow, 0, 'f', 1)
                           : QString());

@@ -48,21 +48,17 @@ double worstLag(const ServerSample::Standby& s) {
     return std::max({s.writeLag, s.flushLag, s.replayLag});
 }
 
-QString bytesOf(double bytes) {
-    return formatBytes(static_cast<std::uint64_t>(bytes));
-}
-
 // "free 45.1 GiB, pg_wal 1.0 GiB, 85.3 bytes/row, 3 worker(s)": the figures the monitor could see.
 QString diskFacts(const ServerSample& s) {
     QStringList facts;
     if (s.freeBytes >= 0) {
-        facts << RunPanel::tr("free %1").arg(bytesOf(s.freeBytes));
+        facts << RunPanel::tr("free %1").arg(formatByteFigure(s.freeBytes));
     }
     if (s.walFreeBytes >= 0) {
-        facts << RunPanel::tr("%1 free for pg_wal").arg(bytesOf(s.walFreeBytes));
+        facts << RunPanel::tr("%1 free for pg_wal").arg(formatByteFigure(s.walFreeBytes));
     }
     if (s.walDirBytes >= 0) {
-        facts << RunPanel::tr("pg_wal %1").arg(bytesOf(s.walDirBytes));
+        facts << RunPanel::tr("pg_wal %1").arg(formatByteFigure(s.walDirBytes));
     }
     if (s.bytesPerRow >= 0) {
         facts << RunPanel::tr("%1 bytes/row").arg(s.bytesPerRow, 0, 'f', 1);
@@ -332,7 +328,7 @@ void RunPanel::warnAboutServer(const ServerSample& s) {
         warnOnce(QStringLiteral("disk full"),
                  tr("disk full in ~%1 min at this rate%2")
                      .arg(std::max(1.0, std::ceil(s.secondsToFull / 60)), 0, 'f', 0)
-                     .arg(room >= 0 ? tr(" (%1 free)").arg(bytesOf(room)) : QString()));
+                     .arg(room >= 0 ? tr(" (%1 free)").arg(formatByteFigure(room)) : QString()));
     }
     for (const ServerSample::Standby& standby : s.standbys) {
         if (const double lag = worstLag(standby); lag > kStandbyLagWarningSeconds) {
