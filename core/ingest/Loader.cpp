@@ -190,7 +190,7 @@ void readUnits(EngineShared& shared, const std::vector<std::size_t>& todo) {
 std::uint64_t rowsDone(const std::vector<std::unique_ptr<WorkerCounters>>& counters) {
     std::uint64_t rows = 0;
     for (const auto& c : counters) {
-        rows += c->rowsCommitted.load() + c->skippedRows.load() + c->concurrentRows.load();
+        rows += c->rowsDone();
     }
     return rows;
 }

@@ -124,7 +124,7 @@ void RateSampler::sampleRates() {
         const WorkerCounters& c = *counters_[w];
         const std::uint64_t rows = c.rowsSent.load();
         s.rows += rows;
-        s.committedRows += c.rowsCommitted.load() + c.skippedRows.load() + c.concurrentRows.load();
+        s.committedRows += c.rowsDone();
         s.bytes += c.bytes.load();
         if (w < shown) {
             s.workers.push_back(WorkerRate{

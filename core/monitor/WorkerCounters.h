@@ -25,6 +25,12 @@ struct WorkerCounters {
     std::atomic<std::uint64_t> copyEndNanos{0}; // the end of the COPY, until the server's count
     std::atomic<std::uint64_t> ledgerNanos{0};  // BEGIN, the ledger claim
     std::atomic<std::uint64_t> commitNanos{0};
+
+    // Rows of the plan this worker has accounted for: committed, skipped, or found committed by
+    // another run (what the progress counts).
+    std::uint64_t rowsDone() const {
+        return rowsCommitted.load() + skippedRows.load() + concurrentRows.load();
+    }
 };
 
 } // namespace isobar
