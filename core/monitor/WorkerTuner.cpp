@@ -74,9 +74,13 @@ std::optional<WorkerChange> WorkerTuner::observe(double elapsed, std::uint64_t r
 
 std::optional<WorkerChange> WorkerTuner::decide(double elapsed, double rate) {
     const int n = current_;
-    const auto hold = [&]() -> std::optional<WorkerChange> {
+    // Until the next round of probing (after a change made with it, too).
+    const auto holdFromNow = [&] {
         phase_ = Phase::Hold;
         holdUntil_ = elapsed + options_.timing.holdSeconds;
+    };
+    const auto hold = [&]() -> std::optional<WorkerChange> {
+        holdFromNow();
         return std::nullopt;
     };
     const auto compared = [&](int other) {
@@ -114,9 +118,10 @@ std::optional<WorkerChange> WorkerTuner::decide(double elapsed, double rate) {
             rates_.count(n - 2) > 0 && rates_[n - 1] >= rates_[n - 2] * (1 + options_.timing.minGain);
         // Back to the count before; when no step up paid at all, that count is measured again and
         // one fewer is tried from there.
-        phase_ = climbed || n - 1 <= 1 ? Phase::Hold : Phase::Baseline;
-        if (phase_ == Phase::Hold) {
-            holdUntil_ = elapsed + options_.timing.holdSeconds;
+        if (climbed || n - 1 <= 1) {
+            holdFromNow();
+        } else {
+            phase_ = Phase::Baseline;
         }
         return change(elapsed, n - 1, compared(n - 1) + ": " + gainText(gain) + ", not worth a worker");
     }
@@ -133,8 +138,7 @@ std::optional<WorkerChange> WorkerTuner::decide(double elapsed, double rate) {
             // Stays at n: said as a change of nothing would be noise, so the log has the last step.
             return hold();
         }
-        phase_ = Phase::Hold;
-        holdUntil_ = elapsed + options_.timing.holdSeconds;
+        holdFromNow();
         return change(elapsed, n + 1,
                       compared(n + 1) + ": " + gainText(more / rate - 1.0) + " with one more");
     }
