@@ -122,10 +122,9 @@ void CopyWorker::send(const Pending& unit, Connection& conn, bool& copying, cons
 
 std::set<std::string> CopyWorker::commitTogether(std::vector<Pending>& units, bool grow,
                                                  const std::stop_token& stop) {
-    const std::uint64_t rowLimit =
-        std::min(shared_.request.rowsPerTransaction > 0 ? shared_.request.rowsPerTransaction
-                                                        : LoadPlan::kDefaultRowsPerTransaction,
-                 method_->maxRows());
+    const std::uint64_t rowLimit = shared_.request.rowsPerTransaction > 0
+                                       ? shared_.request.rowsPerTransaction
+                                       : LoadPlan::kDefaultRowsPerTransaction;
     const auto opened = Clock::now();
     Connection& conn = connection();
     {

@@ -5,8 +5,10 @@
 #include "util/Error.h"
 
 #include <algorithm>
+#include <array>
 #include <fcntl.h>
 #include <optional>
+#include <poll.h>
 #include <unistd.h>
 
 namespace isobar {
@@ -73,50 +75,143 @@ private:
     std::optional<CopyStream> copy_;
 };
 
+// Rows written to files the server reads with COPY ... FROM 'file', in turns: while the server
+// reads one file the worker writes the next, so neither waits for the other. Two files per worker,
+// each of about `rowsPerFile` rows: the disk holds little however long the transaction.
 class ServerFileWrite final : public WriteMethod {
 public:
-    ServerFileWrite(std::string copyFromSql, std::filesystem::path file)
+    ServerFileWrite(std::string copyFromSql, const std::filesystem::path& file, std::uint64_t rowsPerFile)
         : copyFromSql_(std::move(copyFromSql))
-        , file_(std::move(file)) {}
-    ~ServerFileWrite() override { closeFile(); }
+        , files_{withSuffix(file, "-a"), withSuffix(file, "-b")}
+        , rowsPerFile_(std::max<std::uint64_t>(1, rowsPerFile)) {}
+    ~ServerFileWrite() override {
+        closeFile(); // a COPY in flight was waited for or cancelled (abort()) by the worker
+        for (const auto& f : files_) {
+            std::error_code ec;
+            std::filesystem::remove(f, ec);
+        }
+    }
     ServerFileWrite(const ServerFileWrite&) = delete;
     ServerFileWrite& operator=(const ServerFileWrite&) = delete;
 
     void begin(Connection& conn) override {
-        closeFile();
+        abort();
         conn_ = &conn;
-        // Written anew for each transaction (a retry too), so the file holds exactly its rows.
-        fd_ = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd_ < 0) {
-            throw Error("cannot write the unit file " + file_.string() + ": " + systemErrorText(errno));
+        copied_ = 0;
+        openFile();
+    }
+
+    void send(std::span<const char> rows, std::uint64_t rowCount, const std::stop_token& stop,
+              const Progress& progress) override {
+        if (stop.stop_requested()) {
+            throw Cancelled();
         }
+        writeAll(rows);
+        rowsInFile_ += rowCount;
+        progress(rows.size(), rowCount);
+        if (rowsInFile_ >= rowsPerFile_) {
+            // This file is complete: the server reads it once it has read the previous one, and
+            // the worker writes the next meanwhile.
+            completeFile();
+            waitForCopy(stop);
+            startCopy();
+            current_ ^= 1U;
+            openFile();
+        }
+    }
+
+    std::uint64_t finish() override {
+        const bool rowsLeft = rowsInFile_ > 0 || !copyRunning_;
+        completeFile();
+        const std::stop_token none;
+        waitForCopy(none);
+        if (rowsLeft) { // the last file; the only one when nothing was read yet (an empty COPY)
+            startCopy();
+            waitForCopy(none);
+        }
+        return copied_;
+    }
+
+    void abort() noexcept override {
+        closeFile();
+        if (copyRunning_) {
+            // Stops the server reading and discards the result, so the connection can roll back.
+            if (PGcancel* cancel = PQgetCancel(conn_->raw())) {
+                char why[256];
+                PQcancel(cancel, why, sizeof why);
+                PQfreeCancel(cancel);
+            }
+            while (PGresult* r = PQgetResult(conn_->raw())) {
+                PQclear(r);
+            }
+            copyRunning_ = false;
+        }
+    }
+
+private:
+    static std::filesystem::path withSuffix(const std::filesystem::path& file, const char* suffix) {
+        std::filesystem::path p = file;
+        p.replace_filename(file.stem().string() + suffix + file.extension().string());
+        return p;
+    }
+
+    const std::filesystem::path& currentFile() const { return files_[current_]; }
+
+    void openFile() {
+        // Written anew each time (a retry too), so a file holds exactly the rows of its COPY. A new
+        // file, not the old one truncated: ext4 writes a truncated file's data out to the disk
+        // (auto_da_alloc), which a deleted one's never reaches.
+        ::unlink(currentFile().c_str());
+        fd_ = ::open(currentFile().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd_ < 0) {
+            throw Error("cannot write the unit file " + currentFile().string() + ": " +
+                        systemErrorText(errno));
+        }
+        rowsInFile_ = 0;
         const BinaryCopyBuffer header = framing(true);
         writeAll(header.bytes());
     }
 
-    void send(std::span<const char> rows, std::uint64_t rowCount, const std::stop_token&,
-              const Progress& progress) override {
-        writeAll(rows);
-        progress(rows.size(), rowCount);
-    }
-
-    std::uint64_t finish() override {
-        const BinaryCopyBuffer trailer = framing(false);
-        writeAll(trailer.bytes());
-        closeFile();
+    void startCopy() {
         Connection& conn = *conn_;
-        const Result r(PQexec(
-            conn.raw(), (copyFromSql_ + conn.quoteLiteral(file_.string()) + " (FORMAT binary)").c_str()));
-        if (r.raw() == nullptr || PQresultStatus(r.raw()) != PGRES_COMMAND_OK) {
-            throwResultError(conn, r.raw(), "COPY from the unit file on " + conn.target() + " failed");
+        const std::string sql = copyFromSql_ + conn.quoteLiteral(currentFile().string()) + " (FORMAT binary)";
+        if (PQsendQuery(conn.raw(), sql.c_str()) == 0) {
+            throw DbError("COPY from the unit file on " + conn.target() + " failed: " + conn.lastError(),
+                          "08006");
         }
-        return std::stoull(PQcmdTuples(r.raw())[0] != '\0' ? PQcmdTuples(r.raw()) : "0");
+        copyRunning_ = true;
     }
 
-    void abort() noexcept override { closeFile(); }
-    std::uint64_t maxRows() const noexcept override { return 1'000'000; }
+    // Waits for the COPY in flight, if any, and adds its row count. A stop request is noticed
+    // while waiting (Cancelled; abort() then cancels the COPY).
+    void waitForCopy(const std::stop_token& stop) {
+        if (!copyRunning_) {
+            return;
+        }
+        PGconn* raw = conn_->raw();
+        while (PQisBusy(raw) != 0) {
+            if (stop.stop_requested()) {
+                throw Cancelled();
+            }
+            pollfd fd{PQsocket(raw), POLLIN, 0};
+            if (::poll(&fd, 1, 100) < 0 && errno != EINTR) {
+                break; // PQconsumeInput below reports the broken connection
+            }
+            if (PQconsumeInput(raw) == 0) {
+                break;
+            }
+        }
+        const Result r(PQgetResult(raw));
+        while (PGresult* extra = PQgetResult(raw)) {
+            PQclear(extra);
+        }
+        copyRunning_ = false;
+        if (r.raw() == nullptr || PQresultStatus(r.raw()) != PGRES_COMMAND_OK) {
+            throwResultError(*conn_, r.raw(), "COPY from the unit file on " + conn_->target() + " failed");
+        }
+        copied_ += std::stoull(PQcmdTuples(r.raw())[0] != '\0' ? PQcmdTuples(r.raw()) : "0");
+    }
 
-private:
     void writeAll(std::span<const char> bytes) {
         const char* p = bytes.data();
         std::size_t left = bytes.size();
@@ -128,12 +223,19 @@ private:
             if (n <= 0) {
                 const int err = errno;
                 closeFile();
-                throw Error("cannot write the unit file " + file_.string() +
+                throw Error("cannot write the unit file " + currentFile().string() +
                             " (is the disk full?): " + systemErrorText(err));
             }
             p += n;
             left -= static_cast<std::size_t>(n);
         }
+    }
+
+    // The trailer, then the file is closed for the server to read.
+    void completeFile() {
+        const BinaryCopyBuffer trailer = framing(false);
+        writeAll(trailer.bytes());
+        closeFile();
     }
 
     void closeFile() noexcept {
@@ -144,9 +246,14 @@ private:
     }
 
     std::string copyFromSql_;
-    std::filesystem::path file_;
+    std::array<std::filesystem::path, 2> files_;
+    std::uint64_t rowsPerFile_;
+    unsigned current_ = 0;
     Connection* conn_ = nullptr;
     int fd_ = -1;
+    std::uint64_t rowsInFile_ = 0;
+    bool copyRunning_ = false;
+    std::uint64_t copied_ = 0;
 };
 
 } // namespace
@@ -155,8 +262,9 @@ std::unique_ptr<WriteMethod> makeStreamWrite(std::string copySql) {
     return std::make_unique<StreamWrite>(std::move(copySql));
 }
 
-std::unique_ptr<WriteMethod> makeServerFileWrite(std::string copyFromSql, std::filesystem::path file) {
-    return std::make_unique<ServerFileWrite>(std::move(copyFromSql), std::move(file));
+std::unique_ptr<WriteMethod> makeServerFileWrite(std::string copyFromSql, const std::filesystem::path& file,
+                                                 std::uint64_t rowsPerFile) {
+    return std::make_unique<ServerFileWrite>(std::move(copyFromSql), file, rowsPerFile);
 }
 
 } // namespace isobar

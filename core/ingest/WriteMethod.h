@@ -14,8 +14,9 @@ namespace isobar {
 
 // How a transaction's rows reach the server, inside the transaction its worker holds open: the
 // write side of a load, separate from the row source (UnitSource), so another method is a small
-// class, not a fork of the engine. One COPY per transaction, fed unit by unit: begin(), send()
-// each unit's rows, finish(). One instance per worker: an instance may keep per-worker state.
+// class, not a fork of the engine. One COPY per transaction (the file method: one per file), fed unit
+// by unit: begin(), send() each unit's rows, finish(). One instance per worker: an instance may keep
+// per-worker state.
 class WriteMethod {
 public:
     // Told as data leaves: bytes handed over and (an estimate of) the rows they hold.
@@ -37,19 +38,22 @@ public:
     // Abandons a COPY begun and not finished, so everything sent is discarded and the connection
     // can roll the transaction back. Never throws; does nothing when no COPY is open.
     virtual void abort() noexcept = 0;
-    // The most rows one COPY of this method should hold (a file on disk holds all of them at once).
-    virtual std::uint64_t maxRows() const noexcept { return UINT64_MAX; }
 };
+
+// About 50 MB of file for six variables: big enough that a COPY statement's own cost vanishes,
+// small enough that the server starts reading soon after a transaction begins.
+constexpr std::uint64_t kRowsPerServerFile = 500'000;
 
 // COPY ... FROM STDIN (FORMAT binary), in chunks so a cancel is noticed quickly.
 // `copySql` is the whole statement.
 std::unique_ptr<WriteMethod> makeStreamWrite(std::string copySql);
 
-// For a server on this machine that may read the client's files: the rows are written to `file`
-// and, at finish(), the server reads it with COPY ... FROM 'file', which skips the socket. A COPY
-// holds at most a million rows here (a file of some 90 MB per worker for six variables).
-// `copyFromSql` is the statement up to FROM ("COPY t (cols) FROM "); the quoted path and options
-// follow.
-std::unique_ptr<WriteMethod> makeServerFileWrite(std::string copyFromSql, std::filesystem::path file);
+// For a server on this machine that may read the client's files: the rows are written to two
+// files next to `file` (its name with -a and -b), used in turns, each closed once it holds
+// `rowsPerFile` rows or more, which the server reads with COPY ... FROM 'file': no socket, no
+// protocol. While the server reads one file the worker writes the next. `copyFromSql` is the
+// statement up to FROM ("COPY t (cols) FROM "); the quoted path and options follow.
+std::unique_ptr<WriteMethod> makeServerFileWrite(std::string copyFromSql, const std::filesystem::path& file,
+                                                 std::uint64_t rowsPerFile = kRowsPerServerFile);
 
 } // namespace isobar
