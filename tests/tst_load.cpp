@@ -4,6 +4,7 @@
 #include "Fixtures.h"
 #include "TestCluster.h"
 #include "TestUtil.h"
+#include "db/TableType.h"
 #include "ingest/Loader.h"
 #include "report/RunReport.h"
 #include "util/Process.h"
@@ -158,6 +159,44 @@ private slots:
         Connection conn = cluster_->connect();
         QCOMPARE(test::scalar(conn, "SELECT count(*) FROM pg_class WHERE relname LIKE 'isobar_bench%'"),
                  QString("0"));
+    }
+
+    // bench ingest into hypertables: measured like the plain tables where TimescaleDB can be used
+    // (the server's COPY goes into a hypertable too, and its index on time is built after, as the
+    // load does), and otherwise a row saying why not; bench durability does not take them.
+    void benchIngestHypertables() {
+        const QString file = cluster_->workDir() + "/bench-hyper.nc";
+        const CliRun sample = runCli({"sample", "--out", file, "--hours", "2", "--region", "10,0,0,10"});
+        QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
+        const QString dsn = QString::fromStdString(cluster_->conninfo());
+        const CliRun bench = runCli({"bench", "ingest", "--dsn", dsn, "--workers", "1", "--table-types",
+                                     "regular,hypertable", "--rounds", "1", file});
+        QVERIFY2(bench.exitCode == 0, qPrintable(bench.err + bench.out));
+        QVERIFY2(QRegularExpression(R"(\nregular +1 +3362 +\d+)").match(bench.out).hasMatch(),
+                 qPrintable(bench.out));
+        Connection conn = cluster_->connect();
+        const ExtensionStatus ts = timescaledbStatus(conn);
+        if (ts.usable) {
+            const QRegularExpression row(
+                R"(\nhypertable +1 +3362 +(\d+) +(\d+) +(\d+) +(\d+) +([0-9.]+) +([0-9.]+) +([0-9.]+) +([0-9.]+)\n)");
+            const auto m = row.match(bench.out);
+            QVERIFY2(m.hasMatch(), qPrintable(bench.out));
+            QVERIFY(m.captured(1).toDouble() > 0 && m.captured(3).toDouble() > 0 &&
+                    m.captured(5).toDouble() > 0);
+        } else {
+            QVERIFY2(QRegularExpression(R"(\nhypertable +1  not measured: )" +
+                                        QRegularExpression::escape(QString::fromStdString(ts.reason)))
+                         .match(bench.out)
+                         .hasMatch(),
+                     qPrintable(bench.out));
+            QVERIFY2(bench.err.contains("hypertable: not measured: "), qPrintable(bench.err));
+        }
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM pg_class WHERE relname LIKE 'isobar_bench%'"),
+                 QString("0"));
+        const CliRun durability =
+            runCli({"bench", "durability", "--yes", "--dsn", dsn, "--table-types", "hypertable", file});
+        QCOMPARE(durability.exitCode, 2);
+        QVERIFY2(durability.err.contains("hypertable"), qPrintable(durability.err));
     }
 
     // bench sustained: the load as a whole process against the server's COPY of the same rows,

@@ -14,7 +14,7 @@ namespace isobar::cli {
 namespace {
 
 const char* kBenchHelp = R"(usage: isobar-cli bench read [--passes N] FILE...
-       isobar-cli bench ingest [--dsn CONNINFO] [--workers 1,2] [--table-types regular,unlogged]
+       isobar-cli bench ingest [--dsn CONNINFO] [--workers 1,2] [--table-types regular,unlogged,hypertable]
                                [--rounds N] FILE...
        isobar-cli bench sustained [--hours N] [--workers N] [--dsn CONNINFO] [FILE...]
        isobar-cli bench durability --yes [--dsn CONNINFO] [--workers 1,2] [--table-types regular,unlogged]
@@ -31,7 +31,9 @@ its load phase beside it, against (b) the server's own limit, N concurrent serve
 'file' (FORMAT binary) of the identical rows encoded beforehand, and (c) a bare libpq client
 streaming those rows. Each into a fresh table after a CHECKPOINT, rounds rotating which goes first,
 the median round of each; ratios a/b (the target), a'/b, c/b and a'/c. The server must run on this
-machine (default: the embedded cluster) and the role may read server files.
+machine (default: the embedded cluster) and the role may read server files. A hypertable
+(--table-types hypertable, where TimescaleDB is installed) ends the same for all three: copied
+into without its index on time, which is then built, in the time.
 
 bench sustained: a long load at a steady rate, or not: `isobar-cli load` of the files (default:
 --hours synthetic global hours, 100 = 103.8 million rows, written first) with N workers into a fresh
@@ -77,7 +79,9 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
         {"dsn", "CONNINFO", "ingest, durability: the server (default: the embedded cluster)"},
         {"workers", "N,M",
          "ingest, durability: stream counts to measure (default 1 and the number of cores)"},
-        {"table-types", "T,U", "ingest, durability: regular and/or unlogged (default both)"},
+        {"table-types", "T,U",
+         "ingest, durability: regular and/or unlogged (default both); ingest also hypertable (where "
+         "TimescaleDB is installed)"},
         {"rounds", "N",
          "ingest, durability: rounds per measurement (default 3; ingest: the median counts, durability: the "
          "best)"},
@@ -138,10 +142,16 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
                                              return std::nullopt;
                                          }
                                      });
+    // A hypertable's ceiling is the server's COPY into a hypertable; the durability runs compare
+    // the plain tables.
+    const bool hypertables = what == "ingest";
     options.tableTypes = parseList<TableType>(
-        parsed.value("table-types", "regular,unlogged"), "table-types", [](const std::string& s) {
+        parsed.value("table-types", "regular,unlogged"), "table-types", [hypertables](const std::string& s) {
             const auto t = parseTableType(s);
-            return t && (*t == TableType::Regular || *t == TableType::Unlogged) ? t : std::nullopt;
+            return t && (*t == TableType::Regular || *t == TableType::Unlogged ||
+                         (hypertables && *t == TableType::Hypertable))
+                       ? t
+                       : std::nullopt;
         });
     options.conninfo = targetFrom(parsed);
     restoreAbandonedOn(options.conninfo);

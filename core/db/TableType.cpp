@@ -266,6 +266,11 @@ void createPartitions(Connection& conn, const TableName& table, PartitionInterva
     }
 }
 
+void buildTimeIndex(Connection& conn, const TableName& table) {
+    conn.exec("CREATE INDEX IF NOT EXISTS " + conn.quoteIdentifier(table.name + "_time_idx") + " ON " +
+              table.quoted(conn) + " (" + conn.quoteIdentifier("time") + " DESC)");
+}
+
 void finishTable(Connection& conn, const TableName& table, TableType type, const TableOptions& options,
                  const LedgerTarget& ledger, const std::function<void(const std::string&)>& note) {
     const std::string qualified = table.quoted(conn);
@@ -274,8 +279,7 @@ void finishTable(Connection& conn, const TableName& table, TableType type, const
         // EXISTS is not safe against that: the second fails on a unique violation).
         conn.exec(kBeginReadCommitted);
         lockTablePreparation(conn, table);
-        conn.exec("CREATE INDEX IF NOT EXISTS " + conn.quoteIdentifier(table.name + "_time_idx") + " ON " +
-                  qualified + " (" + conn.quoteIdentifier("time") + " DESC)");
+        buildTimeIndex(conn, table);
         note("built the hypertable's index on time after the load");
         if (options.compressAfter) {
             conn.exec("ALTER TABLE " + qualified +

@@ -65,6 +65,9 @@ TableType ensureTargetTable(Connection& conn, const TableName& table, const Tabl
 void createPartitions(Connection& conn, const TableName& table, PartitionInterval interval,
                       const std::vector<PgTimestamp>& times);
 
+// The index on time create_hypertable makes by default (the load builds it once, after COPY).
+void buildTimeIndex(Connection& conn, const TableName& table);
+
 // After a completed load: the hypertable's time index (built once, not maintained during COPY),
 // compression, SET LOGGED with the ledger moved along. Each step says what it did through `note`.
 void finishTable(Connection& conn, const TableName& table, TableType type, const TableOptions& options,

@@ -46,6 +46,8 @@ struct IngestBenchmarkRow {
     // The same prepared files streamed by a bare libpq client (COPY FROM STDIN): what the client
     // COPY protocol itself costs against the server reading files, without any NetCDF work.
     std::vector<double> stream;
+    // Why the row was not measured (a hypertable without TimescaleDB); empty when it was.
+    std::string skipped;
     // Rows/s of the median round.
     double rate(const std::vector<double>& seconds) const;
 };
@@ -73,7 +75,8 @@ benchmarkDurability(const IngestBenchmarkOptions& options,
 std::string formatDurabilityBenchmark(const std::vector<DurabilityBenchmarkRow>& rows);
 
 // Throws isobar::Error when the server cannot read files written here (it must run on this
-// machine, and the role needs superuser or pg_read_server_files). `progress` hears each step.
+// machine, and the role needs superuser or pg_read_server_files). A hypertable row where
+// TimescaleDB cannot be used is not measured and says why. `progress` hears each step.
 std::vector<IngestBenchmarkRow> benchmarkIngest(const IngestBenchmarkOptions& options,
                                                 const std::function<void(const std::string&)>& progress,
                                                 const std::stop_token& stop = {});
