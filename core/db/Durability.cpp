@@ -21,6 +21,19 @@ namespace isobar {
 
 namespace {
 
+// Whether any server's durability journal is on disk (a run that changed settings and ended without
+// restoring them).
+bool anyJournalFile() {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(DurabilityJournal::directory(), ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind("server-", 0) == 0 && entry.path().extension() == ".json") {
+            return true;
+        }
+    }
+    return false;
+}
+
 using Clock = std::chrono::steady_clock;
 
 // How long a reload may take to reach a fresh connection before Isobar calls it failed.
@@ -344,6 +357,11 @@ void checkDurabilityRights(const ServerInfo& server, const DurabilityRequest& re
 }
 
 std::vector<DurabilityOutcome> restoreAbandoned(const std::string& conninfo, const DurabilityNote& note) {
+    // Asking the server which journal is its own costs a connection (some 20 ms of the server's
+    // time at every start): none is needed when no journal exists at all.
+    if (!anyJournalFile()) {
+        return {};
+    }
     Connection conn = Connection::open(conninfo);
     if (conn.query("SELECT has_function_privilege('pg_catalog.pg_control_system()', 'EXECUTE')").text(0, 0) !=
         "t") {
