@@ -100,6 +100,9 @@ private:
     void checkSocketClash() const;
     void removeStaleLockFiles() const;
     void createDatabase();
+    // Whether the running server lets this cluster's user into its database (then nothing is left to
+    // wait for or create).
+    bool acceptsDatabase() const;
     std::optional<pid_t> runningPostmaster() const;
     ProcessResult runServerTool(const std::string& tool, const std::vector<std::string>& args,
                                 std::chrono::milliseconds timeout) const;
