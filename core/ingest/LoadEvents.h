@@ -85,6 +85,11 @@ struct LoadSummary {
     // What the run changed for speed and how restoring it went (a problem there fails the run
     // even when every row was loaded: the server is not as it was).
     DurabilityOutcome durability;
+    // How a completed load was checked, on the load's own connection (empty when the run did not
+    // complete: the report asks the server itself then).
+    std::string verification;
+    std::optional<std::uint64_t> ledgerRows;  // the rows the ledger accounts for in the table
+    std::optional<std::uint64_t> countedRows; // count(*) of the table, when it was counted
 };
 
 // Where a load's events go. The CLI prints them, the GUI adapter turns them into Qt signals, the

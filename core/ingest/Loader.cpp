@@ -1,6 +1,7 @@
 #include "ingest/Loader.h"
 
 #include "db/ConnInfo.h"
+#include "db/Ledger.h"
 #include "db/ServerProbe.h"
 #include "db/ServerStorage.h"
 #include "db/WeatherSchema.h"
@@ -328,6 +329,13 @@ void runPipeline(EngineShared& shared, const std::vector<std::size_t>& todo, std
     }
 }
 
+// What the run's units say: the server counted each unit's COPY in the unit's transaction.
+std::string unitsCounted(const LoadSummary& summary, std::uint64_t ledgerRows) {
+    return "the server's row count of every COPY matched the rows sent (" + std::to_string(summary.rows) +
+           " rows in " + std::to_string(summary.unitsCommitted) +
+           " unit(s) this run); the ledger accounts for " + std::to_string(ledgerRows) + " rows in the table";
+}
+
 // The load itself; runLoad() adds restoring durability changes and the final event.
 LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userStop, LoadSink& sink,
                         std::optional<DurabilitySession>& durability) {
@@ -422,13 +430,22 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
                     [&sink](const std::string& n) { sink.note(n); });
         summary.seconds = secondsSince(t0); // the index, compression, SET LOGGED are part of the load
         phase.done("finish table");
+        summary.status = LoadStatus::Completed;
+        // On this connection, not a new one: a connection costs the server some 20 ms.
+        try {
+            summary.ledgerRows = recordedRows(control, ledgerFor(control, request.table));
+            summary.verification =
+                verifyLoad(control, request, summary, *summary.ledgerRows, summary.countedRows);
+        } catch (const DbError& e) {
+            summary.verification = std::string("the server could not be asked after the run: ") + e.what();
+        }
+        phase.done("verify");
         if (summary.skippedRows > 0) {
             sink.warning(
                 std::to_string(summary.skippedRows) +
                 " rows had every value missing and were skipped (use --all-missing load to load them as "
                 "rows of NULLs)");
         }
-        summary.status = LoadStatus::Completed;
         return summary;
     } catch (const Cancelled&) {
         summary.status = LoadStatus::Cancelled;
@@ -454,6 +471,31 @@ std::string LoadPhases::describe(const std::vector<Phase>& phases) {
         out += fmt::format("{}{} {:.2f} s", out.empty() ? "" : ", ", p.name, p.seconds);
     }
     return out;
+}
+
+std::string verifyLoad(Connection& conn, const LoadRequest& request, const LoadSummary& summary,
+                       std::uint64_t ledgerRows, std::optional<std::uint64_t>& counted) {
+    // Not at all after a cancel: the user asked to stop (or to quit), not to wait.
+    if (summary.status == LoadStatus::Cancelled) {
+        return "not counted: the run was cancelled";
+    }
+    const Verification how = request.verification;
+    if (how == Verification::Units || (how == Verification::Auto && ledgerRows > kCountedTableRows)) {
+        return unitsCounted(summary, ledgerRows) + "; count(*) of the table not run (--verify full runs it)";
+    }
+    // Asked for, it takes as long as it takes; on its own (a small table) a minute at most.
+    conn.exec(how == Verification::Full ? "SET statement_timeout = 0" : "SET statement_timeout = '60s'");
+    try {
+        counted = static_cast<std::uint64_t>(
+            conn.query("SELECT count(*) FROM " + request.table.quoted(conn)).integer(0, 0));
+    } catch (const DbError& e) {
+        return e.sqlState() == "57014" ? "not counted: the table is too large to count within a minute"
+                                       : std::string("not counted: ") + e.what();
+    }
+    return *counted == ledgerRows ? "count(*) = " + std::to_string(*counted) + ", as the ledger says"
+                                  : "count(*) = " + std::to_string(*counted) + ", the ledger accounts for " +
+                                        std::to_string(ledgerRows) +
+                                        " (rows loaded by other means, or skipped all-missing units)";
 }
 
 LoadSummary runLoad(const LoadRequest& request, const std::stop_token& userStop, LoadSink& sink) {

@@ -92,7 +92,16 @@ int autoWorkerLimit();
 // transaction with its ledger row (consecutive units share one). A rerun skips committed units; a failure or
 // cancel rolls back only the units in flight. Events go to `sink` (serialized).
 //
+// A completed load is verified as request.verification asks on the load's own connection, and the
+// summary says how (see LoadSummary::verification).
+//
 // Never throws: failures come back in the summary (and through sink.failed()).
 LoadSummary runLoad(const LoadRequest& request, const std::stop_token& stop, LoadSink& sink);
+
+// The check request.verification asks for after a run, given the rows the table's ledger accounts
+// for: the units' own counts, and count(*) of the table against the ledger where asked (or the
+// table is small); sets `counted` when the table was counted. Returns what was checked, in words.
+std::string verifyLoad(Connection& conn, const LoadRequest& request, const LoadSummary& summary,
+                       std::uint64_t ledgerRows, std::optional<std::uint64_t>& counted);
 
 } // namespace isobar

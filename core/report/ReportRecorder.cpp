@@ -122,43 +122,6 @@ void ReportRecorder::failed(const LoadError& e) {
     inner_.failed(e);
 }
 
-namespace {
-
-// What the run's units say: the server counted each unit's COPY in the unit's transaction.
-std::string unitsCounted(const LoadSummary& summary, std::uint64_t ledgerRows) {
-    return "the server's row count of every COPY matched the rows sent (" + std::to_string(summary.rows) +
-           " rows in " + std::to_string(summary.unitsCommitted) +
-           " unit(s) this run); the ledger accounts for " + std::to_string(ledgerRows) + " rows in the table";
-}
-
-} // namespace
-
-std::string ReportRecorder::verifyTable(Connection& conn, const LoadSummary& summary,
-                                        std::uint64_t ledgerRows,
-                                        std::optional<std::uint64_t>& counted) const {
-    // Not at all after a cancel: the user asked to stop (or to quit), not to wait.
-    if (summary.status == LoadStatus::Cancelled) {
-        return "not counted: the run was cancelled";
-    }
-    const Verification how = request_.verification;
-    if (how == Verification::Units || (how == Verification::Auto && ledgerRows > kCountedTableRows)) {
-        return unitsCounted(summary, ledgerRows) + "; count(*) of the table not run (--verify full runs it)";
-    }
-    // Asked for, it takes as long as it takes; on its own (a small table) a minute at most.
-    conn.exec(how == Verification::Full ? "SET statement_timeout = 0" : "SET statement_timeout = '60s'");
-    try {
-        counted = static_cast<std::uint64_t>(
-            conn.query("SELECT count(*) FROM " + request_.table.quoted(conn)).integer(0, 0));
-    } catch (const DbError& e) {
-        return e.sqlState() == "57014" ? "not counted: the table is too large to count within a minute"
-                                       : std::string("not counted: ") + e.what();
-    }
-    return *counted == ledgerRows ? "count(*) = " + std::to_string(*counted) + ", as the ledger says"
-                                  : "count(*) = " + std::to_string(*counted) + ", the ledger accounts for " +
-                                        std::to_string(ledgerRows) +
-                                        " (rows loaded by other means, or skipped all-missing units)";
-}
-
 RunReport ReportRecorder::finish(const LoadSummary& summary) {
     RunReport r = report_;
     if (server_.pending()) { // the last samples, merged while waiting for their turn
@@ -186,6 +149,12 @@ RunReport ReportRecorder::finish(const LoadSummary& summary) {
         r.errorSqlState = summary.error->sqlState;
         r.errorUnit = summary.error->unit;
     }
+    if (!summary.verification.empty() && !r.settings.empty()) { // the load checked itself
+        r.ledgerRows = summary.ledgerRows;
+        r.countedRows = summary.countedRows;
+        r.verification = summary.verification;
+        return r;
+    }
     try {
         Connection conn = Connection::open(request_.conninfo);
         conn.exec("SET application_name = 'isobar report'");
@@ -199,7 +168,7 @@ RunReport ReportRecorder::finish(const LoadSummary& summary) {
             const LedgerTarget ledger = ledgerFor(conn, request_.table);
             r.ledgerRows = recordedRows(conn, ledger);
             const auto t0 = std::chrono::steady_clock::now();
-            r.verification = verifyTable(conn, summary, *r.ledgerRows, r.countedRows);
+            r.verification = verifyLoad(conn, request_, summary, *r.ledgerRows, r.countedRows);
             r.phases.run.push_back(
                 {"verify", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
         } else {

@@ -31,10 +31,6 @@ public:
     RunReport finish(const LoadSummary& summary);
 
 private:
-    // The verification's summary line; sets `counted` when the table was counted.
-    std::string verifyTable(Connection& conn, const LoadSummary& summary, std::uint64_t ledgerRows,
-                            std::optional<std::uint64_t>& counted) const;
-
     // A series of at most RunReport::kMaxSamples for runs of any length: past the budget it keeps
     // one sample in `stride_` (and halves what it has), each one left out merged into the next
     // kept by `merge`, which keeps what must stay visible (the peak rate, the least free space).
