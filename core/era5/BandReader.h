@@ -48,9 +48,16 @@ public:
     std::vector<float> readSource(const SourceRef& source) const;
 
 private:
+    // The pieces a unit held before it is read again, handed out in their order.
+    struct Spare {
+        std::vector<RawPiece> pieces;
+        std::size_t taken = 0;
+        RawPiece next() { return taken < pieces.size() ? std::move(pieces[taken++]) : RawPiece{}; }
+    };
+
     const ValueDecoder& decoderFor(const SourceRef& s) const;
     void fetchSource(const SourceRef& source, std::size_t column, bool previous, std::size_t row0,
-                     std::size_t rows, RawUnit& unit) const;
+                     std::size_t rows, RawUnit& unit, Spare& spare) const;
     // Decodes the pieces of one (column, previous) into `out`, merging expver positions in order.
     void decodePieces(const RawUnit& unit, std::size_t column, bool previous, std::size_t cols, float* out,
                       std::vector<float>& scratch) const;

@@ -86,10 +86,11 @@ void CopyWorker::prepare(Pending& unit) {
     const WorkUnit& work = shared_.plan.units()[unit.planIndex];
     const Timed timed(counters_.decodeNanos);
     if (!unit.raw) { // read again: the transaction is redone
-        unit.raw.emplace();
+        unit.raw.emplace(shared_.reuse());
         shared_.source.fetch(work, *unit.raw);
     }
     shared_.source.decode(*unit.raw, decoded_);
+    shared_.recycle(std::move(*unit.raw));
     unit.raw.reset(); // memory stays one unit per worker, however long the transaction
     unit.rows = work.rowCount;
     if (shared_.request.allMissing == AllMissingPolicy::Skip && allMissing(decoded_.values, unit.rows)) {

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <stop_token>
+#include <vector>
 
 namespace isobar {
 
@@ -65,10 +66,32 @@ public:
         return error_;
     }
 
+    // Raw buffers go round: a worker done with a unit's hands them back, and the reader reads the
+    // next unit into them. A read into fresh memory pays its page faults and zeroing first (13 % of
+    // the client's time in a 4-hour load), and no more units exist than the queue and the workers
+    // hold.
+    void recycle(RawUnit raw) {
+        std::lock_guard lock(spareMutex_);
+        if (spare_.size() < queue.capacity()) {
+            spare_.push_back(std::move(raw));
+        }
+    }
+    RawUnit reuse() {
+        std::lock_guard lock(spareMutex_);
+        if (spare_.empty()) {
+            return {};
+        }
+        RawUnit raw = std::move(spare_.back());
+        spare_.pop_back();
+        return raw;
+    }
+
 private:
     std::mutex sinkMutex_;
     mutable std::mutex errorMutex_;
     std::optional<LoadError> error_;
+    std::mutex spareMutex_;
+    std::vector<RawUnit> spare_;
 };
 
 } // namespace isobar

@@ -172,7 +172,7 @@ void readUnits(EngineShared& shared, const std::vector<std::size_t>& todo) {
             if (shared.stop.stop_requested()) {
                 break;
             }
-            QueuedUnit item{i, {}};
+            QueuedUnit item{i, shared.reuse()};
             shared.source.fetch(shared.plan.units()[i], item.raw);
             if (!shared.queue.push(std::move(item), shared.stop.get_token())) {
                 break;
