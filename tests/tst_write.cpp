@@ -2,6 +2,7 @@
 // real PostgreSQL: the stream and the server-file transport, which writes files in turns and lets
 // the server read one while the next is written.
 
+#include "SmallDisk.h"
 #include "TestCluster.h"
 #include "TestUtil.h"
 #include "copy/BinaryCopyBuffer.h"
@@ -13,6 +14,7 @@
 
 #include <filesystem>
 #include <stop_token>
+#include <sys/stat.h>
 
 using namespace isobar;
 
@@ -184,6 +186,35 @@ private slots:
             QVERIFY(std::filesystem::exists(dir_->path() / "unit-1-b.bin"));
         }
         QVERIFY(std::filesystem::is_empty(dir_->path()));
+    }
+
+    // The disk fills while the server reads the previous file: the error names the file and the
+    // disk, abort() cancels the COPY in flight, and the connection rolls back and goes on.
+    void fileMethodOnAFullDisk() {
+        test::SmallDisk disk("4M");
+        if (!disk.mounted()) {
+            QSKIP(qPrintable(disk.why()));
+        }
+        ::chmod(disk.path().toLocal8Bit().constData(), 0711); // the server reads the files by name
+        const QString fill = disk.fillTo(800'000);            // room for one file of 50,000 rows, not two
+        QVERIFY2(fill.isEmpty(), qPrintable(fill));
+        Connection conn = cluster_->connect();
+        conn.exec("CREATE TABLE w_full (a int4)");
+        auto method =
+            makeServerFileWrite("COPY w_full (a) FROM ", disk.path().toStdString() + "/unit-1.bin", 50'000);
+        conn.exec("BEGIN");
+        method->begin(conn);
+        const QString error = test::errorOf([&] { sendPieces(*method, 4, 50'000); });
+        VERIFY_MESSAGE(error, "cannot write the unit file", "is the disk full?", disk.path());
+        method->abort();
+        conn.exec("ROLLBACK");
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM w_full"), std::uint64_t{0});
+        disk.unfill();
+        conn.exec("BEGIN");
+        method->begin(conn);
+        sendPieces(*method, 1, 10);
+        QCOMPARE(method->finish(), std::uint64_t{10});
+        conn.exec("COMMIT");
     }
 
     // A file that cannot be written (the directory is gone) is named in the error.

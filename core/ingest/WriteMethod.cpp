@@ -121,15 +121,20 @@ public:
     }
 
     std::uint64_t finish() override {
-        const bool rowsLeft = rowsInFile_ > 0 || !copyRunning_;
-        completeFile();
-        const std::stop_token none;
-        waitForCopy(none);
-        if (rowsLeft) { // the last file; the only one when nothing was read yet (an empty COPY)
-            startCopy();
+        try {
+            const bool rowsLeft = rowsInFile_ > 0 || !copyRunning_;
+            completeFile();
+            const std::stop_token none;
             waitForCopy(none);
+            if (rowsLeft) { // the last file; the only one when nothing was read yet (an empty COPY)
+                startCopy();
+                waitForCopy(none);
+            }
+            return copied_;
+        } catch (...) {
+            abort(); // a COPY still in flight (the last file could not be written) is cancelled
+            throw;
         }
-        return copied_;
     }
 
     void abort() noexcept override {
