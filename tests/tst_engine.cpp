@@ -9,6 +9,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <functional>
@@ -227,6 +228,14 @@ private slots:
                  summary.error ? summary.error->message.c_str() : "");
         QCOMPARE(summary.rows, std::uint64_t{kRows});
         QCOMPARE(summary.workers, 2);
+        // Verified by the load itself, on its own connection: a small table is counted.
+        QCOMPARE(summary.ledgerRows, std::optional<std::uint64_t>{kRows});
+        QCOMPARE(summary.countedRows, std::optional<std::uint64_t>{kRows});
+        QCOMPARE(QString::fromStdString(summary.verification),
+                 QString("count(*) = %1, as the ledger says").arg(kRows));
+        QCOMPARE(std::count_if(summary.phases.run.begin(), summary.phases.run.end(),
+                               [](const LoadPhases::Phase& p) { return p.name == "verify"; }),
+                 1);
         QVERIFY(sink.start.has_value());
         QCOMPARE(sink.start->plannedRows, std::uint64_t{kRows});
         QCOMPARE(sink.units.size(), sink.start->units);
