@@ -40,6 +40,16 @@ void sendPieces(WriteMethod& method, int pieces, int rowsPerPiece, const std::st
     }
 }
 
+// One transaction of `pieces` pieces through `method`, committed; the server's count of its COPY.
+std::uint64_t copyOnce(WriteMethod& method, Connection& conn, int pieces, int rowsPerPiece) {
+    conn.exec("BEGIN");
+    method.begin(conn);
+    sendPieces(method, pieces, rowsPerPiece);
+    const std::uint64_t copied = method.finish();
+    conn.exec("COMMIT");
+    return copied;
+}
+
 } // namespace
 
 class TestWrite : public QObject {
@@ -76,11 +86,7 @@ private slots:
         // Files of 1000 rows: 20 pieces of 333 rows fill 7 of them, the last one short.
         auto method = byFile ? fileMethod(table, 1000)
                              : makeStreamWrite("COPY " + table + " (a) FROM STDIN (FORMAT binary)");
-        conn.exec("BEGIN");
-        method->begin(conn);
-        sendPieces(*method, 20, 333);
-        QCOMPARE(method->finish(), std::uint64_t{6660});
-        conn.exec("COMMIT");
+        QCOMPARE(copyOnce(*method, conn, 20, 333), std::uint64_t{6660});
         QCOMPARE(test::scalar(conn, "SELECT count(*) || '/' || sum(a) || '/' || max(a) FROM " + table),
                  QString("6660/22174470/6659"));
         // A second COPY on the same method and connection (the next transaction).
@@ -98,10 +104,7 @@ private slots:
         Connection conn = cluster_->connect();
         conn.exec("CREATE TABLE w_empty (a int4)");
         auto method = fileMethod("w_empty", 1000);
-        conn.exec("BEGIN");
-        method->begin(conn);
-        QCOMPARE(method->finish(), std::uint64_t{0});
-        conn.exec("COMMIT");
+        QCOMPARE(copyOnce(*method, conn, 0, 0), std::uint64_t{0});
         QCOMPARE(test::count(conn, "SELECT count(*) FROM w_empty"), std::uint64_t{0});
     }
 
@@ -141,11 +144,7 @@ private slots:
         QCOMPARE(test::scalar(conn, "SELECT 1"), QString("1"));
         QCOMPARE(test::count(conn, "SELECT count(*) FROM w_aborted"), std::uint64_t{0});
         // The same method serves the next transaction.
-        conn.exec("BEGIN");
-        method->begin(conn);
-        sendPieces(*method, 1, 10);
-        QCOMPARE(method->finish(), std::uint64_t{10});
-        conn.exec("COMMIT");
+        QCOMPARE(copyOnce(*method, conn, 1, 10), std::uint64_t{10});
         QCOMPARE(test::count(conn, "SELECT count(*) FROM w_aborted"), std::uint64_t{10});
     }
 
@@ -177,11 +176,7 @@ private slots:
         conn.exec("CREATE TABLE w_tidy (a int4)");
         {
             auto method = fileMethod("w_tidy", 10);
-            conn.exec("BEGIN");
-            method->begin(conn);
-            sendPieces(*method, 3, 10);
-            QCOMPARE(method->finish(), std::uint64_t{30});
-            conn.exec("COMMIT");
+            QCOMPARE(copyOnce(*method, conn, 3, 10), std::uint64_t{30});
             QVERIFY(std::filesystem::exists(dir_->path() / "unit-1-a.bin"));
             QVERIFY(std::filesystem::exists(dir_->path() / "unit-1-b.bin"));
         }
@@ -210,11 +205,7 @@ private slots:
         conn.exec("ROLLBACK");
         QCOMPARE(test::count(conn, "SELECT count(*) FROM w_full"), std::uint64_t{0});
         disk.unfill();
-        conn.exec("BEGIN");
-        method->begin(conn);
-        sendPieces(*method, 1, 10);
-        QCOMPARE(method->finish(), std::uint64_t{10});
-        conn.exec("COMMIT");
+        QCOMPARE(copyOnce(*method, conn, 1, 10), std::uint64_t{10});
     }
 
     // A file that cannot be written (the directory is gone) is named in the error.
