@@ -6,7 +6,7 @@
 #include "db/ServerProbe.h"
 #include "db/TableMetadata.h"
 #include "db/WeatherSchema.h"
-#include "era5/SampleWriter.h"
+#include "ingest/BenchmarkSteps.h"
 #include "ingest/Loader.h"
 #include "ingest/UnitSource.h"
 #include "plan/LoadPlan.h"
@@ -18,7 +18,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
@@ -30,12 +29,16 @@
 
 namespace isobar {
 
+namespace bench {
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kIsobarTable = "isobar_bench_load";
 constexpr const char* kCeilingTable = "isobar_bench_ceiling";
+
+} // namespace
 
 void checkServerCanReadFiles(Connection& conn) {
     const ServerFileAccess access = probeServerFileAccess(conn);
@@ -51,6 +54,8 @@ void checkServerCanReadFiles(Connection& conn) {
     }
 }
 
+namespace {
+
 // Written out to the disk now: gigabytes of dirty pages would otherwise be written back while the
 // first round runs, and slow it (first rounds took 1.3-1.6x the later ones).
 void syncToDisk(const std::filesystem::path& path) {
@@ -64,6 +69,8 @@ void syncToDisk(const std::filesystem::path& path) {
     }
     ::close(fd);
 }
+
+} // namespace
 
 // The rows of the plan encoded exactly as the engine sends them, unit i into file i % n.
 std::vector<std::filesystem::path> writeCopyFiles(const Dataset& dataset, const LoadPlan& plan, int n,
@@ -120,6 +127,8 @@ void dropTables(Connection& conn) {
         "DELETE FROM isobar.table_grid g WHERE NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = g.relid)");
 }
 
+namespace {
+
 // Times `copyOne(connection, file)` run for every file at once, one connection and thread each,
 // into a fresh table of the given type, made as a load makes it. A hypertable ends as a load leaves
 // it: the copies go into it without its index on time, which is built afterwards, in the time.
@@ -164,6 +173,8 @@ double timeConcurrentCopies(const std::string& conninfo, TableType type, const T
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+} // namespace
+
 // (b): the server reads the prepared files itself.
 double timeCeiling(const std::string& conninfo, TableType type, const TableLayout& layout,
                    const std::vector<std::filesystem::path>& files) {
@@ -174,6 +185,8 @@ double timeCeiling(const std::string& conninfo, TableType type, const TableLayou
                                               conn.quoteLiteral(file.string()) + " (FORMAT binary)");
                                 });
 }
+
+namespace {
 
 // (c): a bare client streams the prepared files.
 double timeStream(const std::string& conninfo, TableType type, const TableLayout& layout,
@@ -191,12 +204,6 @@ double timeStream(const std::string& conninfo, TableType type, const TableLayout
             copy.finish();
         });
 }
-
-struct IsobarTiming {
-    double loadSeconds = 0; // what the load reports: reading, COPY, finishing the table
-    double wallSeconds = 0; // all of it: the whole process, or all of runLoad in-process
-    JsonValue report;       // the run report the process wrote (null in-process)
-};
 
 LoadRequest benchRequest(const IngestBenchmarkOptions& options, TableType type, int workers,
                          const DurabilityRequest& durability) {
@@ -275,9 +282,11 @@ IsobarTiming timeIsobarProcess(const IngestBenchmarkOptions& options, const Load
     return IsobarTiming{report["result"]["seconds"].number(), wall, report};
 }
 
+} // namespace
+
 IsobarTiming timeIsobar(const IngestBenchmarkOptions& options, TableType type, int workers,
                         const std::stop_token& stop, const std::filesystem::path& reportPath,
-                        const DurabilityRequest& durability = {}) {
+                        const DurabilityRequest& durability) {
     {
         Connection admin = Connection::open(options.conninfo);
         admin.exec("CHECKPOINT");
@@ -289,7 +298,9 @@ IsobarTiming timeIsobar(const IngestBenchmarkOptions& options, TableType type, i
     return timeIsobarProcess(options, request, reportPath);
 }
 
-} // namespace
+} // namespace bench
+
+using namespace bench;
 
 std::vector<IngestBenchmarkRow> benchmarkIngest(const IngestBenchmarkOptions& options,
                                                 const std::function<void(const std::string&)>& progress,
@@ -424,143 +435,6 @@ std::string formatDurabilityBenchmark(const std::vector<DurabilityBenchmarkRow>&
            "settings,\n"
            "restoring them, sync on the server and the CHECKPOINT that makes the rows durable.\n";
     return out;
-}
-
-namespace {
-
-// The value below which `fraction` of the values lie (nearest rank); 0 for none.
-double percentile(std::vector<double> values, double fraction) {
-    if (values.empty()) {
-        return 0;
-    }
-    std::sort(values.begin(), values.end());
-    const auto rank =
-        static_cast<std::size_t>(std::lround(fraction * static_cast<double>(values.size() - 1)));
-    return values[std::min(rank, values.size() - 1)];
-}
-
-// The curve of a run report: its per-interval rates and when checkpoints began.
-void readCurve(const JsonValue& report, SustainedBenchmark& b) {
-    std::vector<std::pair<double, double>> samples; // (t, rate)
-    for (const auto& s : report["samples"].array()) {
-        samples.emplace_back(s["t"].number(), s["rate"].number());
-    }
-    std::vector<double> checkpointTimes;
-    std::uint64_t last = 0; // the report counts checkpoints from the start of the run
-    for (const auto& s : report["serverSamples"].array()) {
-        const std::uint64_t n =
-            s["checkpointsTimed"].unsignedInteger() + s["checkpointsRequested"].unsignedInteger();
-        if (n > last) {
-            checkpointTimes.push_back(s["t"].number());
-            b.checkpoints += n - last;
-        }
-        last = n;
-    }
-    if (samples.empty()) {
-        return;
-    }
-    const double end = samples.back().first;
-    std::vector<double> middle;
-    for (const auto& [t, rate] : samples) {
-        if (t >= 0.05 * end && t <= 0.95 * end) {
-            middle.push_back(rate);
-        }
-    }
-    b.medianRate = median(middle);
-    b.p5Rate = percentile(middle, 0.05);
-    b.minRate = middle.empty() ? 0 : *std::min_element(middle.begin(), middle.end());
-    for (double tc : checkpointTimes) {
-        std::vector<double> after;
-        for (const auto& [t, rate] : samples) {
-            if (t >= tc && t < tc + 10) {
-                after.push_back(rate);
-            }
-        }
-        if (!after.empty() && b.medianRate > 0) {
-            const double ratio = median(after) / b.medianRate;
-            b.worstAfterCheckpoint =
-                b.worstAfterCheckpoint == 0 ? ratio : std::min(b.worstAfterCheckpoint, ratio);
-        }
-    }
-}
-
-} // namespace
-
-SustainedBenchmark benchmarkSustained(IngestBenchmarkOptions options, int hours, int workers,
-                                      const std::filesystem::path& reportDir,
-                                      const std::function<void(const std::string&)>& progress,
-                                      const std::stop_token& stop) {
-    if (options.program.empty()) {
-        throw Error(
-            "bench sustained times isobar-cli load as a process of its own: the program is not known");
-    }
-    Connection conn = Connection::open(options.conninfo);
-    checkServerCanReadFiles(conn);
-    ensureMetadataSchema(conn);
-    dropTables(conn);
-    TempDir dir("isobar-bench", 0711); // the server reads the files by name
-    if (options.files.empty()) {
-        SampleOptions sample;
-        sample.out = dir.path() / "sustained.nc";
-        sample.hours = hours;
-        progress("writing " + std::to_string(hours) + " synthetic global hour(s) into " +
-                 sample.out.string());
-        writeSample(sample, stop);
-        options.files = {sample.out};
-    }
-    const Dataset dataset = Dataset::open(options.files, options.open);
-    const LoadPlan plan = LoadPlan::build(dataset);
-    const TableLayout layout{dataset.vertical(), dataset.columns()};
-    SustainedBenchmark b;
-    b.rows = plan.totalRows();
-    b.workers = workers;
-    std::filesystem::create_directories(reportDir);
-    b.report = reportDir / ("sustained-" + formatUtcNow("%Y-%m-%dT%H-%M-%SZ") + ".json");
-    progress("loading " + std::to_string(b.rows) + " rows with isobar-cli load, " + std::to_string(workers) +
-             " worker(s)");
-    const IsobarTiming t = timeIsobar(options, TableType::Regular, workers, stop, b.report);
-    b.wallSeconds = t.wallSeconds;
-    b.loadSeconds = t.loadSeconds;
-    readCurve(t.report, b);
-    dropTables(conn);
-    progress("encoding the same rows into " + std::to_string(workers) + " file(s) for the server's own COPY");
-    const auto files = writeCopyFiles(dataset, plan, workers, dir.path(), stop);
-    progress("the server's own COPY of the same rows");
-    {
-        Connection admin = Connection::open(options.conninfo);
-        admin.exec("CHECKPOINT");
-    }
-    b.ceilingSeconds = timeCeiling(options.conninfo, TableType::Regular, layout, files);
-    dropTables(conn);
-    return b;
-}
-
-std::string formatSustainedBenchmark(const SustainedBenchmark& b) {
-    const auto rate = [&b](double s) {
-        return s > 0 ? static_cast<double>(b.rows) / s : 0.0;
-    };
-    char text[1200];
-    std::snprintf(
-        text, sizeof text,
-        "%llu rows, %d worker(s), regular table\n"
-        "  isobar-cli load, whole process  %10s  %12.0f rows/s\n"
-        "  its load phase                  %10s  %12.0f rows/s\n"
-        "  server COPY of the same rows    %10s  %12.0f rows/s\n"
-        "  whole process / server COPY     %10.2f\n"
-        "per-interval rate over the middle 90%% of the load: median %.0f, p5 %.0f, min %.0f rows/s\n"
-        "checkpoints during the load: %llu; %s\n"
-        "the curve: %s (isobar-cli report renders it as HTML or CSV)\n",
-        static_cast<unsigned long long>(b.rows), b.workers, formatDuration(b.wallSeconds).c_str(),
-        rate(b.wallSeconds), formatDuration(b.loadSeconds).c_str(), rate(b.loadSeconds),
-        formatDuration(b.ceilingSeconds).c_str(), rate(b.ceilingSeconds),
-        b.ceilingSeconds > 0 && b.wallSeconds > 0 ? b.ceilingSeconds / b.wallSeconds : 0.0, b.medianRate,
-        b.p5Rate, b.minRate, static_cast<unsigned long long>(b.checkpoints),
-        b.checkpoints == 0 ? "no sag to measure"
-                           : ("the worst 10 s after one ran at " +
-                              std::to_string(std::lround(b.worstAfterCheckpoint * 100)) + "% of the median")
-                                 .c_str(),
-        b.report.string().c_str());
-    return text;
 }
 
 double median(std::vector<double> values) {
