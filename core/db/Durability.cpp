@@ -26,8 +26,7 @@ namespace {
 bool anyJournalFile() {
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(DurabilityJournal::directory(), ec)) {
-        const std::string name = entry.path().filename().string();
-        if (name.rfind("server-", 0) == 0 && entry.path().extension() == ".json") {
+        if (DurabilityJournal::isJournalFile(entry.path())) {
             return true;
         }
     }

@@ -66,6 +66,8 @@ struct DurabilityJournal {
     static std::filesystem::path directory();
     // Where the journal of the server with this system identifier is kept (one per server).
     static std::filesystem::path pathFor(const std::string& systemIdentifier);
+    // Whether `path` has a journal's name (server-<id>.json).
+    static bool isJournalFile(const std::filesystem::path& path);
     // Every journal in directory(); unreadable files are reported through `problems`.
     static std::vector<DurabilityJournal> list(std::vector<std::string>* problems = nullptr);
     static DurabilityJournal read(const std::filesystem::path& path); // throws isobar::Error

@@ -107,12 +107,16 @@ DurabilityJournal DurabilityJournal::read(const fs::path& path) {
     return j;
 }
 
+bool DurabilityJournal::isJournalFile(const fs::path& path) {
+    return path.extension() == ".json" && path.filename().string().rfind("server-", 0) == 0;
+}
+
 std::vector<DurabilityJournal> DurabilityJournal::list(std::vector<std::string>* problems) {
     std::vector<DurabilityJournal> out;
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(directory(), ec)) {
         const fs::path& p = entry.path();
-        if (p.extension() != ".json" || p.filename().string().rfind("server-", 0) != 0) {
+        if (!isJournalFile(p)) {
             continue;
         }
         try {
