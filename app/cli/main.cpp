@@ -28,7 +28,8 @@ commands:
   settings  what on a server endangers or slows a load, with the SQL to fix it (--restore: undo a
             killed load's durability changes)
   report    render a saved run report as HTML, CSV or JSON
-  bench     measure the client side of a load (bench read FILE...)
+  bench     measure reading, loading against the server's own COPY, sustained loads and durability
+            settings (bench read|ingest|sustained|durability)
   cluster   start, stop, inspect the embedded PostgreSQL cluster (start|stop|status|url)
 
   isobar-cli COMMAND --help   options of one command

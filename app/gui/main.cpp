@@ -21,7 +21,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: isobar [--tab files|target|settings|run|history] [--start]\n"
     "              [--screenshot FILE.png [--after SECONDS]] [FILE|FOLDER...]\n\n"
-    "The Isobar desktop app. FILEs and FOLDERs (of ERA5 NetCDF files) are added to the Files tab.\n"
+    "The Isobar desktop app. FILEs and FOLDERs (of ERA5 NetCDF and GRIB files) are added to\n"
+    "the Files tab.\n"
     "  --tab NAME         open on that tab\n"
     "  --start            start loading them at once (to the target chosen last time)\n"
     "  --screenshot FILE  save a picture of the window after --after seconds (default 3), then\n"
