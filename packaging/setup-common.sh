@@ -7,6 +7,12 @@ ISOBAR_PACKAGES=(
   libpq-dev libnetcdf-dev libeccodes-dev libhdf5-dev libspdlog-dev zlib1g-dev nlohmann-json3-dev libzip-dev
   postgresql-15
   libcap2-bin
+  # the man pages (from --help) and the icon's PNG sizes
+  help2man librsvg2-bin
+  # the Debian package, and what its test checks it with
+  dpkg-dev lintian desktop-file-utils appstream shared-mime-info man-db
+  # what the desktop app loads at run time: a window, the SVG icon
+  qt6-qpa-plugins libqt6svg6
 )
 
 isobar_log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
