@@ -1,25 +1,39 @@
 #!/usr/bin/env bash
 # The main job: installs missing Debian packages, builds Release if needed, starts the embedded
-# PostgreSQL cluster and loads ERA5 files into it.
+# PostgreSQL cluster, loads ERA5 files into it and, where there is a display, opens the desktop app
+# on them.
 #
-#   packaging/run.sh [FILE ...]   (NetCDF or GRIB)
+#   packaging/run.sh [--headless] [FILE ...]   (NetCDF or GRIB)
 #
 # Without files it writes a SYNTHETIC ERA5-like sample (4 global hours, 4,152,960 rows) once and
-# loads it into the table isobar_sample, replacing what an earlier run put there.
+# loads it into the table isobar_sample, replacing what an earlier run put there. With a display
+# ($DISPLAY or $WAYLAND_DISPLAY) and without --headless, the desktop app then opens with the files
+# in its Files tab and the run just made in its History tab.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . packaging/setup-common.sh
 
+headless=0
+if [ "${1:-}" = "--headless" ]; then
+  headless=1
+  shift
+fi
+if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  headless=1
+fi
+
 isobar_install_missing_packages
 isobar_build release --target isobar-cli isobar
 cli=build/release/app/cli/isobar-cli
+app=build/release/app/gui/isobar
 
 isobar_log "starting the embedded PostgreSQL cluster"
 "$cli" cluster start
 
 if [ $# -gt 0 ]; then
+  files=("$@")
   isobar_log "loading $# file(s) into the table weather"
-  "$cli" load "$@"
+  "$cli" load "${files[@]}"
 else
   if [ "$(id -u)" -eq 0 ]; then
     samples=/var/lib/isobar/samples
@@ -32,9 +46,20 @@ else
     isobar_log "writing a synthetic sample (no files given)"
     "$cli" sample --out "$sample" --hours 4
   fi
+  files=("$sample")
   isobar_log "loading $sample into the table isobar_sample"
   "$cli" load --table isobar_sample --replace "$sample"
 fi
 echo
 echo "Connect with:  psql \"$("$cli" cluster url)\""
-echo "Desktop app:   build/release/app/gui/isobar [FILE ...]   (needs a display)"
+if [ "$headless" -eq 1 ]; then
+  echo "Desktop app:   $app [FILE ...]   (needs a display)"
+  exit 0
+fi
+isobar_log "opening the desktop app (close it to end; --headless skips it)"
+if ! "$app" --tab history "${files[@]}"; then
+  echo "isobar: the desktop app could not run on this display (DISPLAY='${DISPLAY:-}'," \
+       "WAYLAND_DISPLAY='${WAYLAND_DISPLAY:-}'); the load above is complete." \
+       "Run packaging/run.sh --headless to skip the app." >&2
+  exit 1
+fi
