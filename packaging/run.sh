@@ -57,8 +57,14 @@ if [ "$headless" -eq 1 ]; then
   exit 0
 fi
 isobar_log "opening the desktop app (close it to end; --headless skips it)"
-if ! "$app" --tab history "${files[@]}"; then
-  echo "isobar: the desktop app could not run on this display (DISPLAY='${DISPLAY:-}'," \
+rc=0
+"$app" --tab history "${files[@]}" || rc=$?
+if [ "$rc" -eq 129 ] || [ "$rc" -eq 130 ] || [ "$rc" -eq 143 ]; then
+  # SIGHUP, SIGINT, SIGTERM: closed by the user or the session, not a failure of the app
+  echo "isobar: the desktop app was stopped by signal $((rc - 128)); the load above is complete." >&2
+  exit "$rc"
+elif [ "$rc" -ne 0 ]; then
+  echo "isobar: the desktop app could not run on this display (exit $rc, DISPLAY='${DISPLAY:-}'," \
        "WAYLAND_DISPLAY='${WAYLAND_DISPLAY:-}'); the load above is complete." \
        "Run packaging/run.sh --headless to skip the app." >&2
   exit 1
