@@ -9,6 +9,7 @@
 #include "Fixtures.h"
 #include "TestCluster.h"
 #include "TestUtil.h"
+#include "domain/GridField.h"
 #include "era5/Dataset.h"
 #include "era5/Era5File.h"
 #include "ingest/Loader.h"
@@ -126,6 +127,86 @@ class TestGrids : public QObject {
 private slots:
     void initTestCase() { cluster_ = std::make_unique<test::TestCluster>(); }
     void cleanupTestCase() { cluster_.reset(); }
+
+    // The box a table map reads back: from the rows' location_ids, north to south, west to east
+    // from the smallest arc holding them (across the date line when that is shorter).
+    void boxOfPointsFollowsTheRows() {
+        const GlobalGrid grid; // 0.25 deg: 721 x 1440
+        // lat 50..45, lon -5..5 (21 rows, 41 columns), shuffled, repeated.
+        const std::int32_t south = grid.latitudeIndex(45.0);
+        const std::int32_t west = grid.longitudeIndex(-5.0);
+        std::vector<std::int32_t> rows;
+        std::vector<std::int32_t> columns;
+        for (std::int32_t k = 0; k < 41; ++k) {
+            rows.push_back(south + (k * 5) % 21);
+            columns.push_back(west + (k * 13) % 41);
+            columns.push_back(west + k);
+        }
+        GridBox box = boxOfPoints(grid, rows, columns);
+        QCOMPARE(box.northRow, south + 20);
+        QCOMPARE(box.rows, std::size_t(21));
+        QCOMPARE(box.westColumn, west);
+        QCOMPARE(box.cols, std::size_t(41));
+        QVERIFY(box.rowIndex.empty() && box.columnIndex.empty());
+        QCOMPARE(grid.latitudeOf(box.gridRow(0)), 50.0);
+        QCOMPARE(grid.longitudeOf(box.gridColumn(0, grid)), -5.0);
+        // Across the date line: 179.5 .. -179.5 is 5 columns, not 1436 (here every second one: a
+        // 0.5 deg download, 3 columns).
+        std::vector<std::int32_t> across;
+        for (const double lon : {179.5, 179.75, 180.0, -179.75, -179.5}) {
+            across.push_back(grid.longitudeIndex(lon));
+        }
+        box = boxOfPoints(grid, {360, 360, 360, 360, 360}, across);
+        QCOMPARE(box.cols, std::size_t(5));
+        QCOMPARE(grid.longitudeOf(box.gridColumn(0, grid)), 179.5);
+        QCOMPARE(grid.longitudeOf(box.gridColumn(4, grid)), -179.5);
+        box = boxOfPoints(grid, {360, 360, 360}, {across[0], across[2], across[4]});
+        QCOMPARE(box.cols, std::size_t(3));
+        QCOMPARE(grid.longitudeOf(box.gridColumn(1, grid)), 180.0);
+        QCOMPARE(grid.longitudeOf(box.gridColumn(2, grid)), -179.5);
+        // A coarser download of the grid's points (every 4th column, every 2nd row): those only.
+        box = boxOfPoints(grid, {100, 102, 104}, {0, 4, 8, 12});
+        QCOMPARE(box.rows, std::size_t(3));
+        QCOMPARE(box.cols, std::size_t(4));
+        QCOMPARE(box.gridRow(1), 102);
+        QCOMPARE(box.gridColumn(3, grid), 12);
+        QCOMPARE(boxOfPoints(grid, {}, {}).rows, std::size_t(0));
+    }
+
+    // A run's times as the report keeps them: evenly spaced runs, and back.
+    void timeRunsRoundTrip() {
+        const std::int64_t hour = 3'600'000'000LL;
+        std::vector<PgTimestamp> times;
+        for (int h = 0; h < 48; ++h) {
+            times.push_back(PgTimestamp{h * hour});
+        }
+        QCOMPARE(timeRuns(times).size(), std::size_t(1));
+        QCOMPARE(timeRuns(times).front().count, std::size_t(48));
+        times.push_back(PgTimestamp{100 * hour}); // a gap, then a monthly-like step
+        times.push_back(PgTimestamp{130 * hour});
+        times.push_back(PgTimestamp{160 * hour});
+        const auto runs = timeRuns(times);
+        QCOMPARE(expandTimeRuns(runs), times);
+        QVERIFY(runs.size() <= 3);
+        QVERIFY(timeRuns({}).empty());
+        QCOMPARE(expandTimeRuns(timeRuns({PgTimestamp{5}})), std::vector<PgTimestamp>{PgTimestamp{5}});
+    }
+
+    // --time as users type it, and what is refused.
+    void timestampsAsTyped() {
+        const PgTimestamp six = PgTimestamp{(24LL * 365 * 6 + 24 * 2) * 3'600'000'000LL}; // 2006-01-01
+        QCOMPARE(parseTimestamp("2006-01-01").value(), six);
+        const PgTimestamp later{six.micros + 6 * 3'600'000'000LL + 30 * 60'000'000LL};
+        for (const char* text :
+             {"2006-01-01 06:30", "2006-01-01T06:30", "2006-01-01T06:30:00Z", "2006-01-01 06:30:00+00"}) {
+            QVERIFY2(parseTimestamp(text) == later, text);
+        }
+        QCOMPARE(formatTimestamp(*parseTimestamp(formatTimestamp(later))), formatTimestamp(later));
+        for (const char* text :
+             {"", "yesterday", "2006-02-30", "2006-13-01", "2006-01-01 25:00", "2006-01-01x"}) {
+            QVERIFY2(!parseTimestamp(text), text);
+        }
+    }
 
     // A regional box interpolated off the grid, its longitudes 0.25025 deg apart and its latitudes
     // 0.25 apart. Refused by default, naming a point and the spacing; with --off-grid nearest every

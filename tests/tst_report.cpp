@@ -505,6 +505,16 @@ private slots:
         QCOMPARE(back.samples.at(0).intervalRate, r.samples[0].intervalRate);
         QCOMPARE(back.samples.at(0).overallRate, r.samples[0].overallRate);
         QCOMPARE(back.samples.at(0).workerRows, r.samples[0].workerRows);
+        QVERIFY(back.extent.empty()); // none recorded: a map of the run says so
+        // Where the rows lie (what a map of the table reads): a box across the date line, two
+        // runs of times, pressure levels.
+        r.extent.gridStep = 0.25;
+        r.extent.bounds = {-10.25, 35.5, 170.0, -175.75};
+        r.extent.times = {{PgTimestamp{86'400'000'000LL}, 3'600'000'000LL, 24},
+                          {PgTimestamp{86'400'000'000LL * 40}, 0, 1}};
+        r.extent.levels = {500, 850, 1000};
+        const RunReport withExtent = parseReportJson(renderReportJson(r));
+        QVERIFY(withExtent.extent == r.extent);
         EXPECT_ERROR_CONTAINING(parseReportJson("{\"tool\": \"isobar 1\",\n \"files\": [1, 2"),
                                 "not valid JSON at line 2, column", "unexpected end of input");
         EXPECT_ERROR_CONTAINING(parseReportJson("{\"tool\": \"isobar 1\", \"x\": \"a\\qb\"}"),

@@ -83,4 +83,40 @@ std::string formatTimestamp(PgTimestamp t) {
     return buf;
 }
 
+std::optional<PgTimestamp> parseTimestamp(std::string_view text) {
+    int y = 0;
+    unsigned mo = 0;
+    unsigned d = 0;
+    int h = 0;
+    int mi = 0;
+    int sec = 0;
+    char sep = ' ';
+    const std::string s(text);
+    int used = 0;
+    // NOLINTNEXTLINE(cert-err34-c): every field is range-checked below
+    const int n = std::sscanf(s.c_str(), "%4d-%2u-%2u%n%c%2d:%2d%n:%2d%n", &y, &mo, &d, &used, &sep, &h, &mi,
+                              &used, &sec, &used);
+    if (n != 3 && n != 6 && n != 7) {
+        return std::nullopt;
+    }
+    if (n > 3 && sep != ' ' && sep != 'T') {
+        return std::nullopt;
+    }
+    const std::string_view rest = text.substr(static_cast<std::size_t>(used));
+    if (!rest.empty() && rest != "Z" && rest != "+00" && rest != "+00:00") {
+        return std::nullopt;
+    }
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59) {
+        return std::nullopt;
+    }
+    const std::int64_t days = daysFromCivil(y, mo, d);
+    const PgTimestamp t =
+        pgTimestampFromUnixMicros(((days * kSecondsPerDay) + h * 3600 + mi * 60 + sec) * kMicrosPerSecond);
+    // 2024-02-30 would come out as March 1st: not a date.
+    if (formatTimestamp(t).substr(0, 10) != s.substr(0, 10)) {
+        return std::nullopt;
+    }
+    return t;
+}
+
 } // namespace isobar

@@ -2,7 +2,9 @@
 
 #include <compare>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace isobar {
 
@@ -44,5 +46,9 @@ PgTimestamp monthStart(PgTimestamp t);
 
 // "2024-01-01 00:00:00+00" (UTC, ISO 8601 with a space), for messages, reports and SQL literals.
 std::string formatTimestamp(PgTimestamp t);
+
+// A time as a user types it, in UTC: "2024-01-01", "2024-01-01 06:00", "2024-01-01T06:00:00Z",
+// formatTimestamp()'s "2024-01-01 06:00:00+00". nullopt when it is none of these or no such date.
+std::optional<PgTimestamp> parseTimestamp(std::string_view text);
 
 } // namespace isobar

@@ -3,6 +3,7 @@
 #include "db/Durability.h"
 #include "db/ServerProbe.h"
 #include "db/SettingsAdvice.h"
+#include "domain/GridField.h"
 #include "monitor/RateSample.h"
 
 #include <cstdint>
@@ -42,6 +43,8 @@ struct LoadStart {
     int maxWorkers = 1;
     // What the load will write, and the room there is for it (see StorageForecast).
     std::vector<std::string> forecast;
+    // Where the dataset's rows lie (grid, box, times, levels): what a map of the table reads.
+    LoadedExtent extent;
 };
 
 // One unit committed (or found committed by a concurrent run).

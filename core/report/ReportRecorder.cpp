@@ -45,6 +45,7 @@ void ReportRecorder::started(const LoadStart& s) {
     report_.variables = s.variables;
     report_.product = s.product;
     report_.grid = s.grid;
+    report_.extent = s.extent;
     report_.tableType = s.tableType.empty() ? report_.tableType : s.tableType;
     report_.plannedRows = s.plannedRows;
     report_.units = s.units;

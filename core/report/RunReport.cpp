@@ -211,6 +211,26 @@ std::string renderReportJson(const RunReport& r) {
     }
     j.endArray();
     j.field("product", r.product).field("grid", r.grid);
+    if (!r.extent.empty()) {
+        const LoadedExtent& e = r.extent;
+        j.key("extent").beginObject().field("gridStep", e.gridStep);
+        j.field("south", e.bounds.south).field("north", e.bounds.north);
+        j.field("west", e.bounds.west).field("east", e.bounds.east);
+        j.key("times").beginArray();
+        for (const TimeRun& run : e.times) {
+            j.beginObject()
+                .field("first", formatTimestamp(run.first))
+                .field("stepSeconds", run.stepMicros / kMicrosPerSecond)
+                .field("count", static_cast<std::uint64_t>(run.count))
+                .endObject();
+        }
+        j.endArray();
+        j.key("levels").beginArray();
+        for (const double level : e.levels) {
+            j.value(level);
+        }
+        j.endArray().endObject();
+    }
     j.field("target", r.target)
         .field("table", r.table)
         .field("tableType", r.tableType)
@@ -368,6 +388,23 @@ RunReport parseReportJson(const std::string& json) {
     }
     r.product = doc["product"].string();
     r.grid = doc["grid"].string();
+    if (const JsonValue e = doc["extent"]; e.isObject()) {
+        r.extent.gridStep = e["gridStep"].number();
+        r.extent.bounds = GeoBounds{e["south"].number(-90), e["north"].number(90), e["west"].number(-180),
+                                    e["east"].number(180)};
+        for (const JsonValue& run : e["times"].array()) {
+            const auto first = parseTimestamp(run["first"].string());
+            if (!first) {
+                throw Error("the report's extent has a time that is not one: '" + run["first"].string() +
+                            "'");
+            }
+            r.extent.times.push_back(TimeRun{*first, run["stepSeconds"].integer() * kMicrosPerSecond,
+                                             static_cast<std::size_t>(run["count"].unsignedInteger(1))});
+        }
+        for (const JsonValue& level : e["levels"].array()) {
+            r.extent.levels.push_back(level.number());
+        }
+    }
     r.target = doc["target"].string();
     r.table = doc["table"].string();
     r.tableType = doc["tableType"].string();

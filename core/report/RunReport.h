@@ -91,7 +91,8 @@ struct RunReport {
     std::vector<std::string> variables;
     std::string product;
     std::string grid;
-    std::string target; // connection target, never with a password
+    LoadedExtent extent; // where the rows lie (empty in reports of versions before it)
+    std::string target;  // connection target, never with a password
     std::string table;
     std::string tableType;
     int workers = 0;
