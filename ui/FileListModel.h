@@ -62,6 +62,9 @@ public:
     bool checkingTogether() const { return datasetJob_ != 0; }
     int problemCount() const;
     const FileInspection* inspection(int row) const;
+    const std::filesystem::path& path(int row) const {
+        return entries_.at(static_cast<std::size_t>(row)).path;
+    }
     // The loadable files as one dataset, once checked; null while inspecting and when fewer than
     // two files are loadable (a file on its own was opened as a dataset by its inspection).
     // Its `error` says why the files cannot be loaded together.

@@ -1,6 +1,7 @@
 #include "FilesPage.h"
 
 #include "FileListModel.h"
+#include "FileMapPanel.h"
 #include "Format.h"
 #include "VariableListModel.h"
 
@@ -22,6 +23,7 @@
 #include <QShortcut>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTextBrowser>
 #include <QVBoxLayout>
@@ -47,6 +49,8 @@ FilesPage::FilesPage(QWidget* parent)
     , proxy_(new QSortFilterProxyModel(this))
     , view_(new QTableView)
     , details_(new QTextBrowser)
+    , map_(new FileMapPanel)
+    , detailTabs_(new QTabWidget)
     , summary_(new QLabel)
     , remove_(new QPushButton(tr("&Remove")))
     , filter_(new QLineEdit)
@@ -153,8 +157,11 @@ FilesPage::FilesPage(QWidget* parent)
         // Beside the details, not as wide as their longest choice.
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         box->setMinimumContentsLength(16);
-        connect(box, &QComboBox::currentIndexChanged, this,
-                [this] { model_->setOpenOptions(openOptions()); });
+        connect(box, &QComboBox::currentIndexChanged, this, [this] {
+            model_->setOpenOptions(openOptions());
+            map_->clear(); // read again with the new options
+            showMap();
+        });
     }
 
     // Files on top; below them the variables to load, beside the selected file's details and how
@@ -162,7 +169,10 @@ FilesPage::FilesPage(QWidget* parent)
     auto* side = new QWidget;
     auto* sideLayout = new QVBoxLayout(side);
     sideLayout->setContentsMargins(0, 0, 0, 0);
-    sideLayout->addWidget(details_, 1);
+    detailTabs_->addTab(details_, tr("&Details"));
+    detailTabs_->addTab(map_, tr("&Map"));
+    connect(detailTabs_, &QTabWidget::currentChanged, this, &FilesPage::showMap);
+    sideLayout->addWidget(detailTabs_, 1);
     sideLayout->addWidget(reading);
     auto* lower = new QSplitter(Qt::Horizontal);
     lower->addWidget(variables);
@@ -393,7 +403,21 @@ void FilesPage::fitColumns() {
     }
 }
 
+void FilesPage::showMap() {
+    if (detailTabs_->currentWidget() != map_) {
+        return;
+    }
+    const QModelIndex current = view_->selectionModel()->currentIndex();
+    const FileInspection* f = current.isValid() ? model_->inspection(current.row()) : nullptr;
+    if (f == nullptr || f->error) {
+        map_->clear();
+        return;
+    }
+    map_->setFile(model_->path(current.row()), openOptions());
+}
+
 void FilesPage::showDetails() {
+    showMap();
     const QModelIndex current = view_->selectionModel()->currentIndex();
     const FileInspection* f = current.isValid() ? model_->inspection(current.row()) : nullptr;
     if (f == nullptr) {

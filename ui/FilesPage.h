@@ -17,11 +17,13 @@ class QPushButton;
 class QSettings;
 class QSortFilterProxyModel;
 class QTableView;
+class QTabWidget;
 class QTextBrowser;
 
 namespace isobar::ui {
 
 class FileListModel;
+class FileMapPanel;
 class VariableListModel;
 
 // The first step of a load: the files (added by dialog or dropped; folders stand for the NetCDF
@@ -70,6 +72,9 @@ public:
     QComboBox* offGridBox() const { return offGrid_; }
     QTableView* view() const { return view_; }
     QLabel* summaryLabel() const { return summary_; }
+    // The selected file's details and its map, one tab each.
+    QTabWidget* detailTabs() const { return detailTabs_; }
+    FileMapPanel* mapPanel() const { return map_; }
 
 signals:
     // Files, what is known of them, or the variable choice changed.
@@ -83,6 +88,8 @@ private:
     void updateSummary();
     void fitColumns();
     void showDetails();
+    // The map tab shows the selected file (opened only while the tab is shown).
+    void showMap();
     // Ticks or unticks the variables the filter shows.
     void tickShown(bool ticked);
 
@@ -91,6 +98,8 @@ private:
     QSortFilterProxyModel* proxy_;
     QTableView* view_;
     QTextBrowser* details_;
+    FileMapPanel* map_;
+    QTabWidget* detailTabs_;
     QLabel* summary_;
     QPushButton* remove_;
     QLineEdit* filter_;

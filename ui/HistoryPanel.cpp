@@ -5,6 +5,7 @@
 #include "GuiThread.h"
 #include "RateChart.h"
 #include "ReportExport.h"
+#include "TableMapDialog.h"
 
 #include <QDir>
 #include <QFileDialog>
@@ -48,7 +49,8 @@ HistoryPanel::HistoryPanel(QWidget* parent)
     , summary_(new QLabel)
     , open_(new QPushButton(tr("&Open")))
     , compare_(new QPushButton(tr("Com&pare two")))
-    , export_(new QPushButton(tr("E&xport..."))) {
+    , export_(new QPushButton(tr("E&xport...")))
+    , map_(new QPushButton(tr("&Map..."))) {
     auto* refresh = new QPushButton(tr("&Refresh"));
     auto* folder = new QPushButton(tr("Reports fol&der..."));
     table_->setHorizontalHeaderLabels({tr("Started (UTC)"), tr("Status"), tr("Table"), tr("Type"),
@@ -64,7 +66,7 @@ HistoryPanel::HistoryPanel(QWidget* parent)
     compare_->setToolTip(tr("Select two runs: both rate curves on one chart"));
 
     auto* buttons = new QHBoxLayout;
-    for (QPushButton* b : {open_, compare_, export_, refresh, folder}) {
+    for (QPushButton* b : {open_, compare_, export_, map_, refresh, folder}) {
         buttons->addWidget(b);
     }
     buttons->addStretch();
@@ -101,13 +103,30 @@ HistoryPanel::HistoryPanel(QWidget* parent)
         }
     });
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
-        const auto n = selectedRows().size();
+        const auto rows = selectedRows();
+        const auto n = rows.size();
         open_->setEnabled(n == 1);
         export_->setEnabled(n == 1);
         compare_->setEnabled(n == 2);
+        const QString why =
+            n == 1
+                ? TableMapDialog::unavailableReason(reports_[static_cast<std::size_t>(rows.front())].report)
+                : tr("select one run");
+        map_->setEnabled(why.isEmpty());
+        map_->setToolTip(why.isEmpty()
+                             ? tr("A map of what the run wrote, read back from its table, and the time "
+                                  "series of a point")
+                             : tr("No map: %1").arg(why));
+    });
+    connect(map_, &QPushButton::clicked, this, [this] {
+        const auto rows = selectedRows();
+        if (rows.size() == 1) {
+            emit mapRequested(reports_[static_cast<std::size_t>(rows.front())].report);
+        }
     });
     open_->setEnabled(false);
     export_->setEnabled(false);
+    map_->setEnabled(false);
     compare_->setEnabled(false);
 }
 

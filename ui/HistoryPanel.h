@@ -1,8 +1,6 @@
 #pragma once
 
-#ifndef Q_MOC_RUN // moc 6.4 cannot parse some C++20 standard headers the core pulls in
-#include "report/RunReport.h"
-#endif
+#include "LoadController.h" // RunReport, and its metatype for mapRequested()
 
 #include <QWidget>
 
@@ -19,7 +17,7 @@ class RateChart;
 
 // Past runs, read from their JSON reports (where every run writes one, or a folder the user
 // picks): reopen one to see its charts (rows/s, and the disk under it on the same time span) and
-// summary, compare two on one chart, export one again.
+// summary, compare two on one chart, export one again, map what it wrote.
 // Reports are read in the background; a refresh supersedes one still reading.
 class HistoryPanel : public QWidget {
     Q_OBJECT
@@ -43,8 +41,12 @@ public:
     DiskChart* diskChart() const { return disk_; }
     QLabel* summaryLabel() const { return summary_; }
 
+    QPushButton* mapButton() const { return map_; }
+
 signals:
     void refreshed();
+    // Map of the table: the selected run's table, read back (TableMapDialog).
+    void mapRequested(const isobar::RunReport& report);
 
 private:
     struct Entry {
@@ -64,6 +66,7 @@ private:
     QPushButton* open_;
     QPushButton* compare_;
     QPushButton* export_;
+    QPushButton* map_;
     std::vector<Entry> reports_;
     quint64 job_ = 0;
 };

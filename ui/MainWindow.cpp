@@ -7,6 +7,7 @@
 #include "LoadController.h"
 #include "RunPanel.h"
 #include "StartFlow.h"
+#include "TableMapDialog.h"
 #include "TargetPanel.h"
 #include "Version.h"
 
@@ -65,6 +66,8 @@ MainWindow::MainWindow(QWidget* parent)
     // Queued: the close comes after the run's end has been handled.
     connect(flow_, &StartFlow::closeAgreed, this, &QWidget::close, Qt::QueuedConnection);
     connect(controller_, &LoadController::ended, history_, &HistoryPanel::refresh);
+    connect(run_, &RunPanel::mapRequested, this, &MainWindow::openTableMap);
+    connect(history_, &HistoryPanel::mapRequested, this, &MainWindow::openTableMap);
     connect(files_, &FilesPage::selectionChanged, this, [this] {
         const auto* model = files_->model();
         const QString why = files_->notReady();
@@ -79,6 +82,19 @@ MainWindow::MainWindow(QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+TableMapDialog* MainWindow::mapDialog() const {
+    return mapDialog_;
+}
+
+void MainWindow::openTableMap(const RunReport& report) {
+    // Not modal: the map stays open beside the window, several runs' maps side by side. It reads
+    // through the connection the Target tab shows now (a history run's server may be another).
+    auto* dialog = new TableMapDialog(report, target_->connection(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    mapDialog_ = dialog;
+    dialog->show();
+}
 
 void MainWindow::createActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));

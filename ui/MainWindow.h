@@ -3,7 +3,12 @@
 #include "SettingsPanel.h"
 #include "TargetCheck.h"
 
+#ifndef Q_MOC_RUN // moc 6.4 cannot parse some C++20 standard headers the core pulls in
+#include "report/RunReport.h"
+#endif
+
 #include <QMainWindow>
+#include <QPointer>
 
 #include <optional>
 
@@ -17,6 +22,7 @@ class HistoryPanel;
 class LoadController;
 class RunPanel;
 class StartFlow;
+class TableMapDialog;
 class TargetPanel;
 
 // The desktop app: Files -> Target -> Settings -> Run -> History, one tab each. The window builds
@@ -38,6 +44,11 @@ public:
     void cancelLoad();
     // Checks the chosen server in the background; the result goes to the Target and Settings tabs.
     void checkTarget();
+    // Opens a map of what `report`'s run wrote (Run and History tabs), read through the Target
+    // tab's connection.
+    void openTableMap(const isobar::RunReport& report);
+    // The map opened last, while it is open.
+    TableMapDialog* mapDialog() const;
 
     // How the window asks the user yes/no (the durability confirmation included); replaceable
     // for tests.
@@ -75,6 +86,7 @@ private:
     QTabWidget* tabs_;
     SettingsPanel::Confirm confirm_;
     StartFlow* flow_ = nullptr;
+    QPointer<TableMapDialog> mapDialog_;
 };
 
 } // namespace isobar::ui

@@ -5,6 +5,7 @@
 #include "RateChart.h"
 #include "ReportExport.h"
 #include "SummaryText.h"
+#include "TableMapDialog.h"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -80,6 +81,7 @@ RunPanel::RunPanel(LoadController* controller, QWidget* parent)
     , cancel_(new QPushButton(tr("Ca&ncel")))
     , resume_(new QPushButton(tr("&Resume")))
     , export_(new QPushButton(tr("E&xport report...")))
+    , map_(new QPushButton(tr("&Map of the table...")))
     , status_(new QLabel(tr("Add files, choose the target, then start.")))
     , progress_(new QProgressBar)
     , rows_(new QLabel)
@@ -92,6 +94,7 @@ RunPanel::RunPanel(LoadController* controller, QWidget* parent)
     cancel_->setToolTip(tr("Stop: units in flight roll back, settings are restored (Shift+F5)"));
     resume_->hide();
     export_->setEnabled(false);
+    map_->setEnabled(false);
     status_->setWordWrap(true);
     status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     progress_->setRange(0, 1000);
@@ -112,6 +115,7 @@ RunPanel::RunPanel(LoadController* controller, QWidget* parent)
     buttons->addWidget(cancel_);
     buttons->addWidget(resume_);
     buttons->addStretch();
+    buttons->addWidget(map_);
     buttons->addWidget(export_);
 
     auto* facts = new QGridLayout;
@@ -143,12 +147,18 @@ RunPanel::RunPanel(LoadController* controller, QWidget* parent)
     layout->addWidget(split, 1);
     setTabOrder(start_, cancel_);
     setTabOrder(cancel_, resume_);
-    setTabOrder(resume_, export_);
+    setTabOrder(resume_, map_);
+    setTabOrder(map_, export_);
 
     connect(start_, &QPushButton::clicked, this, &RunPanel::startRequested);
     connect(resume_, &QPushButton::clicked, this, &RunPanel::resumeRequested);
     connect(cancel_, &QPushButton::clicked, this, &RunPanel::cancelRequested);
     connect(export_, &QPushButton::clicked, this, &RunPanel::exportReportAs);
+    connect(map_, &QPushButton::clicked, this, [this] {
+        if (report_) {
+            emit mapRequested(*report_);
+        }
+    });
     connect(controller_, &LoadController::started, this, &RunPanel::onStarted);
     connect(controller_, &LoadController::rateSampled, this, &RunPanel::onRate);
     connect(controller_, &LoadController::serverSampled, this, &RunPanel::onServer);
@@ -163,6 +173,7 @@ void RunPanel::setBusy(bool busy) {
     cancel_->setEnabled(busy);
     if (busy) {
         resume_->hide();
+        map_->setEnabled(false); // the table is being written; the map is of a run that ended
     }
     updateStartButtons();
 }
@@ -350,6 +361,12 @@ void RunPanel::showEnded(const LoadSummary& summary, const RunReport& report, co
     report_ = report;
     reportPath_ = path;
     export_->setEnabled(true);
+    const QString noMap = TableMapDialog::unavailableReason(report);
+    map_->setEnabled(noMap.isEmpty());
+    map_->setToolTip(noMap.isEmpty()
+                         ? tr("A map of what the run wrote, read back from its table, and the time series "
+                              "of a point")
+                         : tr("No map: %1").arg(noMap));
     const SummaryText text(summary);
     status_->setText(text.html());
     if (summary.status == LoadStatus::Completed) {

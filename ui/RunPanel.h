@@ -56,6 +56,7 @@ public:
     QPushButton* cancelButton() const { return cancel_; }
     QPushButton* resumeButton() const { return resume_; }
     QPushButton* exportButton() const { return export_; }
+    QPushButton* mapButton() const { return map_; }
     QLabel* statusLabel() const { return status_; }
     QProgressBar* progressBar() const { return progress_; }
     QTableWidget* workersTable() const { return workers_; }
@@ -65,6 +66,8 @@ signals:
     void startRequested();
     void resumeRequested();
     void cancelRequested();
+    // Map of the table: what the run that ended wrote, read back (TableMapDialog).
+    void mapRequested(const isobar::RunReport& report);
 
 private:
     void onStarted(const LoadStart& start);
@@ -87,6 +90,7 @@ private:
     QPushButton* cancel_;
     QPushButton* resume_;
     QPushButton* export_;
+    QPushButton* map_;
     QLabel* status_;
     QProgressBar* progress_;
     QLabel* rows_;

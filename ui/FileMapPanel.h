@@ -1,0 +1,62 @@
+#pragma once
+
+#ifndef Q_MOC_RUN // moc 6.4 cannot parse some C++20 standard headers the core pulls in
+#include "era5/FieldReader.h"
+#endif
+
+#include <QWidget>
+
+#include <filesystem>
+#include <memory>
+
+class QComboBox;
+class QLabel;
+class QThreadPool;
+
+namespace isobar::ui {
+
+class MapView;
+
+// The Files tab's map of the selected file: a variable at a time step (and pressure level), drawn
+// in the background from the decoding a load uses, so it shows the values that will be stored.
+class FileMapPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit FileMapPanel(QWidget* parent = nullptr);
+    ~FileMapPanel() override;
+
+    // Shows `file` read with `options` (nothing: clears the panel).
+    void setFile(const std::filesystem::path& file, const OpenOptions& options);
+    void clear();
+
+    MapView* view() const { return view_; }
+    QComboBox* variableBox() const { return variable_; }
+    QComboBox* timeBox() const { return time_; }
+    QComboBox* levelBox() const { return level_; }
+    QLabel* statusLabel() const { return status_; }
+    // True while the file is opened or a map drawn (tests wait for it).
+    bool busy() const { return pending_ > 0; }
+
+signals:
+    // A map is shown, or a message saying why not.
+    void drawn();
+
+private:
+    void draw();
+
+    QThreadPool* pool_;
+    MapView* view_;
+    QComboBox* variable_;
+    QComboBox* time_;
+    QComboBox* level_;
+    QLabel* status_;
+    std::shared_ptr<FieldReader> reader_; // used on the pool's one thread only
+    std::vector<PgTimestamp> times_;
+    std::filesystem::path file_;
+    quint64 generation_ = 0;
+    int pending_ = 0;
+    bool filling_ = false;
+};
+
+} // namespace isobar::ui
