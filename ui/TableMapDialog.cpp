@@ -59,8 +59,15 @@ std::vector<ValueColumn> loadedColumns(const TableLayout& layout, const std::vec
     return loaded.empty() ? layout.columns : loaded;
 }
 
-QDateTime dateTimeOf(PgTimestamp t) {
-    return QDateTime::fromMSecsSinceEpoch(unixMicrosFromPgTimestamp(t) / 1000, Qt::UTC);
+// Where `t` goes on the chart's time axis. QDateTimeAxis labels in local time; shifted by the local
+// offset, its labels read the UTC time the table holds (the axis says UTC).
+double axisMsecs(PgTimestamp t) {
+    const qint64 utc = unixMicrosFromPgTimestamp(t) / 1000;
+    return static_cast<double>(utc - qint64{QDateTime::fromMSecsSinceEpoch(utc).offsetFromUtc()} * 1000);
+}
+
+QDateTime axisTime(PgTimestamp t) {
+    return QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(axisMsecs(t)));
 }
 
 } // namespace
@@ -383,6 +390,7 @@ void TableMapDialog::showSeriesPoints(std::vector<SeriesPoint> points, const QSt
         columns_.empty() ? QString() : q(columns_[static_cast<std::size_t>(variable_->currentIndex())].units);
     auto* x = new QDateTimeAxis;
     x->setFormat(QStringLiteral("yyyy-MM-dd HH:mm"));
+    x->setTickCount(series_.size() > 1 ? 5 : 2);
     x->setTitleText(tr("time (UTC)"));
     auto* y = new QValueAxis;
     y->setTitleText(units);
@@ -405,13 +413,13 @@ void TableMapDialog::showSeriesPoints(std::vector<SeriesPoint> points, const QSt
             line->attachAxis(x);
             line->attachAxis(y);
         }
-        line->append(static_cast<double>(dateTimeOf(p.time).toMSecsSinceEpoch()), p.value);
+        line->append(axisMsecs(p.time), p.value);
         low = std::min(low, static_cast<double>(p.value));
         high = std::max(high, static_cast<double>(p.value));
     }
     if (!series_.empty()) {
-        x->setRange(dateTimeOf(series_.front().time),
-                    dateTimeOf(series_.back().time).addSecs(series_.size() == 1 ? 3600 : 0));
+        x->setRange(axisTime(series_.front().time),
+                    axisTime(series_.back().time).addSecs(series_.size() == 1 ? 3600 : 0));
     }
     if (low <= high) {
         const double pad = high > low ? (high - low) * 0.05 : 1.0;
