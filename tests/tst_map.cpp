@@ -392,6 +392,18 @@ private slots:
         QVERIFY(settle([&dialog] { return dialog.busy(); }));
         QVERIFY2(dialog.view()->field() != nullptr, qPrintable(dialog.view()->message()));
         QCOMPARE(compareFields(*dialog.view()->field(), fileReader()->read("t2m", hour(0))), QString());
+        // The same for a point's series: asked, then read.
+        dialog.showSeries(3, 30);
+        QVERIFY(settle([&dialog] { return dialog.busy(); }));
+        QVERIFY(dialog.series().empty());
+        QVERIFY2(
+            dialog.seriesLabel()->text().contains("CREATE INDEX ON public.asked_copy (location_id, time)"),
+            qPrintable(dialog.seriesLabel()->text()));
+        QVERIFY(!dialog.anywayButton()->isHidden());
+        dialog.anywayButton()->click();
+        QVERIFY(settle([&dialog] { return dialog.busy(); }));
+        QCOMPARE(dialog.series().size(), std::size_t(3));
+        QVERIFY(sameValue(dialog.series()[1].value, fileReader()->read("t2m", hour(1)).at(3, 30)));
         // A table that is gone: said so, no map.
         report->table = "public.never_loaded";
         TableMapDialog gone(*report, ConnectionChoice{false, cluster_->conninfo()});

@@ -24,6 +24,7 @@
 #include <QValueAxis>
 
 #include <cmath>
+#include <limits>
 
 namespace isobar::ui {
 
@@ -363,7 +364,8 @@ void TableMapDialog::showSeries(std::size_t row, std::size_t col, bool evenIfCos
             } else if (!error.isEmpty()) {
                 self->seriesStatus_->setText(tr("No series: %1.").arg(error));
             } else {
-                self->seriesStatus_->setText(tr("Not read: %1.").arg(q(cost.reason)));
+                self->seriesStatus_->setText(
+                    tr("Not read: %1. Read anyway (above the map) reads it.").arg(q(cost.reason)));
                 self->anywayAction_ = [self, row, col] {
                     if (self) {
                         self->showSeries(row, col, true);
@@ -398,8 +400,8 @@ void TableMapDialog::showSeriesPoints(std::vector<SeriesPoint> points, const QSt
     chart->addAxis(y, Qt::AlignLeft);
     QLineSeries* line = nullptr;
     std::size_t missing = 0;
-    double low = INFINITY;
-    double high = -INFINITY;
+    double low = std::numeric_limits<double>::infinity();
+    double high = -std::numeric_limits<double>::infinity();
     for (const SeriesPoint& p : series_) {
         if (std::isnan(p.value)) {
             ++missing;

@@ -130,8 +130,11 @@ int writeMap(const ParsedArgs& args, const std::vector<std::filesystem::path>& p
     const GridField field = reader.read(variable, time.value_or(reader.times().front()), level);
     const std::filesystem::path out = *args.value("map");
     writeMapPicture(field, out, width);
-    std::cout << "wrote " << out.string() << ": " << field.column << " (" << field.key << ") at "
-              << formatTimestamp(field.time);
+    std::cout << "wrote " << out.string() << ": " << field.column;
+    if (field.key != field.column) {
+        std::cout << " (" << field.key << ")";
+    }
+    std::cout << " at " << formatTimestamp(field.time);
     if (field.level) {
         std::cout << ", " << *field.level << " hPa";
     }
