@@ -501,4 +501,48 @@ Dataset Dataset::open(const std::vector<std::filesystem::path>& paths, const Ope
     return d;
 }
 
+std::vector<PgTimestamp> Dataset::validTimes() const {
+    std::vector<PgTimestamp> times;
+    times.reserve(steps_.size());
+    for (const DatasetStep& step : steps_) {
+        times.push_back(step.time);
+    }
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    return times;
+}
+
+LoadedExtent Dataset::extent() const {
+    LoadedExtent extent;
+    extent.gridStep = grid().step();
+    extent.levels = levels_;
+    extent.times = timeRuns(validTimes());
+    bool first = true;
+    for (const DatasetGeometry& g : geometries_) {
+        if (g.latitudes.empty() || g.longitudes.empty()) {
+            continue;
+        }
+        const auto [south, north] = std::minmax_element(g.latitudes.begin(), g.latitudes.end());
+        const double west = normalizeLongitude(g.longitudes.front());
+        const double east = normalizeLongitude(g.longitudes.back());
+        if (first) {
+            extent.bounds = GeoBounds{*south, *north, west, east};
+            first = false;
+            continue;
+        }
+        GeoBounds& b = extent.bounds;
+        b.south = std::min(b.south, *south);
+        b.north = std::max(b.north, *north);
+        if (b.west <= b.east && west <= east) {
+            b.west = std::min(b.west, west);
+            b.east = std::max(b.east, east);
+        } else {
+            // Boxes across the date line: the whole circle rather than a guess at their union.
+            b.west = -180.0;
+            b.east = 180.0;
+        }
+    }
+    return extent;
+}
+
 } // namespace isobar

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "domain/GridField.h"
 #include "era5/Era5File.h"
 
 #include <array>
@@ -85,6 +86,11 @@ public:
     Vertical vertical() const noexcept { return vertical_; }
     // The pressure levels of the dataset in hPa, ascending (empty for surface data).
     const std::vector<double>& levels() const noexcept { return levels_; }
+    // The distinct valid times of the steps, ascending.
+    std::vector<PgTimestamp> validTimes() const;
+    // Where the dataset's rows lie: the grid, the union of its boxes, its times and levels (what
+    // a run report keeps for a map of the table).
+    LoadedExtent extent() const;
     // The variables at least one file provides: catalog variables in the catalog's order, then the
     // ones it does not know, by name. DatasetStep::sources is indexed like this.
     const std::vector<ValueColumn>& variables() const noexcept { return variables_; }

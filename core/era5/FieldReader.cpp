@@ -12,13 +12,8 @@ namespace isobar {
 
 FieldReader::FieldReader(const std::vector<std::filesystem::path>& files, const OpenOptions& options)
     : dataset_(Dataset::open(files, options))
-    , all_(dataset_.variables()) {
-    for (const DatasetStep& step : dataset_.steps()) {
-        times_.push_back(step.time);
-    }
-    std::sort(times_.begin(), times_.end());
-    times_.erase(std::unique(times_.begin(), times_.end()), times_.end());
-}
+    , all_(dataset_.variables())
+    , times_(dataset_.validTimes()) {}
 
 GridField FieldReader::read(std::string_view name, PgTimestamp time, std::optional<double> level) {
     // Dataset::match names the variables the files have when `name` is none of them.

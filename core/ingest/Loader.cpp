@@ -100,46 +100,6 @@ std::vector<std::size_t> pendingUnits(const LoadPlan& plan, const PreparedTarget
     return todo;
 }
 
-// Where the dataset's rows lie: the union of its boxes, its time steps and levels.
-LoadedExtent loadedExtent(const Dataset& dataset) {
-    LoadedExtent extent;
-    extent.gridStep = dataset.grid().step();
-    extent.levels = dataset.levels();
-    std::vector<PgTimestamp> times;
-    for (const DatasetStep& step : dataset.steps()) {
-        times.push_back(step.time);
-    }
-    std::sort(times.begin(), times.end());
-    times.erase(std::unique(times.begin(), times.end()), times.end());
-    extent.times = timeRuns(times);
-    bool first = true;
-    for (const DatasetGeometry& g : dataset.geometries()) {
-        if (g.latitudes.empty() || g.longitudes.empty()) {
-            continue;
-        }
-        const auto [south, north] = std::minmax_element(g.latitudes.begin(), g.latitudes.end());
-        const double west = normalizeLongitude(g.longitudes.front());
-        const double east = normalizeLongitude(g.longitudes.back());
-        if (first) {
-            extent.bounds = GeoBounds{*south, *north, west, east};
-            first = false;
-            continue;
-        }
-        GeoBounds& b = extent.bounds;
-        b.south = std::min(b.south, *south);
-        b.north = std::max(b.north, *north);
-        if (b.west <= b.east && west <= east) {
-            b.west = std::min(b.west, west);
-            b.east = std::max(b.east, east);
-        } else {
-            // Boxes across the date line: the whole circle rather than a guess at their union.
-            b.west = -180.0;
-            b.east = 180.0;
-        }
-    }
-    return extent;
-}
-
 LoadStart describeStart(const LoadRequest& request, const Dataset& dataset, const LoadPlan& plan,
                         const PreparedTarget& prepared, const LoadSummary& summary) {
     LoadStart start;
@@ -154,7 +114,7 @@ LoadStart describeStart(const LoadRequest& request, const Dataset& dataset, cons
     }
     start.product = dataset.productName();
     start.grid = dataset.grid().describe();
-    start.extent = loadedExtent(dataset);
+    start.extent = dataset.extent();
     start.tableType = std::string(tableTypeName(prepared.type));
     start.target = redactConnInfo(request.conninfo);
     start.table = request.table.display();
