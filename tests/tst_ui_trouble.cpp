@@ -159,6 +159,11 @@ private slots:
         if (report->status == "completed") {
             QSKIP("the load finished before the server stopped (an unusually fast machine)");
         }
+        if (report->plannedRows > 0 && report->rows + report->resumedRows == report->plannedRows) {
+            // Every row was in before the shutdown took hold (a busy machine delays the stop): only
+            // the run's finishing steps met the stopping server, so no unit had to be retried.
+            QSKIP("every row was committed before the server stopped; only the end of the run met it");
+        }
         QCOMPARE(QString::fromStdString(report->status), QString("failed"));
         QVERIFY2(w->runPanel()->statusLabel()->text().contains("The server went away"),
                  qPrintable(w->runPanel()->statusLabel()->text()));
