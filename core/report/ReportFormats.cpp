@@ -13,45 +13,10 @@ namespace isobar {
 
 namespace {
 
-std::string html(const std::string& text) {
-    std::string out;
-    for (char c : text) {
-        switch (c) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
-}
-
 std::string fixed(double v, int decimals = 1) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
     return buf;
-}
-
-std::string withThousands(std::uint64_t v) {
-    std::string digits = std::to_string(v);
-    std::string out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) {
-            out += ',';
-        }
-        out += digits[i];
-    }
-    return out;
 }
 
 // The frame both charts share: a plot area over the run's time, with the value ticks on the left
@@ -64,18 +29,19 @@ public:
         , values_(std::move(values)) {
         svg_ << "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " << kWidth << " " << height_
              << "\" width=\"" << kWidth << "\" height=\"" << height_ << "\" role=\"img\" aria-label=\""
-             << html(label) << "\">\n";
+             << htmlEscaped(label) << "\">\n";
         svg_ << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << kWidth - kLeft - kRight
              << "\" height=\"" << height_ - kTop - kBottom << "\" fill=\"#fafbfc\" stroke=\"#ccd\"/>\n";
         for (const auto& [value, text] : values_.labels) {
             svg_ << "<line x1=\"" << kLeft << "\" x2=\"" << kWidth - kRight << "\" y1=\"" << y(value)
                  << "\" y2=\"" << y(value) << "\" stroke=\"#e3e6ea\"/><text x=\"" << kLeft - 6 << "\" y=\""
-                 << y(value) + 4 << "\" font-size=\"11\" text-anchor=\"end\" fill=\"#555\">" << html(text)
-                 << "</text>\n";
+                 << y(value) + 4 << "\" font-size=\"11\" text-anchor=\"end\" fill=\"#555\">"
+                 << htmlEscaped(text) << "</text>\n";
         }
         for (const auto& [t, text] : time_.labels) {
             svg_ << "<text x=\"" << x(t) << "\" y=\"" << height_ - 10
-                 << "\" font-size=\"11\" text-anchor=\"middle\" fill=\"#555\">" << html(text) << "</text>\n";
+                 << "\" font-size=\"11\" text-anchor=\"middle\" fill=\"#555\">" << htmlEscaped(text)
+                 << "</text>\n";
         }
     }
 
@@ -87,12 +53,12 @@ public:
         svg_ << "<line x1=\"" << x(t) << "\" x2=\"" << x(t) << "\" y1=\"" << kTop << "\" y2=\""
              << height_ - kBottom << "\" stroke=\"" << colour << "\" stroke-width=\"1\""
              << (*dashes ? std::string(" stroke-dasharray=\"") + dashes + "\"" : std::string()) << "><title>"
-             << html(title) << "</title></line>\n";
+             << htmlEscaped(title) << "</title></line>\n";
     }
     // Text at the top of the plot at time t.
     void note(double t, const char* colour, const std::string& text) {
         svg_ << "<text x=\"" << x(t) + 3 << "\" y=\"" << kTop + 12 << "\" font-size=\"11\" fill=\"" << colour
-             << "\">" << html(text) << "</text>\n";
+             << "\">" << htmlEscaped(text) << "</text>\n";
     }
     // (time, value) points; those with a value below 0 (not seen) are left out.
     void curve(const std::vector<std::pair<double, double>>& points, const char* colour, const char* dashes,
@@ -108,7 +74,7 @@ public:
         }
         svg_ << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.5\""
              << (*dashes ? std::string(" stroke-dasharray=\"") + dashes + "\"" : std::string())
-             << " points=\"" << drawn << "\"><title>" << html(title) << "</title></polyline>\n";
+             << " points=\"" << drawn << "\"><title>" << htmlEscaped(title) << "</title></polyline>\n";
     }
     std::string finish() {
         svg_ << "</svg>\n";
@@ -167,7 +133,7 @@ std::string rateChart(const RunReport& r) {
     plot.curve(rates, "#1f6feb", "", "rows/s");
     const double end = r.samples.empty() ? r.seconds : std::max(r.seconds, r.samples.back().elapsed);
     plot.curve({{0, r.meanRate}, {end, r.meanRate}}, "#2da44e", "6,4",
-               "mean " + withThousands(static_cast<std::uint64_t>(r.meanRate)) + " rows/s");
+               "mean " + formatThousands(static_cast<std::uint64_t>(r.meanRate)) + " rows/s");
     return plot.finish();
 }
 
@@ -202,7 +168,7 @@ void serverSections(std::ostringstream& out, const RunReport& r) {
     if (!r.forecast.empty()) {
         out << "<h2>Storage forecast (as the load started)</h2>\n<ul>\n";
         for (const auto& line : r.forecast) {
-            out << "<li>" << html(line) << "</li>\n";
+            out << "<li>" << htmlEscaped(line) << "</li>\n";
         }
         out << "</ul>\n";
     }
@@ -212,8 +178,8 @@ void serverSections(std::ostringstream& out, const RunReport& r) {
         out << "<h2>Checkpoints</h2>\n<table>\n";
         constexpr std::size_t kListed = 50;
         for (std::size_t i = 0; i < checkpoints.size() && i < kListed; ++i) {
-            out << "<tr><th>" << html(formatDuration(checkpoints[i].elapsed)) << "</th><td>"
-                << html(checkpointText(checkpoints[i])) << "</td></tr>\n";
+            out << "<tr><th>" << htmlEscaped(formatDuration(checkpoints[i].elapsed)) << "</th><td>"
+                << htmlEscaped(checkpointText(checkpoints[i])) << "</td></tr>\n";
         }
         if (checkpoints.size() > kListed) {
             out << "<tr><th></th><td>and " << checkpoints.size() - kListed << " more</td></tr>\n";
@@ -223,8 +189,8 @@ void serverSections(std::ostringstream& out, const RunReport& r) {
     if (!r.workerChanges.empty()) {
         out << "<h2>Worker changes</h2>\n<table>\n";
         for (const auto& c : r.workerChanges) {
-            out << "<tr><th>" << html(formatDuration(c.elapsed)) << "</th><td>" << c.from << " → " << c.to
-                << "</td><td>" << html(c.reason) << "</td></tr>\n";
+            out << "<tr><th>" << htmlEscaped(formatDuration(c.elapsed)) << "</th><td>" << c.from << " → "
+                << c.to << "</td><td>" << htmlEscaped(c.reason) << "</td></tr>\n";
         }
         out << "</table>\n";
     }
@@ -234,11 +200,12 @@ void serverSections(std::ostringstream& out, const RunReport& r) {
     }
     out << "<h2>Standbys and archiving</h2>\n<table>\n";
     for (const auto& s : r.standbys) {
-        out << "<tr><th>standby " << html(s.name) << "</th><td>" << html(standbyLagText(s)) << "</td></tr>\n";
+        out << "<tr><th>standby " << htmlEscaped(s.name) << "</th><td>" << htmlEscaped(standbyLagText(s))
+            << "</td></tr>\n";
     }
     if (!archiver.empty()) {
         out << "<tr><th>archiver</th><td" << (archiverFailed(r) ? " class=\"failed\"" : "") << ">"
-            << html(archiver) << "</td></tr>\n";
+            << htmlEscaped(archiver) << "</td></tr>\n";
     }
     out << "</table>\n";
 }
@@ -270,18 +237,18 @@ std::string renderReportCsv(const RunReport& r) {
 std::string renderReportHtml(const RunReport& r) {
     std::ostringstream out;
     const auto row = [&out](const std::string& name, const std::string& value) {
-        out << "<tr><th>" << html(name) << "</th><td>" << html(value) << "</td></tr>\n";
+        out << "<tr><th>" << htmlEscaped(name) << "</th><td>" << htmlEscaped(value) << "</td></tr>\n";
     };
     out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>Isobar run: "
-        << html(r.table) << " " << html(r.startedAt) << "</title>\n"
+        << htmlEscaped(r.table) << " " << htmlEscaped(r.startedAt) << "</title>\n"
         << "<style>body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}h1{font-size:20px}"
            "table{border-collapse:collapse;margin:1em 0}th,td{text-align:left;padding:3px "
            "12px;border-bottom:1px "
            "solid "
            "#eee;vertical-align:top}th{color:#555;font-weight:600}.failed{color:#b00}.cancelled{color:#a60}"
            ".completed{color:#070}code{font-size:12px}</style></head><body>\n";
-    out << "<h1>Isobar run into " << html(r.table) << ": <span class=\"" << html(r.status) << "\">"
-        << html(r.status) << "</span></h1>\n";
+    out << "<h1>Isobar run into " << htmlEscaped(r.table) << ": <span class=\"" << htmlEscaped(r.status)
+        << "\">" << htmlEscaped(r.status) << "</span></h1>\n";
     out << rateChart(r);
     out << "<p>Blue: rows/s per sample; green dashes: the mean; red dots: checkpoints"
         << (r.workerChanges.empty() ? "" : "; purple: the worker count changed (to the number shown)")
@@ -298,26 +265,26 @@ std::string renderReportHtml(const RunReport& r) {
     row("started", r.startedAt);
     row("finished", r.finishedAt);
     row("rows committed",
-        withThousands(r.rows) +
-            (r.resumedRows > 0 ? " (" + withThousands(r.resumedRows) + " already loaded by an earlier run)"
+        formatThousands(r.rows) +
+            (r.resumedRows > 0 ? " (" + formatThousands(r.resumedRows) + " already loaded by an earlier run)"
                                : ""));
-    row("planned rows", withThousands(r.plannedRows));
+    row("planned rows", formatThousands(r.plannedRows));
     if (r.skippedRows > 0) {
-        row("skipped (all values missing)", withThousands(r.skippedRows));
+        row("skipped (all values missing)", formatThousands(r.skippedRows));
     }
     row("duration", formatDuration(r.seconds));
-    row("mean rate", withThousands(static_cast<std::uint64_t>(r.meanRate)) + " rows/s");
-    row("sustained rate", r.medianSustainedRate > 0
-                              ? "median " + withThousands(static_cast<std::uint64_t>(r.medianSustainedRate)) +
-                                    " rows/s, minimum " +
-                                    withThousands(static_cast<std::uint64_t>(r.minSustainedRate)) +
-                                    " rows/s (1-second windows in the middle 90% of the run)"
-                              : "n/a (the run was too short for 1-second windows)");
+    row("mean rate", formatThousands(static_cast<std::uint64_t>(r.meanRate)) + " rows/s");
+    row("sustained rate",
+        r.medianSustainedRate > 0
+            ? "median " + formatThousands(static_cast<std::uint64_t>(r.medianSustainedRate)) +
+                  " rows/s, minimum " + formatThousands(static_cast<std::uint64_t>(r.minSustainedRate)) +
+                  " rows/s (1-second windows in the middle 90% of the run)"
+            : "n/a (the run was too short for 1-second windows)");
     row("workers", workersText(r));
     std::string perWorker;
     for (std::size_t w = 0; w < r.workerRows.size(); ++w) {
         perWorker += (w ? ", " : "") + std::string("#") + std::to_string(w + 1) + ": " +
-                     withThousands(r.workerRows[w]);
+                     formatThousands(r.workerRows[w]);
     }
     if (!perWorker.empty()) {
         row("rows per worker", perWorker);
@@ -377,8 +344,9 @@ std::string renderReportHtml(const RunReport& r) {
     if (!r.settingWarnings.empty()) {
         out << "<h2>Settings warnings (as the load found the server)</h2>\n<table>\n";
         for (const auto& w : r.settingWarnings) {
-            out << "<tr><th>" << html(std::string(severityName(w.severity))) << "</th><td>" << html(w.message)
-                << (w.fix.empty() ? "" : "<br><code>" + html(w.fix) + "</code>") << "</td></tr>\n";
+            out << "<tr><th>" << htmlEscaped(std::string(severityName(w.severity))) << "</th><td>"
+                << htmlEscaped(w.message)
+                << (w.fix.empty() ? "" : "<br><code>" + htmlEscaped(w.fix) + "</code>") << "</td></tr>\n";
         }
         out << "</table>\n";
     }
@@ -404,10 +372,10 @@ std::string renderReportHtml(const RunReport& r) {
     if (!r.warnings.empty() || !r.notes.empty()) {
         out << "<h2>Warnings and notes</h2>\n<ul>\n";
         for (const auto& w : r.warnings) {
-            out << "<li><b>warning:</b> " << html(w) << "</li>\n";
+            out << "<li><b>warning:</b> " << htmlEscaped(w) << "</li>\n";
         }
         for (const auto& n : r.notes) {
-            out << "<li>" << html(n) << "</li>\n";
+            out << "<li>" << htmlEscaped(n) << "</li>\n";
         }
         out << "</ul>\n";
     }

@@ -25,6 +25,12 @@ std::string formatCoordinate(double v);
 // "123.4 MiB"
 std::string formatBytes(std::uint64_t bytes);
 
+// "1,234,567"
+std::string formatThousands(std::uint64_t v);
+
+// Text for an HTML page: & < > " escaped.
+std::string htmlEscaped(const std::string& text);
+
 // Counts and rates as people read them: "850k", "1.2M", "3.45G"; `significant` digits at most,
 // trailing zeros dropped ("1M", not "1.00M").
 std::string formatCompact(double value, int significant = 3);

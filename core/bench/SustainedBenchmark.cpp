@@ -1,10 +1,10 @@
 // bench sustained: a long load as a whole process against the server's COPY of the same rows, and
 // the curve of its run report.
 
+#include "bench/BenchmarkSteps.h"
+#include "bench/IngestBenchmark.h"
 #include "db/TableMetadata.h"
 #include "era5/SampleWriter.h"
-#include "ingest/BenchmarkSteps.h"
-#include "ingest/IngestBenchmark.h"
 #include "util/Error.h"
 #include "util/Format.h"
 #include "util/Json.h"

@@ -1,4 +1,4 @@
-#include "ingest/ReadBenchmark.h"
+#include "bench/ReadBenchmark.h"
 
 #include "era5/Dataset.h"
 #include "ingest/UnitSource.h"

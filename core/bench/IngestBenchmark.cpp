@@ -1,12 +1,12 @@
-#include "ingest/IngestBenchmark.h"
+#include "bench/IngestBenchmark.h"
 
+#include "bench/BenchmarkSteps.h"
 #include "db/Connection.h"
 #include "db/CopyStream.h"
 #include "db/Ledger.h"
 #include "db/ServerProbe.h"
 #include "db/TableMetadata.h"
 #include "db/WeatherSchema.h"
-#include "ingest/BenchmarkSteps.h"
 #include "ingest/Loader.h"
 #include "ingest/UnitSource.h"
 #include "plan/LoadPlan.h"
@@ -32,8 +32,6 @@ namespace isobar {
 namespace bench {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 constexpr const char* kIsobarTable = "isobar_bench_load";
 constexpr const char* kCeilingTable = "isobar_bench_ceiling";
@@ -118,13 +116,26 @@ std::vector<std::filesystem::path> writeCopyFiles(const Dataset& dataset, const 
 }
 
 void dropTables(Connection& conn) {
-    for (const char* t : {kIsobarTable, kCeilingTable}) {
-        conn.exec(std::string("DROP TABLE IF EXISTS ") + t);
+    // Hypertables drop their chunks and partitioned tables their partitions with them.
+    const Result r = conn.query(
+        "SELECT quote_ident(c.relname) FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace "
+        "AND c.relkind IN ('r', 'p') AND NOT c.relispartition AND c.relname LIKE 'isobar\\_bench\\_%'");
+    for (int i = 0; i < r.rows(); ++i) {
+        conn.exec("DROP TABLE IF EXISTS " + r.text(i, 0) + " CASCADE");
     }
     // Their ledger and grid records go with them.
     forgetDroppedTables(conn);
     conn.exec(
         "DELETE FROM isobar.table_grid g WHERE NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = g.relid)");
+}
+
+DroppedAtEnd::~DroppedAtEnd() {
+    try {
+        Connection conn = Connection::open(conninfo_);
+        dropTables(conn);
+    } catch (const std::exception&) {
+        // The server is gone: the next bench drops them first.
+    }
 }
 
 namespace {

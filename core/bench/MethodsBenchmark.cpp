@@ -1,0 +1,622 @@
+// bench methods: the published loading comparison, each method over libpq into a fresh table.
+
+#include "bench/BenchmarkSteps.h"
+#include "bench/WireRows.h"
+#include "db/CopyStream.h"
+#include "db/Durability.h"
+#include "db/ServerProbe.h"
+#include "db/TableMetadata.h"
+#include "db/TableType.h"
+#include "db/WeatherSchema.h"
+#include "ingest/UnitSource.h"
+#include "util/Error.h"
+#include "util/Format.h"
+
+#include <libpq-fe.h>
+
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sys/stat.h>
+#include <tuple>
+
+namespace isobar {
+
+namespace {
+
+constexpr const char* kTable = "isobar_bench_method";
+// A COPY FROM STDIN is handed to libpq in pieces of about this size.
+constexpr std::size_t kSendBytes = 1u << 20;
+
+} // namespace
+
+std::vector<LoadMethod> allLoadMethods() {
+    return {LoadMethod::Insert,      LoadMethod::MultiInsert, LoadMethod::CopyText,
+            LoadMethod::CopyCsvFile, LoadMethod::CopyBinary,  LoadMethod::ServerLimit};
+}
+
+std::string_view loadMethodName(LoadMethod m) {
+    switch (m) {
+    case LoadMethod::Insert:
+        return "insert";
+    case LoadMethod::MultiInsert:
+        return "multi-insert";
+    case LoadMethod::CopyText:
+        return "copy-text";
+    case LoadMethod::CopyCsvFile:
+        return "copy-csv-file";
+    case LoadMethod::CopyBinary:
+        return "copy-binary";
+    case LoadMethod::ServerLimit:
+        return "server-limit";
+    }
+    return "?";
+}
+
+std::optional<LoadMethod> parseLoadMethod(std::string_view name) {
+    for (LoadMethod m : allLoadMethods()) {
+        if (loadMethodName(m) == name) {
+            return m;
+        }
+    }
+    return std::nullopt;
+}
+
+namespace {
+
+using namespace bench;
+
+// One timed run of a method.
+struct MethodRun {
+    double seconds = 0;
+    double withWriting = 0; // copy-csv-file: writing the CSV and the COPY
+    double cpu = 0;
+    double wal = 0;
+    std::uint64_t rows = 0;
+};
+
+// The rows of the bench, handed to the workers unit by unit: unit i to worker i % n. netcdf-c is
+// not thread-safe, so fetches take turns; decoding and encoding run on each worker's thread.
+class SharedRows {
+public:
+    SharedRows(const Dataset& dataset, const LoadPlan& plan)
+        : source_(dataset)
+        , plan_(plan)
+        , locationField_(dataset.vertical() == Vertical::PressureLevels ? 2 : 1) {}
+
+    // Calls fn(row) for every row of worker w's units, until fn returns false.
+    template <typename F>
+    void forEachRow(int w, int n, const std::stop_token& stop, F&& fn) const {
+        RawUnit raw;
+        DecodedBand decoded;
+        BinaryCopyBuffer wire;
+        bool more = true;
+        for (std::size_t u = static_cast<std::size_t>(w); more && u < plan_.units().size();
+             u += static_cast<std::size_t>(n)) {
+            if (stop.stop_requested()) {
+                throw Cancelled();
+            }
+            {
+                const std::lock_guard lock(fetching_);
+                source_.fetch(plan_.units()[u], raw);
+            }
+            source_.decode(raw, decoded);
+            wire.clear();
+            source_.encode(plan_.units()[u], decoded, wire);
+            forEachWireRow(wire.bytes(), locationField_, [&](const TextRow& row) {
+                more = fn(row);
+                return more;
+            });
+        }
+    }
+
+private:
+    UnitSource source_;
+    const LoadPlan& plan_;
+    std::size_t locationField_;
+    mutable std::mutex fetching_;
+};
+
+struct Cell {
+    std::string method;
+    TableType type = TableType::Regular;
+    int workers = 1;
+    std::string durability;
+    std::vector<MethodRun> runs;
+    std::string skipped;
+};
+
+class MethodsRunner {
+public:
+    MethodsRunner(const MethodsBenchmarkOptions& o, const Dataset& dataset, const LoadPlan& plan,
+                  const PreparedData& data, const std::filesystem::path& dir, const std::stop_token& stop)
+        : o_(o)
+        , dataset_(dataset)
+        , plan_(plan)
+        , data_(data)
+        , dir_(dir)
+        , stop_(stop)
+        , layout_{dataset.vertical(), dataset.columns()}
+        , times_(dataset.validTimes())
+        , rows_(dataset, plan) {}
+
+    MethodRun run(LoadMethod m, TableType type, int n, bool fast) {
+        Connection admin = Connection::open(o_.conninfo);
+        dropTables(admin);
+        if (m != LoadMethod::CopyBinary) {
+            createBenchTable(admin, kTable, type, layout_, times_);
+        }
+        if (m == LoadMethod::ServerLimit && !copyFiles_.contains(n)) {
+            copyFiles_[n] = writeCopyFiles(dataset_, plan_, n, dir_, stop_);
+        }
+        admin.exec("CHECKPOINT");
+        std::optional<DurabilitySession> session;
+        DurabilityRequest durability = *DurabilityRequest::preset(fast ? "fast" : "safe");
+        durability.consent = o_.consent;
+        if (fast && m != LoadMethod::CopyBinary) {
+            session.emplace(o_.conninfo, durability, [](const std::string&) {});
+        }
+        std::vector<Connection> conns;
+        if (m != LoadMethod::CopyBinary) {
+            for (int i = 0; i < n; ++i) {
+                conns.push_back(Connection::open(o_.conninfo));
+                if (session && !session->synchronousCommit().empty()) {
+                    conns.back().exec("SET synchronous_commit = " + session->synchronousCommit());
+                }
+            }
+        }
+        const std::string wal0 = walPosition(admin);
+        const double cpu0 = processCpuSeconds();
+        const auto t0 = Clock::now();
+        MethodRun r;
+        switch (m) {
+        case LoadMethod::Insert:
+            r.rows = insertRows(conns);
+            break;
+        case LoadMethod::MultiInsert:
+            r.rows = multiInsert(conns);
+            break;
+        case LoadMethod::CopyText:
+            r.rows = copyText(conns);
+            break;
+        case LoadMethod::CopyCsvFile:
+            r.rows = copyCsvFile(conns);
+            break;
+        case LoadMethod::CopyBinary:
+            r.rows = loadWithEngine(o_.conninfo, data_, kTable, {type, false}, n,
+                                    fast ? durability : DurabilityRequest{}, stop_)
+                         .rows;
+            break;
+        case LoadMethod::ServerLimit:
+            r.rows = serverCopy(conns, copyFiles_[n]);
+            break;
+        }
+        if (type == TableType::Hypertable && m != LoadMethod::CopyBinary) {
+            // The engine builds the index on time after its load; so do the others, in their time.
+            buildTimeIndex(admin, TableName{"", kTable});
+        }
+        r.seconds = secondsSince(t0);
+        if (m == LoadMethod::CopyCsvFile) {
+            r.withWriting = r.seconds;
+            r.seconds -= csvWritingSeconds_;
+        }
+        r.cpu = processCpuSeconds() - cpu0;
+        r.wal = walBytesSince(admin, wal0);
+        if (session) {
+            if (const DurabilityOutcome out = session->restore(); !out.problem.empty()) {
+                throw Error("restoring the durability settings: " + out.problem);
+            }
+        }
+        const std::uint64_t counted = countRows(admin, kTable);
+        if (counted != r.rows) {
+            throw Error(std::string(loadMethodName(m)) + ": the table holds " + std::to_string(counted) +
+                        " rows after sending " + std::to_string(r.rows));
+        }
+        dropTables(admin);
+        return r;
+    }
+
+private:
+    std::string columns(Connection& c) const { return weatherColumnList(c, layout_); }
+
+    std::uint64_t insertRows(std::vector<Connection>& conns) {
+        const int n = static_cast<int>(conns.size());
+        std::vector<std::uint64_t> sent(conns.size(), 0);
+        const std::uint64_t each = std::max<std::uint64_t>(1, o_.insertRows / conns.size());
+        runParallel(n, "insert", [&](int w) {
+            Connection& c = conns[static_cast<std::size_t>(w)];
+            const std::size_t fields = weatherColumns(layout_).size();
+            std::string sql = "INSERT INTO " + std::string(kTable) + " " + columns(c) + " VALUES (";
+            for (std::size_t f = 0; f < fields; ++f) {
+                sql += (f > 0 ? ", $" : "$") + std::to_string(f + 1);
+            }
+            sql += ")";
+            c.exec("BEGIN");
+            Result prepared(PQprepare(c.raw(), "row", sql.c_str(), static_cast<int>(fields), nullptr));
+            if (PQresultStatus(prepared.raw()) != PGRES_COMMAND_OK) {
+                throwResultError(c, prepared.raw(), "preparing the INSERT");
+            }
+            std::vector<const char*> params(fields);
+            rows_.forEachRow(w, n, stop_, [&](const TextRow& row) {
+                for (std::size_t f = 0; f < fields; ++f) {
+                    params[f] = row.nulls[f] ? nullptr : row.fields[f].c_str();
+                }
+                Result r(PQexecPrepared(c.raw(), "row", static_cast<int>(fields), params.data(), nullptr,
+                                        nullptr, 0));
+                if (PQresultStatus(r.raw()) != PGRES_COMMAND_OK) {
+                    throwResultError(c, r.raw(), "INSERT");
+                }
+                return ++sent[static_cast<std::size_t>(w)] < each && !stop_.stop_requested();
+            });
+            c.exec("COMMIT");
+        });
+        if (stop_.stop_requested()) {
+            throw Cancelled();
+        }
+        std::uint64_t total = 0;
+        for (auto s : sent) {
+            total += s;
+        }
+        return total;
+    }
+
+    std::uint64_t multiInsert(std::vector<Connection>& conns) {
+        const int n = static_cast<int>(conns.size());
+        std::vector<std::uint64_t> sent(conns.size(), 0);
+        runParallel(n, "multi-insert", [&](int w) {
+            Connection& c = conns[static_cast<std::size_t>(w)];
+            const std::string head = "INSERT INTO " + std::string(kTable) + " " + columns(c) + " VALUES ";
+            std::string sql = head;
+            std::uint64_t inBatch = 0;
+            c.exec("BEGIN");
+            rows_.forEachRow(w, n, stop_, [&](const TextRow& row) {
+                if (inBatch > 0) {
+                    sql += ", ";
+                }
+                appendSqlTuple(row, sql);
+                if (++inBatch == o_.batchRows) {
+                    c.exec(sql);
+                    sent[static_cast<std::size_t>(w)] += inBatch;
+                    sql = head;
+                    inBatch = 0;
+                }
+                return true;
+            });
+            if (inBatch > 0) {
+                c.exec(sql);
+                sent[static_cast<std::size_t>(w)] += inBatch;
+            }
+            c.exec("COMMIT");
+        });
+        std::uint64_t total = 0;
+        for (auto s : sent) {
+            total += s;
+        }
+        return total;
+    }
+
+    std::uint64_t copyText(std::vector<Connection>& conns) {
+        const int n = static_cast<int>(conns.size());
+        std::vector<std::uint64_t> counted(conns.size(), 0);
+        runParallel(n, "copy-text", [&](int w) {
+            Connection& c = conns[static_cast<std::size_t>(w)];
+            CopyStream copy(c, "COPY " + std::string(kTable) + " " + columns(c) + " FROM STDIN");
+            std::string out;
+            out.reserve(kSendBytes + 4096);
+            rows_.forEachRow(w, n, stop_, [&](const TextRow& row) {
+                appendCopyText(row, out);
+                if (out.size() >= kSendBytes) {
+                    copy.send(out);
+                    out.clear();
+                }
+                return true;
+            });
+            copy.send(out);
+            counted[static_cast<std::size_t>(w)] = copy.finish();
+        });
+        std::uint64_t total = 0;
+        for (auto s : counted) {
+            total += s;
+        }
+        return total;
+    }
+
+    // Writes each worker's rows into a CSV file (timed into r.withWriting), then the server reads
+    // them all at once.
+    std::uint64_t copyCsvFile(std::vector<Connection>& conns) {
+        const int n = static_cast<int>(conns.size());
+        std::vector<std::filesystem::path> files;
+        for (int w = 0; w < n; ++w) {
+            files.push_back(dir_ / ("rows-" + std::to_string(w) + ".csv"));
+        }
+        const auto t0 = Clock::now();
+        runParallel(n, "writing the CSV files", [&](int w) {
+            const auto& path = files[static_cast<std::size_t>(w)];
+            std::ofstream file(path, std::ios::binary | std::ios::trunc);
+            std::string out;
+            rows_.forEachRow(w, n, stop_, [&](const TextRow& row) {
+                appendCsv(row, out);
+                if (out.size() >= kSendBytes) {
+                    file.write(out.data(), static_cast<std::streamsize>(out.size()));
+                    out.clear();
+                }
+                return true;
+            });
+            file.write(out.data(), static_cast<std::streamsize>(out.size()));
+            file.close();
+            if (!file) {
+                throw Error(path.string() + ": cannot write the CSV file (is the disk full?)");
+            }
+            ::chmod(path.c_str(), 0644); // the server reads it
+        });
+        csvWritingSeconds_ = secondsSince(t0);
+        std::vector<std::uint64_t> counted(conns.size(), 0);
+        runParallel(n, "COPY FROM the CSV files", [&](int w) {
+            Connection& c = conns[static_cast<std::size_t>(w)];
+            const Result res =
+                c.query("COPY " + std::string(kTable) + " " + columns(c) + " FROM " +
+                        c.quoteLiteral(files[static_cast<std::size_t>(w)].string()) + " (FORMAT csv)");
+            counted[static_cast<std::size_t>(w)] = std::stoull(PQcmdTuples(res.raw()));
+        });
+        for (const auto& f : files) {
+            std::error_code ec;
+            std::filesystem::remove(f, ec);
+        }
+        std::uint64_t total = 0;
+        for (auto s : counted) {
+            total += s;
+        }
+        return total;
+    }
+
+    std::uint64_t serverCopy(std::vector<Connection>& conns,
+                             const std::vector<std::filesystem::path>& files) {
+        std::vector<std::uint64_t> counted(conns.size(), 0);
+        runParallel(static_cast<int>(conns.size()), "the server-side COPY", [&](int w) {
+            Connection& c = conns[static_cast<std::size_t>(w)];
+            const Result res =
+                c.query("COPY " + std::string(kTable) + " " + columns(c) + " FROM " +
+                        c.quoteLiteral(files[static_cast<std::size_t>(w)].string()) + " (FORMAT binary)");
+            counted[static_cast<std::size_t>(w)] = std::stoull(PQcmdTuples(res.raw()));
+        });
+        std::uint64_t total = 0;
+        for (auto s : counted) {
+            total += s;
+        }
+        return total;
+    }
+
+    const MethodsBenchmarkOptions& o_;
+    const Dataset& dataset_;
+    const LoadPlan& plan_;
+    const PreparedData& data_;
+    std::filesystem::path dir_;
+    std::stop_token stop_;
+    TableLayout layout_;
+    std::vector<PgTimestamp> times_;
+    SharedRows rows_;
+    std::map<int, std::vector<std::filesystem::path>> copyFiles_;
+    double csvWritingSeconds_ = 0; // of the copy-csv-file run under way
+};
+
+void validate(const MethodsBenchmarkOptions& o) {
+    if (o.methods.empty() || o.tableTypes.empty() || o.workers.empty() || o.durability.empty()) {
+        throw Error("bench methods needs at least one method, table type, worker count and durability");
+    }
+    for (const auto& d : o.durability) {
+        if (d != "safe" && d != "fast") {
+            throw Error("durability '" + d + "' is not understood (safe or fast)");
+        }
+        if (d == "fast" && !o.consent) {
+            throw Error("the fast runs turn fsync and full_page_writes off server-wide for their duration: "
+                        "they need consent (--yes)");
+        }
+    }
+    for (TableType t : o.tableTypes) {
+        if (t == TableType::Distributed) {
+            throw Error("bench methods measures regular, unlogged, partitioned tables and hypertables");
+        }
+    }
+    if (o.rounds < 1 || o.insertRows < 1 || o.batchRows < 1) {
+        throw Error("rounds, the INSERT sample and the batch size must be at least 1");
+    }
+}
+
+std::string cellMethodName(LoadMethod m) {
+    return std::string(loadMethodName(m));
+}
+
+} // namespace
+
+BenchReport benchmarkMethods(const MethodsBenchmarkOptions& o, const BenchProgress& progress,
+                             const std::stop_token& stop) {
+    validate(o);
+    Connection conn = Connection::open(o.conninfo);
+    ensureMetadataSchema(conn);
+    dropTables(conn);
+    const DroppedAtEnd dropped(o.conninfo);
+    const auto t0 = Clock::now();
+    BenchReport report = beginReport(conn, "methods", "isobar-cli bench methods");
+    std::vector<Cell> cells;
+    std::uint64_t allRows = 0;
+    std::string dataDescription;
+    try {
+        TempDir dir("isobar-bench", 0711); // the server reads the CSV and binary files by name
+        const PreparedData data = prepareData(o.data, dir.path(), "methods", progress, stop);
+        dataDescription = data.description;
+        const Dataset dataset = Dataset::open(data.files, data.open);
+        const LoadPlan plan = LoadPlan::build(dataset);
+        allRows = plan.totalRows();
+        const ServerFileAccess access = probeServerFileAccess(conn);
+        const std::string noServerFiles =
+            !access.onThisMachine ? "the server runs on another machine: it cannot read this machine's files"
+            : !access.mayReadFiles
+                ? "the role may not read server files (superuser, or GRANT pg_read_server_files)"
+                : "";
+        const ExtensionStatus ts = timescaledbStatus(conn);
+        MethodsRunner runner(o, dataset, plan, data, dir.path(), stop);
+        const std::size_t total = o.durability.size() * o.tableTypes.size() * o.workers.size() *
+                                  o.methods.size() * static_cast<std::size_t>(o.rounds);
+        std::size_t done = 0;
+        for (const auto& d : o.durability) {
+            for (TableType type : o.tableTypes) {
+                for (int n : o.workers) {
+                    std::vector<std::size_t> group; // the cells of this group, in o.methods' order
+                    for (LoadMethod m : o.methods) {
+                        Cell c{cellMethodName(m), type, n, d, {}, {}};
+                        if (type == TableType::Hypertable && !ts.usable) {
+                            c.skipped = ts.reason;
+                        } else if ((m == LoadMethod::CopyCsvFile || m == LoadMethod::ServerLimit) &&
+                                   !noServerFiles.empty()) {
+                            c.skipped = noServerFiles;
+                        }
+                        group.push_back(cells.size());
+                        cells.push_back(c);
+                    }
+                    for (int round = 0; round < o.rounds; ++round) {
+                        // Rotate the order, so no method always runs on the warmer server.
+                        for (std::size_t k = 0; k < o.methods.size(); ++k) {
+                            const std::size_t i = (k + static_cast<std::size_t>(round)) % o.methods.size();
+                            Cell& c = cells[group[i]];
+                            ++done;
+                            if (!c.skipped.empty()) {
+                                continue;
+                            }
+                            if (stop.stop_requested()) {
+                                throw Cancelled();
+                            }
+                            progress(c.method + ", " + std::string(tableTypeName(type)) + ", " +
+                                         std::to_string(n) + " worker(s), " + d + ", round " +
+                                         std::to_string(round + 1),
+                                     static_cast<double>(done - 1) / static_cast<double>(total));
+                            c.runs.push_back(runner.run(o.methods[i], type, n, d == "fast"));
+                        }
+                    }
+                }
+            }
+        }
+        progress("done", 1);
+    } catch (const Cancelled&) {
+        report.status = "cancelled";
+    } catch (const Error& e) {
+        report.status = "failed";
+        report.problem = e.what();
+    }
+
+    BenchTable table{"methods", "Loading methods", {}, {}, {}};
+    table.columns = {{"method", "method", ""},
+                     {"table_type", "table type", ""},
+                     {"workers", "workers", "int"},
+                     {"durability", "durability", ""},
+                     {"rows", "rows", "int"},
+                     {"seconds", "seconds", "seconds"},
+                     {"rows_per_s", "rows/s", "rate"},
+                     {"vs_server_limit", "/ server-limit", "ratio"},
+                     {"client_cpu_s", "client CPU", "seconds"},
+                     {"wal_bytes", "WAL written", "bytes"},
+                     {"rounds", "rounds", "int"},
+                     {"note", "note", ""}};
+    // The ceiling's rate of each group, for the ratios.
+    std::map<std::tuple<std::string, int, TableType>, double> ceiling;
+    const auto medianOf = [](const std::vector<MethodRun>& runs, auto field) {
+        std::vector<double> v;
+        for (const auto& r : runs) {
+            v.push_back(field(r));
+        }
+        return median(v);
+    };
+    const auto rateOf = [&](const std::vector<MethodRun>& runs, bool writing) {
+        const double s =
+            medianOf(runs, [writing](const MethodRun& r) { return writing ? r.withWriting : r.seconds; });
+        return s > 0 ? static_cast<double>(runs.front().rows) / s : 0.0;
+    };
+    for (const auto& c : cells) {
+        if (c.method == "server-limit" && !c.runs.empty()) {
+            ceiling[{c.durability, c.workers, c.type}] = rateOf(c.runs, false);
+        }
+    }
+    BenchPlot plot;
+    plot.kind = BenchPlot::Kind::Lines;
+    plot.title = "Rows per second against workers";
+    plot.xLabel = "workers";
+    plot.yLabel = "rows/s";
+    plot.yFormat = "rate";
+    for (int n : o.workers) {
+        plot.categories.push_back(std::to_string(n));
+    }
+    std::map<std::string, std::size_t> seriesOf;
+    const auto addRow = [&](const Cell& c, const std::string& method, bool writing, const std::string& note) {
+        std::vector<BenchValue> row{method, std::string(tableTypeName(c.type)), double(c.workers),
+                                    c.durability};
+        if (c.runs.empty()) {
+            row.insert(row.end(),
+                       {std::monostate{}, std::monostate{}, std::monostate{}, std::monostate{},
+                        std::monostate{}, std::monostate{}, 0.0,
+                        c.skipped.empty() ? std::string("not measured") : "not measured: " + c.skipped});
+            table.rows.push_back(row);
+            return;
+        }
+        const double rate = rateOf(c.runs, writing);
+        const auto limit = ceiling.find({c.durability, c.workers, c.type});
+        row.insert(
+            row.end(),
+            {double(c.runs.front().rows),
+             medianOf(c.runs, [writing](const MethodRun& r) { return writing ? r.withWriting : r.seconds; }),
+             rate,
+             limit != ceiling.end() && limit->second > 0 ? BenchValue(rate / limit->second) : BenchValue{},
+             medianOf(c.runs, [](const MethodRun& r) { return r.cpu; }),
+             medianOf(c.runs, [](const MethodRun& r) { return r.wal; }), double(c.runs.size()), note});
+        table.rows.push_back(row);
+        const std::string name =
+            method + " (" + std::string(tableTypeName(c.type)) + ", " + c.durability + ")";
+        if (!seriesOf.contains(name)) {
+            seriesOf[name] = plot.series.size();
+            plot.series.push_back({name, std::vector<std::optional<double>>(plot.categories.size())});
+        }
+        for (std::size_t k = 0; k < o.workers.size(); ++k) {
+            if (o.workers[k] == c.workers) {
+                plot.series[seriesOf[name]].values[k] = rate;
+            }
+        }
+    };
+    for (const auto& c : cells) {
+        if (c.method == "insert") {
+            addRow(c, c.method, false,
+                   c.runs.empty() ? ""
+                                  : "a sample: the first " + formatThousands(c.runs.front().rows) + " of " +
+                                        formatThousands(allRows) + " rows");
+        } else if (c.method == "copy-csv-file") {
+            addRow(c, c.method, false, "the server's COPY of the CSV files only");
+            if (!c.runs.empty()) {
+                addRow(c, "copy-csv-file+write", true, "writing the CSV files, then the COPY");
+            }
+        } else if (c.method == "multi-insert") {
+            addRow(c, c.method, false, std::to_string(o.batchRows) + " rows per INSERT");
+        } else {
+            addRow(c, c.method, false,
+                   c.method == "server-limit" ? "the ceiling: the server reads the rows from files" : "");
+        }
+    }
+    table.notes = {
+        "Rows: " + dataDescription + ", " + formatThousands(allRows) +
+            " rows; every method into a fresh table after a CHECKPOINT, counted by count(*) afterwards.",
+        "The median of the rounds; methods rotate which goes first in each round. Each client method reads "
+        "and "
+        "decodes the files itself, as Isobar's engine (copy-binary) does; server-limit reads rows encoded "
+        "beforehand.",
+        "insert: one parameterized INSERT per row in one transaction; multi-insert: INSERT ... VALUES of "
+        "many rows; "
+        "copy-text: COPY FROM STDIN in text format; copy-csv-file: a CSV file per worker, then COPY FROM it "
+        "on "
+        "the server; copy-binary: Isobar's load; server-limit: server-side binary COPY FROM files.",
+        "client CPU: this process (every thread); WAL written: pg_current_wal_insert_lsn() before and after. "
+        "fast: fsync, full_page_writes and synchronous_commit off for the run, restored after each."};
+    report.tables.push_back(std::move(table));
+    if (!plot.series.empty()) {
+        report.plots.push_back(std::move(plot));
+    }
+    endReport(report, t0);
+    return report;
+}
+
+} // namespace isobar

@@ -1,0 +1,254 @@
+// bench query: the TimescaleDB-vs-PostgreSQL query set adapted to weather, per table type, cold and
+// warm; and how fast one day of data goes.
+
+#include "bench/BenchmarkSteps.h"
+#include "db/TableMetadata.h"
+#include "db/TableType.h"
+#include "ingest/Loader.h"
+#include "util/Error.h"
+#include "util/Format.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace isobar {
+
+namespace {
+
+using namespace bench;
+
+constexpr const char* kTable = "isobar_bench_query";
+
+struct Query {
+    std::string name;
+    std::string sql;
+    std::vector<std::optional<std::string>> params;
+};
+
+// The value column the queries aggregate: the 2 m temperature, the temperature on pressure levels,
+// or else the first column; and the level they keep to on pressure levels.
+struct Subject {
+    std::string column;
+    std::string label;       // "t2m"
+    std::string levelFilter; // " AND pressure_level = 850" or ""
+};
+
+Subject subjectOf(const Dataset& dataset) {
+    Subject s;
+    for (const char* want : {"t2m", "t"}) {
+        for (const auto& c : dataset.columns()) {
+            if (s.column.empty() && c.key == want) {
+                s.column = c.key;
+            }
+        }
+    }
+    if (s.column.empty()) {
+        if (dataset.columns().empty()) {
+            throw Error("the files hold no variable to query");
+        }
+        s.column = dataset.columns().front().key;
+    }
+    s.label = s.column;
+    s.column = columnIdentifier(s.column);
+    if (dataset.vertical() == Vertical::PressureLevels && !dataset.levels().empty()) {
+        s.levelFilter = " AND pressure_level = " + formatBenchValue(dataset.levels().front(), "");
+    }
+    return s;
+}
+
+std::vector<Query> weatherQueries(Connection& conn, const Subject& s) {
+    const std::string t = kTable;
+    const std::vector<std::string> locations = sampleLocations(conn, t, 8);
+    if (locations.empty()) {
+        throw Error("the loaded table is empty: nothing to query");
+    }
+    const Result first = conn.query("SELECT min(time)::text, date_trunc('day', min(time))::text FROM " + t);
+    const Result where =
+        conn.query("SELECT latitude::text, longitude::text FROM " + t + " WHERE location_id = $1 LIMIT 1",
+                   {locations.front()});
+    const double lat = std::stod(where.text(0, 0));
+    const double lon = std::stod(where.text(0, 1));
+    const auto num = [](double v) {
+        return formatBenchValue(v, "ratio");
+    };
+    std::string list;
+    for (const auto& l : locations) {
+        list += (list.empty() ? "" : ", ") + l;
+    }
+    return {
+        {"one location's daily max " + s.label + ", whole range",
+         "SELECT date_trunc('day', time) AS day, max(" + s.column + ") FROM " + t +
+             " WHERE location_id = $1" + s.levelFilter + " GROUP BY 1 ORDER BY 1",
+         {locations.front()}},
+        {std::to_string(locations.size()) + " locations for 1 hour",
+         "SELECT * FROM " + t + " WHERE location_id IN (" + list +
+             ") AND time >= $1::timestamptz AND time < $1::timestamptz + interval '1 hour'" + s.levelFilter,
+         {first.text(0, 0)}},
+        {"mean " + s.label + " per 10 degree latitude band per hour, one day",
+         "SELECT date_trunc('hour', time), floor(latitude / 10) * 10 AS band, avg(" + s.column + ") FROM " +
+             t + " WHERE time >= $1::timestamptz AND time < $1::timestamptz + interval '1 day'" +
+             s.levelFilter + " GROUP BY 1, 2 ORDER BY 1, 2",
+         {first.text(0, 1)}},
+        {"last 5 hourly values of every location in a 5 x 5 degree region",
+         "SELECT location_id, time, " + s.column + " FROM (SELECT location_id, time, " + s.column +
+             ", row_number() OVER (PARTITION BY location_id ORDER BY time DESC) AS n FROM " + t +
+             " WHERE latitude BETWEEN " + num(lat - 2.5) + " AND " + num(lat + 2.5) +
+             " AND longitude BETWEEN " + num(lon - 2.5) + " AND " + num(lon + 2.5) + s.levelFilter +
+             ") r WHERE n <= 5",
+         {}},
+    };
+}
+
+} // namespace
+
+BenchReport benchmarkQueries(const QueryBenchmarkOptions& o, const BenchProgress& progress,
+                             const std::stop_token& stop) {
+    if (o.repeats < 1) {
+        throw Error("bench query needs at least 1 warm run of each query");
+    }
+    Connection conn = Connection::open(o.conninfo);
+    ensureMetadataSchema(conn);
+    dropTables(conn);
+    const DroppedAtEnd dropped(o.conninfo);
+    const auto t0 = Clock::now();
+    BenchReport report = beginReport(conn, "query", "isobar-cli bench query");
+    std::vector<std::pair<std::string, std::string>> unavailable;
+    const std::vector<BenchTableType> available = availableBenchTableTypes(conn, &unavailable);
+    const std::vector<BenchTableType> types = o.tableTypes.empty() ? available : o.tableTypes;
+
+    BenchTable queries{"queries", "Queries", {}, {}, {}};
+    queries.columns = {{"table_type", "table type", ""},
+                       {"query", "query", ""},
+                       {"rows", "rows returned", "int"},
+                       {"cold_s", "cold", "seconds"},
+                       {"warm_mean_s", "warm, mean", "seconds"},
+                       {"warm_p95_s", "warm, p95", "seconds"},
+                       {"note", "note", ""}};
+    BenchTable retention{"retention", "Retention: removing the oldest day", {}, {}, {}};
+    retention.columns = {{"table_type", "table type", ""},        {"method", "removed by", ""},
+                         {"rows", "rows removed", "int"},         {"seconds", "removal", "seconds"},
+                         {"vacuum_s", "VACUUM after", "seconds"}, {"before_bytes", "size before", "bytes"},
+                         {"after_bytes", "size after", "bytes"},  {"note", "note", ""}};
+    BenchPlot warm{BenchPlot::Kind::Bars, "Warm query latency (mean)", "query", "seconds", "seconds", {}, {}};
+    BenchPlot cold{BenchPlot::Kind::Bars, "Cold query latency", "query", "seconds", "seconds", {}, {}};
+    BenchPlot removal{
+        BenchPlot::Kind::Bars, "Removing the oldest day", "table type", "seconds", "seconds", {}, {}};
+    BenchPlot::Series removalSeries{"removal", {}};
+    BenchPlot::Series vacuumSeries{"VACUUM after", {}};
+    std::string restartNote = o.restartServer
+                                  ? "cold: the first run after the server was restarted (empty shared "
+                                    "buffers; the operating system's page cache is not dropped)"
+                                  : "cold: the first run after the load (the server was not restarted: "
+                                    "not the embedded cluster)";
+    try {
+        TempDir dir("isobar-bench", 0700);
+        BenchData wanted = o.data;
+        if (wanted.files.empty() && wanted.syntheticHours == 0) {
+            wanted.syntheticHours = 48;
+        }
+        const PreparedData data = prepareData(wanted, dir.path(), "query", progress, stop);
+        const Dataset dataset = Dataset::open(data.files, data.open);
+        const Subject subject = subjectOf(dataset);
+        double done = 0;
+        for (const auto& type : types) {
+            const std::string typeName = benchTableTypeName(type);
+            const auto why = std::find_if(unavailable.begin(), unavailable.end(),
+                                          [&](const auto& u) { return u.first == typeName; });
+            if (why != unavailable.end()) {
+                queries.rows.push_back({typeName, std::monostate{}, std::monostate{}, std::monostate{},
+                                        std::monostate{}, std::monostate{}, "not measured: " + why->second});
+                retention.rows.push_back({typeName, std::monostate{}, std::monostate{}, std::monostate{},
+                                          std::monostate{}, std::monostate{}, std::monostate{},
+                                          "not measured: " + why->second});
+                done += 1;
+                continue;
+            }
+            const auto say = [&](const std::string& step) {
+                progress(data.description + ", " + typeName + ": " + step,
+                         done / static_cast<double>(types.size()));
+            };
+            say("loading");
+            dropTables(conn);
+            loadWithEngine(o.conninfo, data, kTable, type, defaultWorkerCount(), {}, stop);
+            conn.exec("VACUUM ANALYZE " + std::string(kTable));
+            conn.exec("SET TimeZone = 'UTC'");
+            const std::vector<Query> set = weatherQueries(conn, subject);
+            if (o.restartServer) {
+                say("restarting the server for the cold runs");
+                o.restartServer();
+            }
+            Connection q = Connection::open(o.conninfo);
+            q.exec("SET TimeZone = 'UTC'");
+            BenchPlot::Series warmSeries{typeName, {}};
+            BenchPlot::Series coldSeries{typeName, {}};
+            for (const auto& query : set) {
+                if (stop.stop_requested()) {
+                    throw Cancelled();
+                }
+                say(query.name);
+                const auto once = [&](std::uint64_t& rows) {
+                    const auto start = Clock::now();
+                    rows = static_cast<std::uint64_t>(q.query(query.sql, query.params).rows());
+                    return secondsSince(start);
+                };
+                std::uint64_t rows = 0;
+                const double coldSeconds = once(rows);
+                std::vector<double> runs;
+                for (int i = 0; i < o.repeats; ++i) {
+                    runs.push_back(once(rows));
+                }
+                const double mean =
+                    std::accumulate(runs.begin(), runs.end(), 0.0) / static_cast<double>(runs.size());
+                queries.rows.push_back({typeName, query.name, double(rows), coldSeconds, mean,
+                                        percentileOf(runs, 0.95), std::string()});
+                warmSeries.values.emplace_back(mean);
+                coldSeries.values.emplace_back(coldSeconds);
+                if (warm.categories.size() < set.size()) {
+                    warm.categories.push_back("Q" + std::to_string(warm.categories.size() + 1));
+                    cold.categories.push_back(warm.categories.back());
+                }
+            }
+            warm.series.push_back(warmSeries);
+            cold.series.push_back(coldSeries);
+            say("removing the oldest day");
+            const DayRemoval d = removeOldestDay(conn, kTable, type.type);
+            retention.rows.push_back({typeName, d.method, double(d.rows), d.seconds, d.vacuumSeconds,
+                                      d.before.total, d.after.total,
+                                      d.method == "DELETE"
+                                          ? "after VACUUM: the space is reusable, the files keep their size"
+                                          : std::string()});
+            removal.categories.push_back(typeName);
+            removalSeries.values.emplace_back(d.seconds);
+            vacuumSeries.values.emplace_back(d.vacuumSeconds);
+            dropTables(conn);
+            done += 1;
+        }
+        progress("done", 1);
+    } catch (const Cancelled&) {
+        report.status = "cancelled";
+    } catch (const Error& e) {
+        report.status = "failed";
+        report.problem = e.what();
+    }
+    queries.notes = {
+        restartNote + "; warm: " + std::to_string(o.repeats) +
+            " runs right after, their mean and 95th percentile (nearest rank). Q1-Q4 in the plots are "
+            "the queries in this table's order.",
+        "Each table type holds the same rows, loaded by Isobar; a hypertable has its index on time, the "
+        "other tables no index (as Isobar makes them)."};
+    retention.notes = {
+        "The oldest UTC day: DELETE then VACUUM for plain tables, DROP of the day's partition, "
+        "drop_chunks for hypertables; sizes with partitions, chunks, indexes and TOAST."};
+    removal.series = {removalSeries, vacuumSeries};
+    report.tables.push_back(std::move(queries));
+    report.tables.push_back(std::move(retention));
+    for (BenchPlot* p : {&warm, &cold, &removal}) {
+        if (!p->series.empty() && !p->categories.empty()) {
+            report.plots.push_back(std::move(*p));
+        }
+    }
+    endReport(report, t0);
+    return report;
+}
+
+} // namespace isobar

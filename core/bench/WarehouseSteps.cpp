@@ -1,0 +1,273 @@
+// The steps bench methods, matrix and query share: their data, tables, sizes, the oldest day's
+// removal, and the reports' frame.
+
+#include "bench/BenchmarkSteps.h"
+#include "db/TableType.h"
+#include "db/WeatherSchema.h"
+#include "era5/SampleWriter.h"
+#include "ingest/Loader.h"
+#include "util/Error.h"
+#include "util/Format.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sys/resource.h>
+#include <thread>
+
+namespace isobar {
+
+std::optional<BenchTableType> parseBenchTableType(std::string_view name) {
+    if (name == "hypertable-compressed") {
+        return BenchTableType{TableType::Hypertable, true};
+    }
+    const auto t = parseTableType(name);
+    if (!t || *t == TableType::Distributed) {
+        return std::nullopt;
+    }
+    return BenchTableType{*t, false};
+}
+
+std::string benchTableTypeName(const BenchTableType& t) {
+    return t.compressed ? "hypertable-compressed" : std::string(tableTypeName(t.type));
+}
+
+std::vector<BenchTableType>
+availableBenchTableTypes(Connection& conn, std::vector<std::pair<std::string, std::string>>* skipped) {
+    std::vector<BenchTableType> out{
+        {TableType::Regular, false}, {TableType::Unlogged, false}, {TableType::Partitioned, false}};
+    if (const ExtensionStatus ts = timescaledbStatus(conn); ts.usable) {
+        out.push_back({TableType::Hypertable, false});
+        out.push_back({TableType::Hypertable, true});
+    } else if (skipped != nullptr) {
+        skipped->emplace_back("hypertable", ts.reason);
+        skipped->emplace_back("hypertable-compressed", ts.reason);
+    }
+    return out;
+}
+
+namespace bench {
+
+double secondsSince(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+PreparedData prepareData(const BenchData& data, const std::filesystem::path& dir, const std::string& name,
+                         const BenchProgress& progress, const std::stop_token& stop) {
+    PreparedData out;
+    out.open = data.open;
+    if (!data.files.empty()) {
+        out.files = data.files;
+        out.description = std::to_string(data.files.size()) + " file(s)";
+        return out;
+    }
+    if (data.syntheticHours < 1) {
+        throw Error("a bench needs files or a number of synthetic hours");
+    }
+    SampleOptions sample;
+    sample.out = dir / (name + ".nc");
+    sample.hours = data.syntheticHours;
+    progress("writing " + std::to_string(data.syntheticHours) + " synthetic global hour(s) (" +
+                 formatThousands(static_cast<std::uint64_t>(data.syntheticHours) * 1'038'240) + " rows)",
+             -1);
+    const SampleInfo info = writeSample(sample, stop);
+    out.files = info.files;
+    out.description = std::to_string(data.syntheticHours) + " synthetic global hour(s)";
+    return out;
+}
+
+void runParallel(int n, const std::string& what, const std::function<void(int)>& fn) {
+    std::vector<std::string> errors(static_cast<std::size_t>(n));
+    std::vector<bool> cancelled(static_cast<std::size_t>(n), false);
+    {
+        std::vector<std::jthread> threads;
+        for (int i = 0; i < n; ++i) {
+            threads.emplace_back([&, i] {
+                try {
+                    fn(i);
+                } catch (const Cancelled&) {
+                    cancelled[static_cast<std::size_t>(i)] = true;
+                } catch (const std::exception& e) {
+                    errors[static_cast<std::size_t>(i)] = e.what();
+                }
+            });
+        }
+    }
+    if (std::find(cancelled.begin(), cancelled.end(), true) != cancelled.end()) {
+        throw Cancelled();
+    }
+    for (const auto& e : errors) {
+        if (!e.empty()) {
+            throw Error(what + " failed: " + e);
+        }
+    }
+}
+
+void createBenchTable(Connection& conn, const std::string& name, TableType type, const TableLayout& layout,
+                      const std::vector<PgTimestamp>& times) {
+    const TableName table{"", name};
+    TableOptions options;
+    options.type = type;
+    options.partitionInterval = PartitionInterval::Day;
+    bool created = false;
+    conn.exec("BEGIN");
+    ensureTargetTable(conn, table, layout, options, created);
+    if (type == TableType::Partitioned) {
+        createPartitions(conn, table, PartitionInterval::Day, times);
+    }
+    conn.exec("COMMIT");
+}
+
+std::string walPosition(Connection& conn) {
+    return conn.query("SELECT pg_current_wal_insert_lsn()::text").text(0, 0);
+}
+
+double walBytesSince(Connection& conn, const std::string& position) {
+    return std::stod(
+        conn.query("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::text", {position})
+            .text(0, 0));
+}
+
+double processCpuSeconds() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    const auto s = [](const timeval& t) {
+        return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+    };
+    return s(u.ru_utime) + s(u.ru_stime);
+}
+
+std::uint64_t countRows(Connection& conn, const std::string& table) {
+    return static_cast<std::uint64_t>(
+        conn.query("SELECT count(*) FROM " + conn.quoteIdentifier(table)).integer(0, 0));
+}
+
+TableSizes tableSizes(Connection& conn, const std::string& table, TableType type) {
+    TableSizes s;
+    const std::string name = conn.quoteIdentifier(table);
+    Result r;
+    if (type == TableType::Hypertable) {
+        // Compressed chunks included: TimescaleDB sums them into the hypertable's sizes.
+        r = conn.query(
+            "SELECT table_bytes, index_bytes, toast_bytes, total_bytes FROM hypertable_detailed_size($1)",
+            {name});
+    } else {
+        // A partitioned table's partitions, or the table alone.
+        r = conn.query(
+            "SELECT sum(pg_relation_size(relid)), sum(pg_indexes_size(relid)), "
+            "sum(pg_total_relation_size(relid) - pg_relation_size(relid) - pg_indexes_size(relid)), "
+            "sum(pg_total_relation_size(relid)) FROM pg_partition_tree($1::regclass)",
+            {name});
+    }
+    if (r.rows() == 1) {
+        const auto v = [&r](int c) {
+            return r.isNull(0, c) ? 0.0 : std::stod(r.text(0, c));
+        };
+        s = {v(0), v(1), v(2), v(3)};
+    }
+    return s;
+}
+
+DayRemoval removeOldestDay(Connection& conn, const std::string& table, TableType type) {
+    DayRemoval d;
+    const std::string name = conn.quoteIdentifier(table);
+    conn.exec("SET TimeZone = 'UTC'");
+    const Result day =
+        conn.query("SELECT (date_trunc('day', min(time)) + interval '1 day')::text FROM " + name);
+    if (day.isNull(0, 0)) {
+        throw Error(table + " is empty: there is no oldest day to remove");
+    }
+    const std::string cutoff = day.text(0, 0);
+    d.rows = static_cast<std::uint64_t>(
+        conn.query("SELECT count(*) FROM " + name + " WHERE time < $1::timestamptz", {cutoff}).integer(0, 0));
+    d.before = tableSizes(conn, table, type);
+    const auto t0 = Clock::now();
+    if (type == TableType::Hypertable) {
+        d.method = "drop_chunks";
+        conn.query("SELECT drop_chunks($1::regclass, older_than => $2::timestamptz)", {name, cutoff});
+    } else if (type == TableType::Partitioned) {
+        d.method = "DROP partition";
+        // The daily partitions whose upper bound is at or before the cutoff.
+        const Result parts = conn.query(
+            "SELECT c.oid::regclass::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+            "WHERE i.inhparent = $1::regclass AND substring(pg_get_expr(c.relpartbound, c.oid) "
+            "FROM 'TO \\(''([^'']+)''\\)')::timestamptz <= $2::timestamptz",
+            {name, cutoff});
+        conn.exec("BEGIN");
+        for (int i = 0; i < parts.rows(); ++i) {
+            conn.exec("DROP TABLE " + parts.text(i, 0));
+        }
+        conn.exec("COMMIT");
+    } else {
+        d.method = "DELETE";
+        conn.query("DELETE FROM " + name + " WHERE time < $1::timestamptz", {cutoff});
+    }
+    d.seconds = secondsSince(t0);
+    if (d.method == "DELETE") {
+        const auto v0 = Clock::now();
+        conn.exec("VACUUM " + name);
+        d.vacuumSeconds = secondsSince(v0);
+    }
+    d.after = tableSizes(conn, table, type);
+    return d;
+}
+
+EngineLoad loadWithEngine(const std::string& conninfo, const PreparedData& data, const std::string& table,
+                          const BenchTableType& type, int workers, const DurabilityRequest& durability,
+                          const std::stop_token& stop) {
+    LoadRequest request;
+    request.conninfo = conninfo;
+    request.table = TableName{"", table};
+    request.tableOptions.type = type.type;
+    request.tableOptions.partitionInterval = PartitionInterval::Day;
+    request.tableOptions.compressAfter = type.compressed;
+    request.files = data.files;
+    request.open = data.open;
+    request.workers = workers;
+    request.allMissing = AllMissingPolicy::Load; // the same rows for every method
+    request.verification = Verification::Units;  // the bench counts the table itself
+    request.durability = durability;
+    struct Quiet final : LoadSink {
+        std::string error;
+        void failed(const LoadError& e) override { error = e.message; }
+    } sink;
+    const auto t0 = Clock::now();
+    const LoadSummary s = runLoad(request, stop, sink);
+    EngineLoad out{secondsSince(t0), s.rows};
+    if (s.status == LoadStatus::Cancelled) {
+        throw Cancelled();
+    }
+    if (s.status != LoadStatus::Completed) {
+        throw Error("the Isobar load into " + table + " failed: " + sink.error);
+    }
+    if (!s.durability.problem.empty()) {
+        throw Error("restoring the durability settings: " + s.durability.problem);
+    }
+    return out;
+}
+
+double percentileOf(std::vector<double> values, double fraction) {
+    if (values.empty()) {
+        return 0;
+    }
+    std::sort(values.begin(), values.end());
+    const auto rank =
+        static_cast<std::size_t>(std::lround(fraction * static_cast<double>(values.size() - 1)));
+    return values[std::min(rank, values.size() - 1)];
+}
+
+BenchReport beginReport(Connection& conn, const std::string& kind, const std::string& title) {
+    BenchReport r;
+    r.kind = kind;
+    r.title = title;
+    r.started = formatUtcNow("%Y-%m-%dT%H:%M:%SZ");
+    describeEnvironment(conn, r);
+    return r;
+}
+
+void endReport(BenchReport& report, Clock::time_point t0) {
+    report.seconds = secondsSince(t0);
+}
+
+} // namespace bench
+
+} // namespace isobar
