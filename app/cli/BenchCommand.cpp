@@ -1,11 +1,18 @@
+#include "BenchCli.h"
 #include "Commands.h"
+#include "bench/BenchReport.h"
+#include "bench/ClassicBenchReports.h"
+#include "bench/IngestBenchmark.h"
+#include "bench/ReadBenchmark.h"
+#include "bench/WarehouseBenchmarks.h"
 #include "db/LocalCluster.h"
-#include "ingest/IngestBenchmark.h"
 #include "ingest/Loader.h"
-#include "ingest/ReadBenchmark.h"
 #include "report/RunReport.h"
 #include "util/Error.h"
+#include "util/Format.h"
+#include "util/Text.h"
 
+#include <chrono>
 #include <iostream>
 #include <sstream>
 
@@ -13,12 +20,47 @@ namespace isobar::cli {
 
 namespace {
 
-const char* kBenchHelp = R"(usage: isobar-cli bench read [--passes N] FILE...
+const char* kBenchHelp =
+    R"(usage: isobar-cli bench methods [--dsn CONNINFO] [--synthetic-hours N | FILE...] [--methods M,N]
+                               [--table-types T,U] [--workers 1,2] [--durability safe,fast --yes]
+                               [--rounds N] [--insert-rows N] [--batch-rows N] [--report PATH]
+       isobar-cli bench matrix [--dsn CONNINFO] [--hours 1,10,50 | FILE...] [--table-types T,U]
+                               [--workers N] [--series N] [--report PATH]
+       isobar-cli bench query [--dsn CONNINFO] [--synthetic-hours N | FILE...] [--table-types T,U]
+                               [--repeats N] [--no-restart] [--report PATH]
+       isobar-cli bench read [--passes N] FILE...
        isobar-cli bench ingest [--dsn CONNINFO] [--workers 1,2] [--table-types regular,unlogged,hypertable]
                                [--rounds N] FILE...
        isobar-cli bench sustained [--hours N] [--workers N] [--dsn CONNINFO] [FILE...]
        isobar-cli bench durability --yes [--dsn CONNINFO] [--workers 1,2] [--table-types regular,unlogged]
                                [--rounds N] FILE...
+
+bench methods: the published loading comparison, each method over libpq into a fresh table, the
+rows counted by count(*) afterwards: insert (one parameterized single-row INSERT per row in one
+transaction, on a sample of --insert-rows rows), multi-insert (INSERT ... VALUES of --batch-rows
+rows), copy-text (COPY FROM STDIN, text format, rows formatted on the client), copy-csv-file (a CSV
+file per worker, then server-side COPY FROM it: timed with and without writing it), copy-binary
+(Isobar's engine) and server-limit (server-side binary COPY of the same rows: the ceiling). For
+each: rows, seconds, rows/s, ratio to server-limit, client CPU seconds and WAL bytes written; the
+median of the rounds. --durability fast turns fsync and full_page_writes off server-wide during
+its runs (restored after each), hence --yes.
+
+bench matrix: for each data size (synthetic global hours) and table type (regular, unlogged,
+partitioned, hypertable, hypertable-compressed; by default those this server can make): write
+time with 1 and N workers, size on disk (heap, indexes, TOAST; before compression), read-back time
+(a full scan and whole series of --series locations, with 1 and N readers) and the removal of the
+oldest day (DELETE + VACUUM, DROP partition, drop_chunks).
+
+bench query: weather queries per table type (one location's daily max temperature over the whole
+range; 8 locations for 1 hour; mean temperature per latitude band per hour over a day; the last 5
+hourly values of every location in a region), cold (the first run after loading; on the embedded
+cluster after a server restart unless --no-restart) and warm (--repeats runs: mean and p95), and
+retention: one day removed by DELETE vs DROP partition vs drop_chunks, sizes before and after.
+Default data: 48 synthetic global hours.
+
+Every bench writes its report as JSON, CSV and HTML into the report directory's bench/ folder
+(where the desktop app's Benchmarks tab lists them) and, with --report, to PATH too (.json, .csv,
+.html or .md by the extension); methods, matrix and query print their tables as Markdown.
 
 bench read: the client side of a load on one core, stage by stage - reading with netcdf-c
 (including HDF5 decompression) or ecCodes (GRIB unpacking), decoding with unit conversion, binary COPY encoding with location
@@ -51,41 +93,77 @@ each, as a load does), hence --yes.
 options:
 )";
 
-template <typename T, typename F>
-std::vector<T> parseList(const std::string& text, const std::string& option, F parseOne) {
-    std::vector<T> out;
-    std::stringstream in(text);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-        const auto v = parseOne(item);
-        if (!v) {
-            throw UsageError{"--" + option + ": '" + item + "' is not understood"};
+} // namespace
+
+std::vector<int> parseWorkerList(const std::string& text) {
+    return parseList<int>(text, "workers", [](const std::string& s) -> std::optional<int> {
+        try {
+            std::size_t used = 0;
+            const int n = std::stoi(s, &used);
+            return used == s.size() && n >= 1 && n <= 64 ? std::optional<int>(n) : std::nullopt;
+        } catch (const std::exception&) {
+            return std::nullopt;
         }
-        out.push_back(*v);
-    }
-    if (out.empty()) {
-        throw UsageError{"--" + option + " needs at least one value"};
-    }
-    return out;
+    });
 }
 
-} // namespace
+BenchReport BenchRun::begin(Connection* conn) const {
+    BenchReport report;
+    report.kind = kind;
+    report.title = "isobar-cli bench " + kind;
+    report.command = "isobar-cli bench " + join(args, " ");
+    report.started = formatUtcNow("%Y-%m-%dT%H:%M:%SZ");
+    if (conn != nullptr) {
+        describeEnvironment(*conn, report);
+    } else {
+        report.machine = describeMachine();
+    }
+    return report;
+}
+
+void BenchRun::finish(BenchReport& report) const {
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (report.command.empty()) {
+        report.command = "isobar-cli bench " + join(args, " ");
+    }
+    const auto path = writeBenchReport(report, benchReportDirectory(), extra);
+    std::cerr << "bench report: " << path.string() << " (and .csv, .html beside it)"
+              << (extra ? ", " + extra->string() : std::string()) << "\n";
+}
 
 int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) {
     auto specs = inputOptionSpecs();
     const std::vector<OptionSpec> own = {
         {"passes", "N", "read: passes over the files; the best is reported (default 3)"},
-        {"hours", "N", "sustained: synthetic global hours to load when no FILE is given (default 100)"},
-        {"dsn", "CONNINFO", "ingest, durability: the server (default: the embedded cluster)"},
+        {"hours", "N",
+         "sustained: synthetic global hours to load when no FILE is given (default 100); matrix: the data "
+         "sizes, a list (default 1,10)"},
+        {"synthetic-hours", "N",
+         "methods, query: synthetic global hours when no FILE is given (methods: 1, query: 48)"},
+        {"methods", "M,N",
+         "methods: insert, multi-insert, copy-text, copy-csv-file, copy-binary, server-limit (default all)"},
+        {"durability", "safe,fast", "methods: durability of the runs (default safe; fast needs --yes)"},
+        {"insert-rows", "N", "methods: rows of the single-row INSERT's sample (default 20000)"},
+        {"batch-rows", "N", "methods: rows per multi-row INSERT (default 1000)"},
+        {"series", "N", "matrix: locations whose whole series are read (default 8)"},
+        {"repeats", "N", "query: warm runs of each query (default 5)"},
+        {"no-restart", "", "query: do not restart the embedded cluster before the cold runs"},
+        {"report", "PATH", "also write the bench report to PATH (.json, .csv, .html or .md)"},
+        {"dsn", "CONNINFO", "the server (default: the embedded cluster)"},
         {"workers", "N,M",
-         "ingest, durability: stream counts to measure (default 1 and the number of cores)"},
+         "ingest, durability, methods: stream counts to measure (default 1 and the number of cores; methods: "
+         "1); "
+         "matrix: N (default the number of cores)"},
         {"table-types", "T,U",
          "ingest, durability: regular and/or unlogged (default both); ingest also hypertable (where "
-         "TimescaleDB is installed)"},
+         "TimescaleDB is installed); methods: regular, unlogged, partitioned, hypertable (default regular); "
+         "matrix, query: those and hypertable-compressed (default: all this server can make)"},
         {"rounds", "N",
-         "ingest, durability: rounds per measurement (default 3; ingest: the median counts, durability: the "
-         "best)"},
-        {"yes", "", "durability: agree to fsync and full_page_writes off server-wide during the fast runs"},
+         "ingest, durability, methods: rounds per measurement (default 3; ingest, methods: the median "
+         "counts, "
+         "durability: the best)"},
+        {"yes", "",
+         "durability, methods: agree to fsync and full_page_writes off server-wide during the fast runs"},
         {"transport", "stream|file", "ingest: how isobar's load sends rows (default stream)"},
     };
     specs.insert(specs.begin(), own.begin(), own.end());
@@ -100,22 +178,40 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
     }
     const std::string what = parsed.positional().front();
     std::vector<std::filesystem::path> files(parsed.positional().begin() + 1, parsed.positional().end());
-    if (what != "read" && what != "ingest" && what != "durability" && what != "sustained") {
-        throw UsageError{"unknown benchmark '" + what + "' (read, ingest, sustained or durability)"};
+    static const std::vector<std::string> kinds{"methods", "matrix",     "query",    "read",
+                                                "ingest",  "durability", "sustained"};
+    if (std::find(kinds.begin(), kinds.end(), what) == kinds.end()) {
+        throw UsageError{"unknown benchmark '" + what +
+                         "' (methods, matrix, query, read, ingest, sustained or durability)"};
     }
     if (what == "durability" && !parsed.flag("yes")) {
         throw UsageError{
             "bench durability turns fsync and full_page_writes off server-wide during its fast runs "
             "(an OS crash meanwhile can corrupt the whole cluster); add --yes to accept this"};
     }
-    if (files.empty() && what != "sustained") {
+    if (files.empty() && (what == "read" || what == "ingest" || what == "durability")) {
         throw UsageError{"bench " + what + " needs at least one FILE"};
+    }
+    std::optional<std::filesystem::path> reportPath;
+    if (const auto r = parsed.value("report")) {
+        const std::string ext = std::filesystem::path(*r).extension().string();
+        if (ext != ".json" && ext != ".csv" && ext != ".html" && ext != ".htm" && ext != ".md") {
+            throw UsageError{"--report " + *r + ": the report is .json, .csv, .html or .md"};
+        }
+        reportPath = *r;
+    }
+    BenchRun run{what, args, reportPath};
+    if (what == "methods" || what == "matrix" || what == "query") {
+        return runWarehouseBench(parsed, files, run, stop);
     }
     stoppable() = true;
     if (what == "read") {
         const int passes = static_cast<int>(parsed.integer("passes", 3, 1, 100));
         const ReadBenchmarkResult result = benchmarkRead(files, openOptionsFrom(parsed), passes, stop);
         std::cout << formatReadBenchmark(result);
+        BenchReport report = run.begin(nullptr);
+        addReadTables(report, result);
+        run.finish(report);
         return kExitOk;
     }
     IngestBenchmarkOptions options;
@@ -133,15 +229,8 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
     }
     options.transport = transportFrom(parsed);
     const int cores = defaultWorkerCount();
-    options.workers = parseList<int>(parsed.value("workers", cores > 1 ? "1," + std::to_string(cores) : "1"),
-                                     "workers", [](const std::string& s) -> std::optional<int> {
-                                         try {
-                                             const int n = std::stoi(s);
-                                             return n >= 1 && n <= 64 ? std::optional<int>(n) : std::nullopt;
-                                         } catch (const std::exception&) {
-                                             return std::nullopt;
-                                         }
-                                     });
+    options.workers =
+        parseWorkerList(parsed.value("workers", cores > 1 ? "1," + std::to_string(cores) : "1"));
     // A hypertable's ceiling is the server's COPY into a hypertable; the durability runs compare
     // the plain tables.
     const bool hypertables = what == "ingest";
@@ -158,18 +247,25 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
     const auto progress = [](const std::string& step) {
         std::cerr << "  " << step << std::endl;
     };
+    Connection conn = Connection::open(options.conninfo);
+    BenchReport report = run.begin(&conn);
     if (what == "durability") {
-        std::cout << formatDurabilityBenchmark(benchmarkDurability(options, progress, stop));
-        return kExitOk;
-    }
-    if (what == "sustained") {
+        const auto rows = benchmarkDurability(options, progress, stop);
+        std::cout << formatDurabilityBenchmark(rows);
+        addDurabilityTables(report, rows);
+    } else if (what == "sustained") {
         const int hours = static_cast<int>(parsed.integer("hours", 100, 1, 100'000));
         const int workers = parsed.value("workers") ? options.workers.front() : cores;
-        std::cout << formatSustainedBenchmark(
-            benchmarkSustained(options, hours, workers, defaultReportDirectory(), progress, stop));
-        return kExitOk;
+        const SustainedBenchmark b =
+            benchmarkSustained(options, hours, workers, defaultReportDirectory(), progress, stop);
+        std::cout << formatSustainedBenchmark(b);
+        addSustainedTables(report, b);
+    } else {
+        const auto rows = benchmarkIngest(options, progress, stop);
+        std::cout << formatIngestBenchmark(rows);
+        addIngestTables(report, rows);
     }
-    std::cout << formatIngestBenchmark(benchmarkIngest(options, progress, stop));
+    run.finish(report);
     return kExitOk;
 }
 
