@@ -46,7 +46,8 @@ median of the rounds. --durability fast turns fsync and full_page_writes off ser
 its runs (restored after each), hence --yes.
 
 bench matrix: for each data size (synthetic global hours) and table type (regular, unlogged,
-partitioned, hypertable, hypertable-compressed; by default those this server can make): write
+partitioned, hypertable, hypertable-compressed, distributed; by default all, and those this
+server cannot make are rows that say why): write
 time with 1 and N workers, size on disk (heap, indexes, TOAST; before compression), read-back time
 (a full scan and whole series of --series locations, with 1 and N readers) and the removal of the
 oldest day (DELETE + VACUUM, DROP partition, drop_chunks).
@@ -156,8 +157,9 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
          "matrix: N (default the number of cores)"},
         {"table-types", "T,U",
          "ingest, durability: regular and/or unlogged (default both); ingest also hypertable (where "
-         "TimescaleDB is installed); methods: regular, unlogged, partitioned, hypertable (default regular); "
-         "matrix, query: those and hypertable-compressed (default: all this server can make)"},
+         "TimescaleDB is installed); methods: regular, unlogged, partitioned, hypertable, distributed "
+         "(default regular); matrix, query: those and hypertable-compressed (default: all; those the server "
+         "cannot make say why)"},
         {"rounds", "N",
          "ingest, durability, methods: rounds per measurement (default 3; ingest, methods: the median "
          "counts, "

@@ -87,10 +87,7 @@ int runWarehouseBench(const ParsedArgs& parsed, const std::vector<std::filesyste
                                               [](const std::string& s) { return parseLoadMethod(s); });
         }
         o.tableTypes = parseList<TableType>(parsed.value("table-types", "regular"), "table-types",
-                                            [](const std::string& s) -> std::optional<TableType> {
-                                                const auto t = parseTableType(s);
-                                                return t && *t != TableType::Distributed ? t : std::nullopt;
-                                            });
+                                            [](const std::string& s) { return parseTableType(s); });
         o.workers = parseWorkerList(parsed.value("workers", "1"));
         o.durability =
             parseList<std::string>(parsed.value("durability", "safe"), "durability",

@@ -267,11 +267,14 @@ std::string rawValue(const BenchValue& v) {
             return "";
         }
         char buf[64];
-        std::snprintf(buf, sizeof buf, "%.17g", *d);
-        double back = 0;
+        if (*d == std::floor(*d) && std::fabs(*d) < 1e15) {
+            std::snprintf(buf, sizeof buf, "%.0f", *d); // counts and bytes as whole numbers
+            return buf;
+        }
         // The shortest form that reads back the same.
         for (int digits = 1; digits <= 17; ++digits) {
             std::snprintf(buf, sizeof buf, "%.*g", digits, *d);
+            double back = 0;
             std::sscanf(buf, "%lf", &back);
             if (back == *d) {
                 break;

@@ -129,8 +129,8 @@ BenchReport benchmarkMatrix(const MatrixBenchmarkOptions& o, const BenchProgress
     const auto t0 = Clock::now();
     BenchReport report = beginReport(conn, "matrix", "isobar-cli bench matrix");
     std::vector<std::pair<std::string, std::string>> unavailable;
-    const std::vector<BenchTableType> available = availableBenchTableTypes(conn, &unavailable);
-    const std::vector<BenchTableType> types = o.tableTypes.empty() ? available : o.tableTypes;
+    availableBenchTableTypes(conn, &unavailable);
+    const std::vector<BenchTableType> types = o.tableTypes.empty() ? allBenchTableTypes() : o.tableTypes;
     const std::string n = std::to_string(o.workers);
 
     BenchTable table{"matrix", "Table types: write, size, read back, trim", {}, {}, {}};

@@ -153,8 +153,15 @@ public:
         std::optional<DurabilitySession> session;
         DurabilityRequest durability = *DurabilityRequest::preset(fast ? "fast" : "safe");
         durability.consent = o_.consent;
-        if (fast && m != LoadMethod::CopyBinary) {
+        // Applied before the clock starts and restored after it stops, for every method alike (the
+        // engine's own connections get synchronous_commit as its request says).
+        if (fast) {
             session.emplace(o_.conninfo, durability, [](const std::string&) {});
+        }
+        DurabilityRequest engineDurability;
+        if (fast) {
+            engineDurability.synchronousCommit = session->synchronousCommit();
+            engineDurability.consent = o_.consent;
         }
         std::vector<Connection> conns;
         if (m != LoadMethod::CopyBinary) {
@@ -183,9 +190,8 @@ public:
             r.rows = copyCsvFile(conns);
             break;
         case LoadMethod::CopyBinary:
-            r.rows = loadWithEngine(o_.conninfo, data_, kTable, {type, false}, n,
-                                    fast ? durability : DurabilityRequest{}, stop_)
-                         .rows;
+            r.rows =
+                loadWithEngine(o_.conninfo, data_, kTable, {type, false}, n, engineDurability, stop_).rows;
             break;
         case LoadMethod::ServerLimit:
             r.rows = serverCopy(conns, copyFiles_[n]);
@@ -412,11 +418,6 @@ void validate(const MethodsBenchmarkOptions& o) {
                         "they need consent (--yes)");
         }
     }
-    for (TableType t : o.tableTypes) {
-        if (t == TableType::Distributed) {
-            throw Error("bench methods measures regular, unlogged, partitioned tables and hypertables");
-        }
-    }
     if (o.rounds < 1 || o.insertRows < 1 || o.batchRows < 1) {
         throw Error("rounds, the INSERT sample and the batch size must be at least 1");
     }
@@ -454,6 +455,7 @@ BenchReport benchmarkMethods(const MethodsBenchmarkOptions& o, const BenchProgre
                 ? "the role may not read server files (superuser, or GRANT pg_read_server_files)"
                 : "";
         const ExtensionStatus ts = timescaledbStatus(conn);
+        const ExtensionStatus citus = citusStatus(conn);
         MethodsRunner runner(o, dataset, plan, data, dir.path(), stop);
         const std::size_t total = o.durability.size() * o.tableTypes.size() * o.workers.size() *
                                   o.methods.size() * static_cast<std::size_t>(o.rounds);
@@ -466,6 +468,8 @@ BenchReport benchmarkMethods(const MethodsBenchmarkOptions& o, const BenchProgre
                         Cell c{cellMethodName(m), type, n, d, {}, {}};
                         if (type == TableType::Hypertable && !ts.usable) {
                             c.skipped = ts.reason;
+                        } else if (type == TableType::Distributed && !citus.usable) {
+                            c.skipped = citus.reason;
                         } else if ((m == LoadMethod::CopyCsvFile || m == LoadMethod::ServerLimit) &&
                                    !noServerFiles.empty()) {
                             c.skipped = noServerFiles;

@@ -35,21 +35,22 @@ struct Subject {
 
 Subject subjectOf(const Dataset& dataset) {
     Subject s;
+    const ValueColumn* chosen = nullptr;
     for (const char* want : {"t2m", "t"}) {
         for (const auto& c : dataset.columns()) {
-            if (s.column.empty() && c.key == want) {
-                s.column = c.key;
+            if (chosen == nullptr && c.key == want) {
+                chosen = &c;
             }
         }
     }
-    if (s.column.empty()) {
+    if (chosen == nullptr) {
         if (dataset.columns().empty()) {
             throw Error("the files hold no variable to query");
         }
-        s.column = dataset.columns().front().key;
+        chosen = &dataset.columns().front();
     }
-    s.label = s.column;
-    s.column = columnIdentifier(s.column);
+    s.label = chosen->key;
+    s.column = columnIdentifier(chosen->column);
     if (dataset.vertical() == Vertical::PressureLevels && !dataset.levels().empty()) {
         s.levelFilter = " AND pressure_level = " + formatBenchValue(dataset.levels().front(), "");
     }
@@ -113,8 +114,8 @@ BenchReport benchmarkQueries(const QueryBenchmarkOptions& o, const BenchProgress
     const auto t0 = Clock::now();
     BenchReport report = beginReport(conn, "query", "isobar-cli bench query");
     std::vector<std::pair<std::string, std::string>> unavailable;
-    const std::vector<BenchTableType> available = availableBenchTableTypes(conn, &unavailable);
-    const std::vector<BenchTableType> types = o.tableTypes.empty() ? available : o.tableTypes;
+    availableBenchTableTypes(conn, &unavailable);
+    const std::vector<BenchTableType> types = o.tableTypes.empty() ? allBenchTableTypes() : o.tableTypes;
 
     BenchTable queries{"queries", "Queries", {}, {}, {}};
     queries.columns = {{"table_type", "table type", ""},
@@ -176,6 +177,7 @@ BenchReport benchmarkQueries(const QueryBenchmarkOptions& o, const BenchProgress
             if (o.restartServer) {
                 say("restarting the server for the cold runs");
                 o.restartServer();
+                conn = Connection::open(o.conninfo); // the restart ended the old connection
             }
             Connection q = Connection::open(o.conninfo);
             q.exec("SET TimeZone = 'UTC'");

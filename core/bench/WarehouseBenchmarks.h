@@ -25,8 +25,8 @@ struct BenchData {
     int syntheticHours = 0; // used when files is empty
 };
 
-// One table type of a matrix or query bench: the type, and for hypertables whether the chunks are
-// compressed after the load ("hypertable-compressed").
+// One table type of a bench: the type, and for hypertables whether the chunks are compressed
+// after the load ("hypertable-compressed").
 struct BenchTableType {
     TableType type = TableType::Regular;
     bool compressed = false;
@@ -90,8 +90,12 @@ struct QueryBenchmarkOptions {
 BenchReport benchmarkQueries(const QueryBenchmarkOptions& options, const BenchProgress& progress,
                              const std::stop_token& stop = {});
 
-// Every table type this server can make for a bench, in order (hypertables only where TimescaleDB
-// can be used; distributed tables are left out); `skipped` gets those left out with why.
+// Every table type a bench knows, in order: regular, unlogged, partitioned, hypertable,
+// hypertable-compressed, distributed (the default of matrix and query: those the server cannot make
+// are rows that say why).
+std::vector<BenchTableType> allBenchTableTypes();
+// Those of them this server can make (hypertables where TimescaleDB can be used, distributed tables
+// on a Citus coordinator); `skipped` gets the others with why.
 std::vector<BenchTableType>
 availableBenchTableTypes(Connection& conn, std::vector<std::pair<std::string, std::string>>* skipped);
 

@@ -21,26 +21,31 @@ std::optional<BenchTableType> parseBenchTableType(std::string_view name) {
         return BenchTableType{TableType::Hypertable, true};
     }
     const auto t = parseTableType(name);
-    if (!t || *t == TableType::Distributed) {
-        return std::nullopt;
-    }
-    return BenchTableType{*t, false};
+    return t ? std::optional(BenchTableType{*t, false}) : std::nullopt;
 }
 
 std::string benchTableTypeName(const BenchTableType& t) {
     return t.compressed ? "hypertable-compressed" : std::string(tableTypeName(t.type));
 }
 
-std::vector<BenchTableType>
-availableBenchTableTypes(Connection& conn, std::vector<std::pair<std::string, std::string>>* skipped) {
-    std::vector<BenchTableType> out{
-        {TableType::Regular, false}, {TableType::Unlogged, false}, {TableType::Partitioned, false}};
-    if (const ExtensionStatus ts = timescaledbStatus(conn); ts.usable) {
-        out.push_back({TableType::Hypertable, false});
-        out.push_back({TableType::Hypertable, true});
-    } else if (skipped != nullptr) {
-        skipped->emplace_back("hypertable", ts.reason);
-        skipped->emplace_back("hypertable-compressed", ts.reason);
+std::vector<BenchTableType> allBenchTableTypes() {
+    return {{TableType::Regular, false},    {TableType::Unlogged, false}, {TableType::Partitioned, false},
+            {TableType::Hypertable, false}, {TableType::Hypertable, true}, {TableType::Distributed, false}};
+}
+
+std::vector<BenchTableType> availableBenchTableTypes(Connection& conn,
+                                                     std::vector<std::pair<std::string, std::string>>* skipped) {
+    const ExtensionStatus ts = timescaledbStatus(conn);
+    const ExtensionStatus citus = citusStatus(conn);
+    std::vector<BenchTableType> out;
+    for (const auto& t : allBenchTableTypes()) {
+        const ExtensionStatus* needs =
+            t.type == TableType::Hypertable ? &ts : t.type == TableType::Distributed ? &citus : nullptr;
+        if (needs == nullptr || needs->usable) {
+            out.push_back(t);
+        } else if (skipped != nullptr) {
+            skipped->emplace_back(benchTableTypeName(t), needs->reason);
+        }
     }
     return out;
 }
@@ -145,7 +150,12 @@ TableSizes tableSizes(Connection& conn, const std::string& table, TableType type
     TableSizes s;
     const std::string name = conn.quoteIdentifier(table);
     Result r;
-    if (type == TableType::Hypertable) {
+    if (type == TableType::Distributed) {
+        // The shards on every node.
+        r = conn.query("SELECT citus_relation_size($1), citus_total_relation_size($1) - citus_table_size($1), "
+                       "citus_table_size($1) - citus_relation_size($1), citus_total_relation_size($1)",
+                       {name});
+    } else if (type == TableType::Hypertable) {
         // Compressed chunks included: TimescaleDB sums them into the hypertable's sizes.
         r = conn.query(
             "SELECT table_bytes, index_bytes, toast_bytes, total_bytes FROM hypertable_detailed_size($1)",
@@ -155,7 +165,8 @@ TableSizes tableSizes(Connection& conn, const std::string& table, TableType type
         r = conn.query(
             "SELECT sum(pg_relation_size(relid)), sum(pg_indexes_size(relid)), "
             "sum(pg_total_relation_size(relid) - pg_relation_size(relid) - pg_indexes_size(relid)), "
-            "sum(pg_total_relation_size(relid)) FROM pg_partition_tree($1::regclass)",
+            "sum(pg_total_relation_size(relid)) FROM (SELECT relid FROM pg_partition_tree($1::regclass) "
+                       "UNION SELECT $1::regclass) t",
             {name});
     }
     if (r.rows() == 1) {
