@@ -6,6 +6,7 @@
 #include "bench/WarehouseBenchmarks.h"
 #include "db/Connection.h"
 #include "era5/Dataset.h"
+#include "ingest/Loader.h"
 #include "plan/LoadPlan.h"
 #include "util/Json.h"
 #include "util/TempDir.h"
@@ -134,9 +135,33 @@ std::vector<std::string> sampleLocations(Connection& conn, const std::string& ta
 // The nearest-rank percentile of the values.
 double percentileOf(std::vector<double> values, double fraction);
 
-// A BenchReport begun: kind, title, the environment of `conn`, the start time.
-BenchReport beginReport(Connection& conn, const std::string& kind, const std::string& title);
-// Ends it: how long it took (from `t0`).
-void endReport(BenchReport& report, Clock::time_point t0);
+// Isobar's load in this process, quietly: throws Cancelled, or isobar::Error with the load's own
+// message when it did not complete or could not restore the durability settings.
+LoadSummary runLoadOrThrow(const LoadRequest& request, const std::stop_token& stop);
+
+// The frame of a warehouse bench (methods, matrix, query): its connection, its tables dropped
+// before it starts and however it ends, its report begun with the environment, and the table types
+// this server cannot make.
+class BenchFrame {
+    DroppedAtEnd dropped_; // first made, last gone: after `conn` is closed
+
+public:
+    BenchFrame(const std::string& conninfo, const std::string& kind);
+
+    Connection conn;
+    BenchReport report;
+
+    // Why the table type cannot be measured on this server; empty when it can.
+    std::string whyNot(const BenchTableType& type) const;
+    // Runs the bench's measurements: a cancel or a failure ends them, and the report says so and
+    // keeps what was measured before.
+    void measure(const std::function<void()>& body);
+    // The report, with how long the bench took.
+    BenchReport finish();
+
+private:
+    Clock::time_point t0_ = Clock::now();
+    std::vector<std::pair<std::string, std::string>> unavailable_;
+};
 
 } // namespace isobar::bench

@@ -122,14 +122,8 @@ BenchReport benchmarkMatrix(const MatrixBenchmarkOptions& o, const BenchProgress
     if (o.workers < 1 || o.seriesLocations < 1) {
         throw Error("bench matrix needs at least 1 worker and 1 location to read");
     }
-    Connection conn = Connection::open(o.conninfo);
-    ensureMetadataSchema(conn);
-    dropTables(conn);
-    const DroppedAtEnd dropped(o.conninfo);
-    const auto t0 = Clock::now();
-    BenchReport report = beginReport(conn, "matrix", "isobar-cli bench matrix");
-    std::vector<std::pair<std::string, std::string>> unavailable;
-    availableBenchTableTypes(conn, &unavailable);
+    BenchFrame frame(o.conninfo, "matrix");
+    Connection& conn = frame.conn;
     const std::vector<BenchTableType> types = o.tableTypes.empty() ? allBenchTableTypes() : o.tableTypes;
     const std::string n = std::to_string(o.workers);
 
@@ -164,7 +158,7 @@ BenchReport benchmarkMatrix(const MatrixBenchmarkOptions& o, const BenchProgress
             p->categories.push_back(benchTableTypeName(t));
         }
     }
-    try {
+    frame.measure([&] {
         std::vector<BenchData> sizesToRun;
         if (!o.data.files.empty()) {
             sizesToRun.push_back(o.data);
@@ -184,13 +178,12 @@ BenchReport benchmarkMatrix(const MatrixBenchmarkOptions& o, const BenchProgress
             BenchPlot::Series scan{data.description, {}};
             for (const auto& type : types) {
                 const std::string typeName = benchTableTypeName(type);
-                const auto why = std::find_if(unavailable.begin(), unavailable.end(),
-                                              [&](const auto& u) { return u.first == typeName; });
+                const std::string why = frame.whyNot(type);
                 std::vector<BenchValue> row(table.columns.size());
                 row[0] = data.description;
                 row[1] = typeName;
-                if (why != unavailable.end()) {
-                    row.back() = "not measured: " + why->second;
+                if (!why.empty()) {
+                    row.back() = "not measured: " + why;
                     table.rows.push_back(row);
                     for (auto* s : {&write1, &writeN, &total, &scan}) {
                         s->values.emplace_back();
@@ -264,12 +257,7 @@ BenchReport benchmarkMatrix(const MatrixBenchmarkOptions& o, const BenchProgress
             reads.series.push_back(scan);
         }
         progress("done", 1);
-    } catch (const Cancelled&) {
-        report.status = "cancelled";
-    } catch (const Error& e) {
-        report.status = "failed";
-        report.problem = e.what();
-    }
+    });
     table.notes = {
         "Write: Isobar's load (in this process) into a fresh table after a CHECKPOINT; a hypertable's time "
         "index "
@@ -283,14 +271,13 @@ BenchReport benchmarkMatrix(const MatrixBenchmarkOptions& o, const BenchProgress
         "a scan each, as the table is made).",
         "Oldest day: the first UTC day, by DELETE (then VACUUM: the space becomes reusable, the files do not "
         "shrink), DROP of its partition, or drop_chunks."};
-    report.tables.push_back(std::move(table));
+    frame.report.tables.push_back(std::move(table));
     for (BenchPlot* p : {&writes, &sizes, &reads}) {
         if (!p->series.empty()) {
-            report.plots.push_back(std::move(*p));
+            frame.report.plots.push_back(std::move(*p));
         }
     }
-    endReport(report, t0);
-    return report;
+    return frame.finish();
 }
 
 } // namespace isobar

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <sys/stat.h>
 #include <tuple>
 
@@ -194,7 +195,7 @@ public:
                 loadWithEngine(o_.conninfo, data_, kTable, {type, false}, n, engineDurability, stop_).rows;
             break;
         case LoadMethod::ServerLimit:
-            r.rows = serverCopy(conns, copyFiles_[n]);
+            r.rows = copyFromFiles(conns, copyFiles_[n], "binary");
             break;
         }
         if (type == TableType::Hypertable && m != LoadMethod::CopyBinary) {
@@ -225,12 +226,23 @@ public:
 private:
     std::string columns(Connection& c) const { return weatherColumnList(c, layout_); }
 
+    // Runs fn(w, its connection) on every connection at once; the rows they report, summed.
+    std::uint64_t eachWorker(std::vector<Connection>& conns, const std::string& what,
+                             const std::function<std::uint64_t(int, Connection&)>& fn) {
+        std::vector<std::uint64_t> rows(conns.size(), 0);
+        runParallel(static_cast<int>(conns.size()), what, [&](int w) {
+            rows[static_cast<std::size_t>(w)] = fn(w, conns[static_cast<std::size_t>(w)]);
+        });
+        if (stop_.stop_requested()) {
+            throw Cancelled();
+        }
+        return std::accumulate(rows.begin(), rows.end(), std::uint64_t{0});
+    }
+
     std::uint64_t insertRows(std::vector<Connection>& conns) {
         const int n = static_cast<int>(conns.size());
-        std::vector<std::uint64_t> sent(conns.size(), 0);
         const std::uint64_t each = std::max<std::uint64_t>(1, o_.insertRows / conns.size());
-        runParallel(n, "insert", [&](int w) {
-            Connection& c = conns[static_cast<std::size_t>(w)];
+        return eachWorker(conns, "insert", [&](int w, Connection& c) {
             const std::size_t fields = weatherColumns(layout_).size();
             std::string sql = "INSERT INTO " + std::string(kTable) + " " + columns(c) + " VALUES (";
             for (std::size_t f = 0; f < fields; ++f) {
@@ -238,42 +250,41 @@ private:
             }
             sql += ")";
             c.exec("BEGIN");
-            Result prepared(PQprepare(c.raw(), "row", sql.c_str(), static_cast<int>(fields), nullptr));
+            const Result prepared(PQprepare(c.raw(), "row", sql.c_str(), static_cast<int>(fields), nullptr));
             if (PQresultStatus(prepared.raw()) != PGRES_COMMAND_OK) {
                 throwResultError(c, prepared.raw(), "preparing the INSERT");
             }
             std::vector<const char*> params(fields);
+            std::uint64_t sent = 0;
             rows_.forEachRow(w, n, stop_, [&](const TextRow& row) {
                 for (std::size_t f = 0; f < fields; ++f) {
                     params[f] = row.nulls[f] ? nullptr : row.fields[f].c_str();
                 }
-                Result r(PQexecPrepared(c.raw(), "row", static_cast<int>(fields), params.data(), nullptr,
-                                        nullptr, 0));
+                const Result r(PQexecPrepared(c.raw(), "row", static_cast<int>(fields), params.data(),
+                                              nullptr, nullptr, 0));
                 if (PQresultStatus(r.raw()) != PGRES_COMMAND_OK) {
                     throwResultError(c, r.raw(), "INSERT");
                 }
-                return ++sent[static_cast<std::size_t>(w)] < each && !stop_.stop_requested();
+                return ++sent < each && !stop_.stop_requested();
             });
             c.exec("COMMIT");
+            return sent;
         });
-        if (stop_.stop_requested()) {
-            throw Cancelled();
-        }
-        std::uint64_t total = 0;
-        for (auto s : sent) {
-            total += s;
-        }
-        return total;
     }
 
     std::uint64_t multiInsert(std::vector<Connection>& conns) {
         const int n = static_cast<int>(conns.size());
-        std::vector<std::uint64_t> sent(conns.size(), 0);
-        runParallel(n, "multi-insert", [&](int w) {
-            Connection& c = conns[static_cast<std::size_t>(w)];
+        return eachWorker(conns, "multi-insert", [&](int w, Connection& c) {
             const std::string head = "INSERT INTO " + std::string(kTable) + " " + columns(c) + " VALUES ";
             std::string sql = head;
             std::uint64_t inBatch = 0;
+            std::uint64_t sent = 0;
+            const auto flush = [&] {
+                c.exec(sql);
+                sent += inBatch;
+                sql = head;
+                inBatch = 0;
+            };
             c.exec("BEGIN");
             rows_.forEachRow(w, n, stop_, [&](const TextRow& row) {
                 if (inBatch > 0) {
@@ -281,54 +292,45 @@ private:
                 }
                 appendSqlTuple(row, sql);
                 if (++inBatch == o_.batchRows) {
-                    c.exec(sql);
-                    sent[static_cast<std::size_t>(w)] += inBatch;
-                    sql = head;
-                    inBatch = 0;
+                    flush();
                 }
                 return true;
             });
             if (inBatch > 0) {
-                c.exec(sql);
-                sent[static_cast<std::size_t>(w)] += inBatch;
+                flush();
             }
             c.exec("COMMIT");
+            return sent;
         });
-        std::uint64_t total = 0;
-        for (auto s : sent) {
-            total += s;
-        }
-        return total;
+    }
+
+    // Worker w's rows, formatted by `append`, handed to `take` in pieces of about kSendBytes.
+    void formatted(int w, int n, void (*append)(const TextRow&, std::string&),
+                   const std::function<void(const std::string&)>& take) {
+        std::string out;
+        out.reserve(kSendBytes + 4096);
+        rows_.forEachRow(w, n, stop_, [&](const TextRow& row) {
+            append(row, out);
+            if (out.size() >= kSendBytes) {
+                take(out);
+                out.clear();
+            }
+            return true;
+        });
+        take(out);
     }
 
     std::uint64_t copyText(std::vector<Connection>& conns) {
         const int n = static_cast<int>(conns.size());
-        std::vector<std::uint64_t> counted(conns.size(), 0);
-        runParallel(n, "copy-text", [&](int w) {
-            Connection& c = conns[static_cast<std::size_t>(w)];
+        return eachWorker(conns, "copy-text", [&](int w, Connection& c) {
             CopyStream copy(c, "COPY " + std::string(kTable) + " " + columns(c) + " FROM STDIN");
-            std::string out;
-            out.reserve(kSendBytes + 4096);
-            rows_.forEachRow(w, n, stop_, [&](const TextRow& row) {
-                appendCopyText(row, out);
-                if (out.size() >= kSendBytes) {
-                    copy.send(out);
-                    out.clear();
-                }
-                return true;
-            });
-            copy.send(out);
-            counted[static_cast<std::size_t>(w)] = copy.finish();
+            formatted(w, n, appendCopyText, [&copy](const std::string& piece) { copy.send(piece); });
+            return copy.finish();
         });
-        std::uint64_t total = 0;
-        for (auto s : counted) {
-            total += s;
-        }
-        return total;
     }
 
-    // Writes each worker's rows into a CSV file (timed into r.withWriting), then the server reads
-    // them all at once.
+    // Writes each worker's rows into a CSV file (its time kept in csvWritingSeconds_), then the
+    // server reads them all at once.
     std::uint64_t copyCsvFile(std::vector<Connection>& conns) {
         const int n = static_cast<int>(conns.size());
         std::vector<std::filesystem::path> files;
@@ -339,16 +341,9 @@ private:
         runParallel(n, "writing the CSV files", [&](int w) {
             const auto& path = files[static_cast<std::size_t>(w)];
             std::ofstream file(path, std::ios::binary | std::ios::trunc);
-            std::string out;
-            rows_.forEachRow(w, n, stop_, [&](const TextRow& row) {
-                appendCsv(row, out);
-                if (out.size() >= kSendBytes) {
-                    file.write(out.data(), static_cast<std::streamsize>(out.size()));
-                    out.clear();
-                }
-                return true;
+            formatted(w, n, appendCsv, [&file](const std::string& piece) {
+                file.write(piece.data(), static_cast<std::streamsize>(piece.size()));
             });
-            file.write(out.data(), static_cast<std::streamsize>(out.size()));
             file.close();
             if (!file) {
                 throw Error(path.string() + ": cannot write the CSV file (is the disk full?)");
@@ -356,40 +351,23 @@ private:
             ::chmod(path.c_str(), 0644); // the server reads it
         });
         csvWritingSeconds_ = secondsSince(t0);
-        std::vector<std::uint64_t> counted(conns.size(), 0);
-        runParallel(n, "COPY FROM the CSV files", [&](int w) {
-            Connection& c = conns[static_cast<std::size_t>(w)];
-            const Result res =
-                c.query("COPY " + std::string(kTable) + " " + columns(c) + " FROM " +
-                        c.quoteLiteral(files[static_cast<std::size_t>(w)].string()) + " (FORMAT csv)");
-            counted[static_cast<std::size_t>(w)] = std::stoull(PQcmdTuples(res.raw()));
-        });
+        const std::uint64_t rows = copyFromFiles(conns, files, "csv");
         for (const auto& f : files) {
             std::error_code ec;
             std::filesystem::remove(f, ec);
         }
-        std::uint64_t total = 0;
-        for (auto s : counted) {
-            total += s;
-        }
-        return total;
+        return rows;
     }
 
-    std::uint64_t serverCopy(std::vector<Connection>& conns,
-                             const std::vector<std::filesystem::path>& files) {
-        std::vector<std::uint64_t> counted(conns.size(), 0);
-        runParallel(static_cast<int>(conns.size()), "the server-side COPY", [&](int w) {
-            Connection& c = conns[static_cast<std::size_t>(w)];
-            const Result res =
-                c.query("COPY " + std::string(kTable) + " " + columns(c) + " FROM " +
-                        c.quoteLiteral(files[static_cast<std::size_t>(w)].string()) + " (FORMAT binary)");
-            counted[static_cast<std::size_t>(w)] = std::stoull(PQcmdTuples(res.raw()));
+    // The server reads file w on connection w, all at once.
+    std::uint64_t copyFromFiles(std::vector<Connection>& conns,
+                                const std::vector<std::filesystem::path>& files, const std::string& format) {
+        return eachWorker(conns, "the server-side COPY", [&](int w, Connection& c) {
+            const Result res = c.query("COPY " + std::string(kTable) + " " + columns(c) + " FROM " +
+                                       c.quoteLiteral(files[static_cast<std::size_t>(w)].string()) +
+                                       " (FORMAT " + format + ")");
+            return static_cast<std::uint64_t>(std::stoull(PQcmdTuples(res.raw())));
         });
-        std::uint64_t total = 0;
-        for (auto s : counted) {
-            total += s;
-        }
-        return total;
     }
 
     const MethodsBenchmarkOptions& o_;
@@ -432,30 +410,23 @@ std::string cellMethodName(LoadMethod m) {
 BenchReport benchmarkMethods(const MethodsBenchmarkOptions& o, const BenchProgress& progress,
                              const std::stop_token& stop) {
     validate(o);
-    Connection conn = Connection::open(o.conninfo);
-    ensureMetadataSchema(conn);
-    dropTables(conn);
-    const DroppedAtEnd dropped(o.conninfo);
-    const auto t0 = Clock::now();
-    BenchReport report = beginReport(conn, "methods", "isobar-cli bench methods");
+    BenchFrame frame(o.conninfo, "methods");
     std::vector<Cell> cells;
     std::uint64_t allRows = 0;
     std::string dataDescription;
-    try {
+    frame.measure([&] {
         TempDir dir("isobar-bench", 0711); // the server reads the CSV and binary files by name
         const PreparedData data = prepareData(o.data, dir.path(), "methods", progress, stop);
         dataDescription = data.description;
         const Dataset dataset = Dataset::open(data.files, data.open);
         const LoadPlan plan = LoadPlan::build(dataset);
         allRows = plan.totalRows();
-        const ServerFileAccess access = probeServerFileAccess(conn);
+        const ServerFileAccess access = probeServerFileAccess(frame.conn);
         const std::string noServerFiles =
             !access.onThisMachine ? "the server runs on another machine: it cannot read this machine's files"
             : !access.mayReadFiles
                 ? "the role may not read server files (superuser, or GRANT pg_read_server_files)"
                 : "";
-        const ExtensionStatus ts = timescaledbStatus(conn);
-        const ExtensionStatus citus = citusStatus(conn);
         MethodsRunner runner(o, dataset, plan, data, dir.path(), stop);
         const std::size_t total = o.durability.size() * o.tableTypes.size() * o.workers.size() *
                                   o.methods.size() * static_cast<std::size_t>(o.rounds);
@@ -466,12 +437,10 @@ BenchReport benchmarkMethods(const MethodsBenchmarkOptions& o, const BenchProgre
                     std::vector<std::size_t> group; // the cells of this group, in o.methods' order
                     for (LoadMethod m : o.methods) {
                         Cell c{cellMethodName(m), type, n, d, {}, {}};
-                        if (type == TableType::Hypertable && !ts.usable) {
-                            c.skipped = ts.reason;
-                        } else if (type == TableType::Distributed && !citus.usable) {
-                            c.skipped = citus.reason;
-                        } else if ((m == LoadMethod::CopyCsvFile || m == LoadMethod::ServerLimit) &&
-                                   !noServerFiles.empty()) {
+                        c.skipped = frame.whyNot({type, false});
+                        if (c.skipped.empty() &&
+                            (m == LoadMethod::CopyCsvFile || m == LoadMethod::ServerLimit) &&
+                            !noServerFiles.empty()) {
                             c.skipped = noServerFiles;
                         }
                         group.push_back(cells.size());
@@ -500,12 +469,7 @@ BenchReport benchmarkMethods(const MethodsBenchmarkOptions& o, const BenchProgre
             }
         }
         progress("done", 1);
-    } catch (const Cancelled&) {
-        report.status = "cancelled";
-    } catch (const Error& e) {
-        report.status = "failed";
-        report.problem = e.what();
-    }
+    });
 
     BenchTable table{"methods", "Loading methods", {}, {}, {}};
     table.columns = {{"method", "method", ""},
@@ -615,12 +579,11 @@ BenchReport benchmarkMethods(const MethodsBenchmarkOptions& o, const BenchProgre
         "the server; copy-binary: Isobar's load; server-limit: server-side binary COPY FROM files.",
         "client CPU: this process (every thread); WAL written: pg_current_wal_insert_lsn() before and after. "
         "fast: fsync, full_page_writes and synchronous_commit off for the run, restored after each."};
-    report.tables.push_back(std::move(table));
+    frame.report.tables.push_back(std::move(table));
     if (!plot.series.empty()) {
-        report.plots.push_back(std::move(plot));
+        frame.report.plots.push_back(std::move(plot));
     }
-    endReport(report, t0);
-    return report;
+    return frame.finish();
 }
 
 } // namespace isobar

@@ -107,14 +107,7 @@ BenchReport benchmarkQueries(const QueryBenchmarkOptions& o, const BenchProgress
     if (o.repeats < 1) {
         throw Error("bench query needs at least 1 warm run of each query");
     }
-    Connection conn = Connection::open(o.conninfo);
-    ensureMetadataSchema(conn);
-    dropTables(conn);
-    const DroppedAtEnd dropped(o.conninfo);
-    const auto t0 = Clock::now();
-    BenchReport report = beginReport(conn, "query", "isobar-cli bench query");
-    std::vector<std::pair<std::string, std::string>> unavailable;
-    availableBenchTableTypes(conn, &unavailable);
+    BenchFrame frame(o.conninfo, "query");
     const std::vector<BenchTableType> types = o.tableTypes.empty() ? allBenchTableTypes() : o.tableTypes;
 
     BenchTable queries{"queries", "Queries", {}, {}, {}};
@@ -141,7 +134,8 @@ BenchReport benchmarkQueries(const QueryBenchmarkOptions& o, const BenchProgress
                                     "buffers; the operating system's page cache is not dropped)"
                                   : "cold: the first run after the load (the server was not restarted: "
                                     "not the embedded cluster)";
-    try {
+    frame.measure([&] {
+        Connection& conn = frame.conn;
         TempDir dir("isobar-bench", 0700);
         BenchData wanted = o.data;
         if (wanted.files.empty() && wanted.syntheticHours == 0) {
@@ -153,14 +147,13 @@ BenchReport benchmarkQueries(const QueryBenchmarkOptions& o, const BenchProgress
         double done = 0;
         for (const auto& type : types) {
             const std::string typeName = benchTableTypeName(type);
-            const auto why = std::find_if(unavailable.begin(), unavailable.end(),
-                                          [&](const auto& u) { return u.first == typeName; });
-            if (why != unavailable.end()) {
+            const std::string why = frame.whyNot(type);
+            if (!why.empty()) {
                 queries.rows.push_back({typeName, std::monostate{}, std::monostate{}, std::monostate{},
-                                        std::monostate{}, std::monostate{}, "not measured: " + why->second});
+                                        std::monostate{}, std::monostate{}, "not measured: " + why});
                 retention.rows.push_back({typeName, std::monostate{}, std::monostate{}, std::monostate{},
                                           std::monostate{}, std::monostate{}, std::monostate{},
-                                          "not measured: " + why->second});
+                                          "not measured: " + why});
                 done += 1;
                 continue;
             }
@@ -177,7 +170,7 @@ BenchReport benchmarkQueries(const QueryBenchmarkOptions& o, const BenchProgress
             if (o.restartServer) {
                 say("restarting the server for the cold runs");
                 o.restartServer();
-                conn = Connection::open(o.conninfo); // the restart ended the old connection
+                frame.conn = Connection::open(o.conninfo); // the restart ended the old connection
             }
             Connection q = Connection::open(o.conninfo);
             q.exec("SET TimeZone = 'UTC'");
@@ -226,12 +219,7 @@ BenchReport benchmarkQueries(const QueryBenchmarkOptions& o, const BenchProgress
             done += 1;
         }
         progress("done", 1);
-    } catch (const Cancelled&) {
-        report.status = "cancelled";
-    } catch (const Error& e) {
-        report.status = "failed";
-        report.problem = e.what();
-    }
+    });
     queries.notes = {
         restartNote + "; warm: " + std::to_string(o.repeats) +
             " runs right after, their mean and 95th percentile (nearest rank). Q1-Q4 in the plots are "
@@ -242,15 +230,14 @@ BenchReport benchmarkQueries(const QueryBenchmarkOptions& o, const BenchProgress
         "The oldest UTC day: DELETE then VACUUM for plain tables, DROP of the day's partition, "
         "drop_chunks for hypertables; sizes with partitions, chunks, indexes and TOAST."};
     removal.series = {removalSeries, vacuumSeries};
-    report.tables.push_back(std::move(queries));
-    report.tables.push_back(std::move(retention));
+    frame.report.tables.push_back(std::move(queries));
+    frame.report.tables.push_back(std::move(retention));
     for (BenchPlot* p : {&warm, &cold, &removal}) {
         if (!p->series.empty() && !p->categories.empty()) {
-            report.plots.push_back(std::move(*p));
+            frame.report.plots.push_back(std::move(*p));
         }
     }
-    endReport(report, t0);
-    return report;
+    return frame.finish();
 }
 
 } // namespace isobar

@@ -23,17 +23,6 @@ using namespace bench;
 
 namespace {
 
-// The value below which `fraction` of the values lie (nearest rank); 0 for none.
-double percentile(std::vector<double> values, double fraction) {
-    if (values.empty()) {
-        return 0;
-    }
-    std::sort(values.begin(), values.end());
-    const auto rank =
-        static_cast<std::size_t>(std::lround(fraction * static_cast<double>(values.size() - 1)));
-    return values[std::min(rank, values.size() - 1)];
-}
-
 // The curve of a run report: its per-interval rates and when checkpoints began.
 void readCurve(const JsonValue& report, SustainedBenchmark& b) {
     std::vector<std::pair<double, double>> samples; // (t, rate)
@@ -62,7 +51,7 @@ void readCurve(const JsonValue& report, SustainedBenchmark& b) {
         }
     }
     b.medianRate = median(middle);
-    b.p5Rate = percentile(middle, 0.05);
+    b.p5Rate = percentileOf(middle, 0.05);
     b.minRate = middle.empty() ? 0 : *std::min_element(middle.begin(), middle.end());
     for (double tc : checkpointTimes) {
         std::vector<double> after;

@@ -2,6 +2,7 @@
 // removal, and the reports' frame.
 
 #include "bench/BenchmarkSteps.h"
+#include "db/TableMetadata.h"
 #include "db/TableType.h"
 #include "db/WeatherSchema.h"
 #include "era5/SampleWriter.h"
@@ -29,18 +30,19 @@ std::string benchTableTypeName(const BenchTableType& t) {
 }
 
 std::vector<BenchTableType> allBenchTableTypes() {
-    return {{TableType::Regular, false},    {TableType::Unlogged, false}, {TableType::Partitioned, false},
+    return {{TableType::Regular, false},    {TableType::Unlogged, false},  {TableType::Partitioned, false},
             {TableType::Hypertable, false}, {TableType::Hypertable, true}, {TableType::Distributed, false}};
 }
 
-std::vector<BenchTableType> availableBenchTableTypes(Connection& conn,
-                                                     std::vector<std::pair<std::string, std::string>>* skipped) {
+std::vector<BenchTableType>
+availableBenchTableTypes(Connection& conn, std::vector<std::pair<std::string, std::string>>* skipped) {
     const ExtensionStatus ts = timescaledbStatus(conn);
     const ExtensionStatus citus = citusStatus(conn);
     std::vector<BenchTableType> out;
     for (const auto& t : allBenchTableTypes()) {
-        const ExtensionStatus* needs =
-            t.type == TableType::Hypertable ? &ts : t.type == TableType::Distributed ? &citus : nullptr;
+        const ExtensionStatus* needs = t.type == TableType::Hypertable    ? &ts
+                                       : t.type == TableType::Distributed ? &citus
+                                                                          : nullptr;
         if (needs == nullptr || needs->usable) {
             out.push_back(t);
         } else if (skipped != nullptr) {
@@ -152,21 +154,25 @@ TableSizes tableSizes(Connection& conn, const std::string& table, TableType type
     Result r;
     if (type == TableType::Distributed) {
         // The shards on every node.
-        r = conn.query("SELECT citus_relation_size($1), citus_total_relation_size($1) - citus_table_size($1), "
-                       "citus_table_size($1) - citus_relation_size($1), citus_total_relation_size($1)",
-                       {name});
+        r = conn.query(
+            "SELECT citus_relation_size($1), citus_total_relation_size($1) - citus_table_size($1), "
+            "citus_table_size($1) - citus_relation_size($1), citus_total_relation_size($1)",
+            {name});
     } else if (type == TableType::Hypertable) {
         // Compressed chunks included: TimescaleDB sums them into the hypertable's sizes.
         r = conn.query(
             "SELECT table_bytes, index_bytes, toast_bytes, total_bytes FROM hypertable_detailed_size($1)",
             {name});
     } else {
-        // A partitioned table's partitions, or the table alone.
+        // A partitioned table's partitions, or the table alone; the heap with its free space and
+        // visibility maps, TOAST with its index.
         r = conn.query(
-            "SELECT sum(pg_relation_size(relid)), sum(pg_indexes_size(relid)), "
-            "sum(pg_total_relation_size(relid) - pg_relation_size(relid) - pg_indexes_size(relid)), "
-            "sum(pg_total_relation_size(relid)) FROM (SELECT relid FROM pg_partition_tree($1::regclass) "
-                       "UNION SELECT $1::regclass) t",
+            "SELECT sum(pg_table_size(c.oid) - coalesce(pg_total_relation_size(NULLIF(c.reltoastrelid, 0)), "
+            "0)), "
+            "sum(pg_indexes_size(c.oid)), sum(coalesce(pg_total_relation_size(NULLIF(c.reltoastrelid, 0)), "
+            "0)), "
+            "sum(pg_total_relation_size(c.oid)) FROM (SELECT relid FROM pg_partition_tree($1::regclass) "
+            "UNION SELECT $1::regclass) t JOIN pg_class c ON c.oid = t.relid",
             {name});
     }
     if (r.rows() == 1) {
@@ -237,23 +243,9 @@ EngineLoad loadWithEngine(const std::string& conninfo, const PreparedData& data,
     request.allMissing = AllMissingPolicy::Load; // the same rows for every method
     request.verification = Verification::Units;  // the bench counts the table itself
     request.durability = durability;
-    struct Quiet final : LoadSink {
-        std::string error;
-        void failed(const LoadError& e) override { error = e.message; }
-    } sink;
     const auto t0 = Clock::now();
-    const LoadSummary s = runLoad(request, stop, sink);
-    EngineLoad out{secondsSince(t0), s.rows};
-    if (s.status == LoadStatus::Cancelled) {
-        throw Cancelled();
-    }
-    if (s.status != LoadStatus::Completed) {
-        throw Error("the Isobar load into " + table + " failed: " + sink.error);
-    }
-    if (!s.durability.problem.empty()) {
-        throw Error("restoring the durability settings: " + s.durability.problem);
-    }
-    return out;
+    const LoadSummary s = runLoadOrThrow(request, stop);
+    return EngineLoad{secondsSince(t0), s.rows};
 }
 
 double percentileOf(std::vector<double> values, double fraction) {
@@ -266,17 +258,60 @@ double percentileOf(std::vector<double> values, double fraction) {
     return values[std::min(rank, values.size() - 1)];
 }
 
-BenchReport beginReport(Connection& conn, const std::string& kind, const std::string& title) {
-    BenchReport r;
-    r.kind = kind;
-    r.title = title;
-    r.started = formatUtcNow("%Y-%m-%dT%H:%M:%SZ");
-    describeEnvironment(conn, r);
-    return r;
+LoadSummary runLoadOrThrow(const LoadRequest& request, const std::stop_token& stop) {
+    struct Quiet final : LoadSink {
+        std::string error;
+        void failed(const LoadError& e) override { error = e.message; }
+    } sink;
+    LoadSummary s = runLoad(request, stop, sink);
+    if (s.status == LoadStatus::Cancelled) {
+        throw Cancelled();
+    }
+    if (s.status != LoadStatus::Completed) {
+        throw Error("the Isobar load into " + request.table.display() + " failed: " + sink.error);
+    }
+    if (!s.durability.problem.empty()) {
+        throw Error("restoring the durability settings: " + s.durability.problem);
+    }
+    return s;
 }
 
-void endReport(BenchReport& report, Clock::time_point t0) {
-    report.seconds = secondsSince(t0);
+BenchFrame::BenchFrame(const std::string& conninfo, const std::string& kind)
+    : dropped_(conninfo)
+    , conn(Connection::open(conninfo)) {
+    ensureMetadataSchema(conn);
+    dropTables(conn);
+    report.kind = kind;
+    report.title = "isobar-cli bench " + kind;
+    report.started = formatUtcNow("%Y-%m-%dT%H:%M:%SZ");
+    describeEnvironment(conn, report);
+    availableBenchTableTypes(conn, &unavailable_);
+}
+
+std::string BenchFrame::whyNot(const BenchTableType& type) const {
+    const std::string name = benchTableTypeName(type);
+    for (const auto& [t, reason] : unavailable_) {
+        if (t == name) {
+            return reason;
+        }
+    }
+    return "";
+}
+
+void BenchFrame::measure(const std::function<void()>& body) {
+    try {
+        body();
+    } catch (const Cancelled&) {
+        report.status = "cancelled";
+    } catch (const Error& e) {
+        report.status = "failed";
+        report.problem = e.what();
+    }
+}
+
+BenchReport BenchFrame::finish() {
+    report.seconds = secondsSince(t0_);
+    return std::move(report);
 }
 
 } // namespace bench
