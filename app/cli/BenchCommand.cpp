@@ -249,8 +249,10 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
     const auto progress = [](const std::string& step) {
         std::cerr << "  " << step << std::endl;
     };
-    Connection conn = Connection::open(options.conninfo);
-    BenchReport report = run.begin(&conn);
+    BenchReport report = [&] {
+        Connection conn = Connection::open(options.conninfo); // not kept open while the bench runs
+        return run.begin(&conn);
+    }();
     if (what == "durability") {
         const auto rows = benchmarkDurability(options, progress, stop);
         std::cout << formatDurabilityBenchmark(rows);
