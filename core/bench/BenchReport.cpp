@@ -417,9 +417,13 @@ std::filesystem::path writeBenchReport(const BenchReport& r, const std::filesyst
     writeText(dir / (base + ".html"), renderBenchHtml(r));
     writeText(json, renderBenchJson(r)); // last: a listed report has its CSV and HTML beside it
     if (extra) {
-        writeText(*extra, renderFor(r, *extra));
+        exportBenchReport(r, *extra);
     }
     return json;
+}
+
+void exportBenchReport(const BenchReport& report, const std::filesystem::path& path) {
+    writeText(path, renderFor(report, path));
 }
 
 std::vector<BenchReportEntry> listBenchReports(const std::filesystem::path& dir) {
@@ -433,13 +437,15 @@ std::vector<BenchReportEntry> listBenchReports(const std::filesystem::path& dir)
         std::ifstream in(p, std::ios::binary);
         const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         try {
-            out.push_back({p, parseBenchReport(text)});
+            std::error_code timeError;
+            out.push_back({p, parseBenchReport(text), std::filesystem::last_write_time(p, timeError)});
         } catch (const Error&) {
             // Not one of ours, or cut short: not listed.
         }
     }
     std::sort(out.begin(), out.end(), [](const BenchReportEntry& a, const BenchReportEntry& b) {
-        return a.report.started != b.report.started ? a.report.started > b.report.started : a.path > b.path;
+        return a.report.started != b.report.started ? a.report.started > b.report.started
+                                                    : a.written > b.written;
     });
     return out;
 }

@@ -105,10 +105,15 @@ std::filesystem::path benchReportDirectory();
 std::filesystem::path writeBenchReport(const BenchReport& report, const std::filesystem::path& dir,
                                        const std::optional<std::filesystem::path>& extra = std::nullopt);
 
+// Writes the report to `path` alone, in the format its extension names (.json, .csv, .html, .md).
+// Throws isobar::Error naming the file or the extension.
+void exportBenchReport(const BenchReport& report, const std::filesystem::path& path);
+
 // The bench reports in `dir`, newest first; files that cannot be read are left out.
 struct BenchReportEntry {
     std::filesystem::path path;
     BenchReport report;
+    std::filesystem::file_time_type written; // the JSON file's time: orders reports of one second
 };
 std::vector<BenchReportEntry> listBenchReports(const std::filesystem::path& dir);
 

@@ -4,6 +4,7 @@
 #include "util/Error.h"
 
 #include <bit>
+#include <cctype>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
@@ -135,7 +136,8 @@ void appendSqlTuple(const TextRow& row, std::string& out) {
         }
         if (row.nulls[f]) {
             out += "NULL";
-        } else if (f == 0) {
+        } else if (f == 0 || std::isalpha(static_cast<unsigned char>(row.fields[f].back())) != 0) {
+            // A time, or a float that is not a plain number (inf, -inf, nan): a quoted literal.
             out += '\'';
             out += row.fields[f];
             out += '\'';
