@@ -1,5 +1,6 @@
 #include "MainWindow.h"
 
+#include "BenchmarksPage.h"
 #include "FileListModel.h"
 #include "FilesPage.h"
 #include "Format.h"
@@ -24,7 +25,7 @@ namespace isobar::ui {
 
 namespace {
 
-enum Tab { FilesTab, TargetTab, SettingsTab, RunTab, HistoryTab };
+enum Tab { FilesTab, TargetTab, SettingsTab, RunTab, HistoryTab, BenchmarksTab };
 
 } // namespace
 
@@ -36,6 +37,7 @@ MainWindow::MainWindow(QWidget* parent)
     , controller_(new LoadController(this))
     , run_(new RunPanel(controller_))
     , history_(new HistoryPanel)
+    , bench_(new BenchmarksPage([this] { return target_->connection(); }))
     , tabs_(new QTabWidget) {
     setWindowTitle(QStringLiteral("Isobar %1").arg(QString::fromUtf8(kVersion)));
     tabs_->addTab(files_, tr("Files"));
@@ -43,6 +45,7 @@ MainWindow::MainWindow(QWidget* parent)
     tabs_->addTab(settings_, tr("Server settings"));
     tabs_->addTab(run_, tr("Run"));
     tabs_->addTab(history_, tr("History"));
+    tabs_->addTab(bench_, tr("Benchmarks"));
     setCentralWidget(tabs_);
     setConfirm([this](const QString& title, const QString& text) {
         return QMessageBox::question(this, title, text, QMessageBox::Yes | QMessageBox::No,
@@ -54,6 +57,7 @@ MainWindow::MainWindow(QWidget* parent)
         return confirm_(title, text);
     };
     settings_->setConfirm(ask);
+    bench_->setConfirm(ask);
     flow_ = new StartFlow({files_, target_, settings_, run_}, controller_, ask, this);
     createActions();
 
@@ -68,8 +72,13 @@ MainWindow::MainWindow(QWidget* parent)
     connect(controller_, &LoadController::ended, history_, &HistoryPanel::refresh);
     connect(run_, &RunPanel::mapRequested, this, &MainWindow::openTableMap);
     connect(history_, &HistoryPanel::mapRequested, this, &MainWindow::openTableMap);
+    connect(target_, &TargetPanel::targetChanged, bench_, &BenchmarksPage::targetChanged);
+    // A bench and a load on one server would each measure the other.
+    connect(controller_, &LoadController::started, bench_, [this] { bench_->setLoadRunning(true); });
+    connect(controller_, &LoadController::ended, bench_, [this] { bench_->setLoadRunning(false); });
     connect(files_, &FilesPage::selectionChanged, this, [this] {
         const auto* model = files_->model();
+        bench_->setFiles(model->loadableFiles(), files_->openOptions(), files_->notReady());
         const QString why = files_->notReady();
         statusBar()->showMessage(why.isEmpty() || model->rowCount() == 0
                                      ? tr("%n file(s), %1 rows ready", nullptr, model->rowCount())
@@ -117,7 +126,8 @@ void MainWindow::createActions() {
     add(load, tr("&Start"), QKeySequence(Qt::Key_F5), [this] { startLoad(false); });
     add(load, tr("&Cancel"), QKeySequence(tr("Shift+F5")), [this] { cancelLoad(); });
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const QStringList names{tr("&Files"), tr("&Target"), tr("Server &settings"), tr("&Run"), tr("&History")};
+    const QStringList names{tr("&Files"), tr("&Target"),  tr("Server &settings"),
+                            tr("&Run"),   tr("&History"), tr("&Benchmarks")};
     for (int i = 0; i < names.size(); ++i) {
         add(view, names[i], QKeySequence(tr("Ctrl+%1").arg(i + 1)), [this, i] { tabs_->setCurrentIndex(i); });
     }
@@ -170,6 +180,19 @@ void MainWindow::cancelLoad() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (bench_->isRunning()) {
+        // The bench drops its tables and puts back the server's settings before the window goes.
+        if (!closeAfterBench_ &&
+            confirm_(tr("Quit Isobar?"),
+                     tr("A bench is running. Cancel it and quit once it has cleaned up?"))) {
+            closeAfterBench_ = true;
+            bench_->cancel();
+            connect(bench_, &BenchmarksPage::benchEnded, this, &QWidget::close,
+                    static_cast<Qt::ConnectionType>(Qt::QueuedConnection | Qt::SingleShotConnection));
+        }
+        event->ignore();
+        return;
+    }
     if (!flow_->mayClose()) {
         event->ignore();
         return;

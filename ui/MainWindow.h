@@ -17,6 +17,7 @@ class QThreadPool;
 
 namespace isobar::ui {
 
+class BenchmarksPage;
 class FilesPage;
 class HistoryPanel;
 class LoadController;
@@ -25,7 +26,8 @@ class StartFlow;
 class TableMapDialog;
 class TargetPanel;
 
-// The desktop app: Files -> Target -> Settings -> Run -> History, one tab each. The window builds
+// The desktop app: Files -> Target -> Settings -> Run -> History, one tab each, and Benchmarks
+// (the published experiments on the chosen server). The window builds
 // the tabs and wires them; the StartFlow takes a start from Start to the run's end (a server
 // check first, then the LoadController), and the window never waits for either.
 class MainWindow : public QMainWindow {
@@ -59,6 +61,7 @@ public:
     SettingsPanel* settingsPanel() const { return settings_; }
     RunPanel* runPanel() const { return run_; }
     HistoryPanel* historyPanel() const { return history_; }
+    BenchmarksPage* benchmarksPage() const { return bench_; }
     LoadController* controller() const { return controller_; }
     QTabWidget* tabs() const { return tabs_; }
     const std::optional<TargetCheck>& lastCheck() const;
@@ -83,10 +86,12 @@ private:
     LoadController* controller_;
     RunPanel* run_;
     HistoryPanel* history_;
+    BenchmarksPage* bench_;
     QTabWidget* tabs_;
     SettingsPanel::Confirm confirm_;
     StartFlow* flow_ = nullptr;
     QPointer<TableMapDialog> mapDialog_;
+    bool closeAfterBench_ = false; // the user chose to quit: the bench is cancelled first
 };
 
 } // namespace isobar::ui
