@@ -8,6 +8,7 @@
 #include "util/Error.h"
 #include "util/Text.h"
 
+#include <cmath>
 #include <iomanip>
 #include <iostream>
 
@@ -44,7 +45,7 @@ BenchProgress progressLines() {
     return [](const std::string& step, double done) {
         std::cerr << "  ";
         if (done >= 0) {
-            std::cerr << "[" << std::setw(3) << static_cast<int>(done * 100 + 0.5) << "%] ";
+            std::cerr << "[" << std::setw(3) << std::lround(done * 100) << "%] ";
         }
         std::cerr << step << std::endl;
     };

@@ -19,7 +19,7 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: isobar [--tab files|target|settings|run|history] [--start]\n"
+    "usage: isobar [--tab files|target|settings|run|history|benchmarks] [--start]\n"
     "              [--screenshot FILE.png [--after SECONDS]] [FILE|FOLDER...]\n\n"
     "The Isobar desktop app. FILEs and FOLDERs (of ERA5 NetCDF and GRIB files) are added to\n"
     "the Files tab.\n"
@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     const QStringList tabs{QStringLiteral("files"), QStringLiteral("target"), QStringLiteral("settings"),
-                           QStringLiteral("run"), QStringLiteral("history")};
+                           QStringLiteral("run"), QStringLiteral("history"), QStringLiteral("benchmarks")};
     if (parser.isSet(tab) && !tabs.contains(parser.value(tab))) {
         std::cerr << "isobar: --tab: '" << parser.value(tab).toStdString() << "' is none of "
                   << tabs.join(QStringLiteral(", ")).toStdString() << "\n";

@@ -288,7 +288,7 @@ std::string rawValue(const BenchValue& v) {
     return "";
 }
 
-std::string markdownCell(std::string s) {
+std::string markdownCell(const std::string& s) {
     std::string out;
     for (char c : s) {
         if (c == '|') {
@@ -412,7 +412,7 @@ std::filesystem::path writeBenchReport(const BenchReport& r, const std::filesyst
     for (int n = 2; std::filesystem::exists(dir / (base + ".json")); ++n) {
         base = "bench-" + r.kind + "-" + stamp + "-" + std::to_string(n);
     }
-    const std::filesystem::path json = dir / (base + ".json");
+    std::filesystem::path json = dir / (base + ".json");
     writeText(dir / (base + ".csv"), renderBenchCsv(r));
     writeText(dir / (base + ".html"), renderBenchHtml(r));
     writeText(json, renderBenchJson(r)); // last: a listed report has its CSV and HTML beside it

@@ -50,6 +50,7 @@ std::vector<std::string> sampleLocations(Connection& conn, const std::string& ta
                        ") GROUP BY location_id ORDER BY hashint4(location_id) LIMIT $1",
                    {std::to_string(count)});
     std::vector<std::string> out;
+    out.reserve(static_cast<std::size_t>(r.rows()));
     for (int i = 0; i < r.rows(); ++i) {
         out.push_back(r.text(i, 0));
     }
@@ -73,6 +74,7 @@ double timeFullScan(const std::string& conninfo, int readers) {
     const double first = std::stod(range.text(0, 0));
     const double last = std::stod(range.text(0, 1)) + 1; // the slices cover the last time too
     std::vector<Connection> conns;
+    conns.reserve(static_cast<std::size_t>(readers));
     for (int i = 0; i < readers; ++i) {
         conns.push_back(Connection::open(conninfo));
     }
@@ -92,6 +94,7 @@ double timeFullScan(const std::string& conninfo, int readers) {
 // Reading the whole series of each location, the locations shared among `readers` connections.
 double timeSeries(const std::string& conninfo, const std::vector<std::string>& locations, int readers) {
     std::vector<Connection> conns;
+    conns.reserve(static_cast<std::size_t>(readers));
     for (int i = 0; i < readers; ++i) {
         conns.push_back(Connection::open(conninfo));
     }

@@ -334,6 +334,7 @@ private:
     std::uint64_t copyCsvFile(std::vector<Connection>& conns) {
         const int n = static_cast<int>(conns.size());
         std::vector<std::filesystem::path> files;
+        files.reserve(static_cast<std::size_t>(n));
         for (int w = 0; w < n; ++w) {
             files.push_back(dir_ / ("rows-" + std::to_string(w) + ".csv"));
         }
@@ -488,6 +489,7 @@ BenchReport benchmarkMethods(const MethodsBenchmarkOptions& o, const BenchProgre
     std::map<std::tuple<std::string, int, TableType>, double> ceiling;
     const auto medianOf = [](const std::vector<MethodRun>& runs, auto field) {
         std::vector<double> v;
+        v.reserve(runs.size());
         for (const auto& r : runs) {
             v.push_back(field(r));
         }

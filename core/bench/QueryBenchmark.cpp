@@ -189,6 +189,7 @@ BenchReport benchmarkQueries(const QueryBenchmarkOptions& o, const BenchProgress
                 std::uint64_t rows = 0;
                 const double coldSeconds = once(rows);
                 std::vector<double> runs;
+                runs.reserve(static_cast<std::size_t>(o.repeats));
                 for (int i = 0; i < o.repeats; ++i) {
                     runs.push_back(once(rows));
                 }

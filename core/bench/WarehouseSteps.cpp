@@ -87,6 +87,7 @@ void runParallel(int n, const std::string& what, const std::function<void(int)>&
     std::vector<bool> cancelled(static_cast<std::size_t>(n), false);
     {
         std::vector<std::jthread> threads;
+        threads.reserve(static_cast<std::size_t>(n));
         for (int i = 0; i < n; ++i) {
             threads.emplace_back([&, i] {
                 try {
