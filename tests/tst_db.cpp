@@ -279,6 +279,40 @@ private slots:
         QCOMPARE(test::scalar(conn, "SELECT 1"), QString("1"));
     }
 
+    // The clock moved since the server started (a paused virtual machine, a laptop that slept, a
+    // stepped clock): the start time in postmaster.pid no longer matches the one the kernel
+    // gives. The server is still recognised as running, reused and its lock file left alone.
+    void recognisesServerWhoseClockMoved() {
+        LocalCluster& c = cluster_->cluster();
+        const fs::path pidFile = c.dataDir() / "postmaster.pid";
+        const pid_t pid = c.status().pid;
+        std::vector<std::string> lines;
+        {
+            std::ifstream in(pidFile);
+            for (std::string line; std::getline(in, line);) {
+                lines.push_back(line);
+            }
+        }
+        QVERIFY(lines.size() > 3);
+        const auto rewrite = [&](const std::string& startTime) {
+            std::ofstream out(pidFile, std::ios::trunc); // the server's own file: owner and mode stay
+            for (std::size_t i = 0; i < lines.size(); ++i) {
+                out << (i == 2 ? startTime : lines[i]) << "\n";
+            }
+        };
+        rewrite(std::to_string(std::stoll(lines[2]) - 30));
+        const ClusterState state = c.status().state;
+        const bool started = c.start();
+        const bool kept = fs::exists(pidFile);
+        rewrite(lines[2]);
+        QCOMPARE(state, ClusterState::Running);
+        QCOMPARE(started, false);
+        QVERIFY(kept);
+        QCOMPARE(c.status().pid, pid);
+        Connection conn = cluster_->connect();
+        QCOMPARE(test::scalar(conn, "SELECT 1"), QString("1"));
+    }
+
     // `url` names where the running server really listens, whatever port this process was given.
     void urlFollowsTheRunningServer() {
         LocalClusterOptions options;

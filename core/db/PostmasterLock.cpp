@@ -65,19 +65,22 @@ bool isPostmasterOf(const PostmasterLockInfo& lock) {
     if (facts->name != "postgres" && facts->name != "postmaster") {
         return false; // the PID now belongs to something else
     }
-    // The server writes its start time into the lock file; a reused PID started at another time.
-    if (lock.startTime != 0 && facts->startTime != 0 && std::llabs(facts->startTime - lock.startTime) > 3) {
-        return false;
-    }
     // Where we may look (our own processes, or root with CAP_SYS_PTRACE), the working directory
-    // of a postmaster is its data directory.
+    // of a postmaster is its data directory: that decides.
     std::error_code ec;
     const fs::path cwd = fs::read_symlink(fs::path("/proc") / std::to_string(lock.pid) / "cwd", ec);
     if (!ec && !lock.dataDir.empty()) {
         const fs::path wanted = fs::weakly_canonical(lock.dataDir, ec);
         return cwd == (ec ? lock.dataDir : wanted);
     }
-    return true;
+    // Otherwise the start time: the server writes the wall-clock time it started into the lock
+    // file, and a reused PID started at another time. The kernel's start time is boot time plus
+    // ticks, which drifts from the wall clock when a virtual machine is paused, a laptop sleeps or
+    // the clock is stepped (7 s seen within half an hour on a VM): only a difference far beyond
+    // that is taken for another process.
+    constexpr long long kClockDriftSeconds = 300;
+    return lock.startTime == 0 || facts->startTime == 0 ||
+           std::llabs(facts->startTime - lock.startTime) <= kClockDriftSeconds;
 }
 
 } // namespace isobar
