@@ -272,8 +272,8 @@ BenchReport benchmarkMatrix(const MatrixBenchmarkOptions& o, const BenchProgress
         "time range at once. Series: every row of each sampled location, in time order (no index on "
         "location_id: "
         "a scan each, as the table is made).",
-        "Oldest day: the first UTC day, by DELETE (then VACUUM: the space becomes reusable, the files do not "
-        "shrink), DROP of its partition, or drop_chunks."};
+        "Oldest day: the first UTC day, by DELETE (then VACUUM: the space becomes reusable; the files shrink "
+        "only by the emptied pages at their end), DROP of its partition, or drop_chunks."};
     frame.report.tables.push_back(std::move(table));
     for (BenchPlot* p : {&writes, &sizes, &reads}) {
         if (!p->series.empty()) {
