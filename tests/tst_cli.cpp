@@ -47,6 +47,11 @@ class TestCli : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        // What the commands write (bench reports) stays with the test, not in the user's directory.
+        qputenv("ISOBAR_REPORT_DIR", QFile::encodeName(dir_.filePath("reports")));
+    }
     void init() { QVERIFY(dir_.isValid()); }
 
     // inspect --json --scan: a good file and a broken one; the JSON parses and says what it should.
@@ -213,6 +218,7 @@ private slots:
                                  "COPY encoding with location ids", "rows/s", "86.0 bytes per row"}) {
             QVERIFY2(run.out.contains(part), qPrintable(run.out));
         }
+        QVERIFY2(run.err.contains(dir_.filePath("reports/bench/bench-read-")), qPrintable(run.err));
     }
 
 private:
