@@ -62,8 +62,8 @@ int main(int argc, char** argv) {
         std::cerr << "isobar: " << parser.errorText().toStdString() << "\n\n" << kUsage;
         return 2;
     }
-    const QStringList tabs{QStringLiteral("files"), QStringLiteral("target"), QStringLiteral("settings"),
-                           QStringLiteral("run"), QStringLiteral("history"), QStringLiteral("benchmarks")};
+    const QStringList tabs{QStringLiteral("files"), QStringLiteral("target"),  QStringLiteral("settings"),
+                           QStringLiteral("run"),   QStringLiteral("history"), QStringLiteral("benchmarks")};
     if (parser.isSet(tab) && !tabs.contains(parser.value(tab))) {
         std::cerr << "isobar: --tab: '" << parser.value(tab).toStdString() << "' is none of "
                   << tabs.join(QStringLiteral(", ")).toStdString() << "\n";
