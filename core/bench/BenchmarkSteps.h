@@ -1,6 +1,6 @@
 #pragma once
 
-// The steps the benchmarks share (IngestBenchmark.cpp, SustainedBenchmark.cpp). Not a public API.
+// The steps the benchmarks of core/bench share. Not a public API.
 
 #include "bench/IngestBenchmark.h"
 #include "bench/WarehouseBenchmarks.h"
@@ -120,6 +120,9 @@ DayRemoval removeOldestDay(Connection& conn, const std::string& table, TableType
 // Isobar's own load (the engine, in this process) of the files into `table`.
 struct EngineLoad {
     double seconds = 0; // all of runLoad
+    // Its load and finishing phases only: reading, COPY, commits, the table's finishing (a
+    // hypertable's index), without opening the files, checking the server and preparing the table.
+    double copySeconds = 0;
     std::uint64_t rows = 0;
 };
 EngineLoad loadWithEngine(const std::string& conninfo, const PreparedData& data, const std::string& table,
@@ -151,6 +154,8 @@ public:
     Connection conn;
     BenchReport report;
 
+    // Opens the connection again (after a server restart), with the bench's lock.
+    void reconnect();
     // Why the table type cannot be measured on this server; empty when it can.
     std::string whyNot(const BenchTableType& type) const;
     // Runs the bench's measurements: a cancel or a failure ends them, and the report says so and
@@ -160,6 +165,9 @@ public:
     BenchReport finish();
 
 private:
+    void lock();
+
+    std::string conninfo_;
     Clock::time_point t0_ = Clock::now();
     std::vector<std::pair<std::string, std::string>> unavailable_;
 };

@@ -6,58 +6,7 @@
 #include "util/Error.h"
 #include "util/Format.h"
 
-#include <libpq-fe.h>
-
 namespace isobar {
-
-namespace bench {
-
-// Runs `sql` (a COPY ... TO STDOUT) and reads everything it sends; returns the bytes.
-std::uint64_t readCopyOut(Connection& conn, const std::string& sql) {
-    Result start(PQexec(conn.raw(), sql.c_str()));
-    if (PQresultStatus(start.raw()) != PGRES_COPY_OUT) {
-        throwResultError(conn, start.raw(), "reading the table back");
-    }
-    std::uint64_t bytes = 0;
-    for (;;) {
-        char* buffer = nullptr;
-        const int n = PQgetCopyData(conn.raw(), &buffer, 0);
-        if (n > 0) {
-            bytes += static_cast<std::uint64_t>(n);
-            PQfreemem(buffer);
-            continue;
-        }
-        if (n == -2) {
-            throw DbError("reading the table back: " + conn.lastError(), "");
-        }
-        break;
-    }
-    for (PGresult* r = PQgetResult(conn.raw()); r != nullptr; r = PQgetResult(conn.raw())) {
-        const Result end(r);
-        if (PQresultStatus(end.raw()) != PGRES_COMMAND_OK) {
-            throwResultError(conn, end.raw(), "reading the table back");
-        }
-    }
-    return bytes;
-}
-
-// Locations of the table to read whole series of: `count` of those at its first time, spread by a
-// hash so they are not neighbours.
-std::vector<std::string> sampleLocations(Connection& conn, const std::string& table, int count) {
-    const std::string name = conn.quoteIdentifier(table);
-    const Result r =
-        conn.query("SELECT location_id::text FROM " + name + " WHERE time = (SELECT min(time) FROM " + name +
-                       ") GROUP BY location_id ORDER BY hashint4(location_id) LIMIT $1",
-                   {std::to_string(count)});
-    std::vector<std::string> out;
-    out.reserve(static_cast<std::size_t>(r.rows()));
-    for (int i = 0; i < r.rows(); ++i) {
-        out.push_back(r.text(i, 0));
-    }
-    return out;
-}
-
-} // namespace bench
 
 namespace {
 
@@ -194,7 +143,11 @@ BenchReport benchmarkMatrix(const MatrixBenchmarkOptions& o, const BenchProgress
                     done += 1;
                     continue;
                 }
+                // Each step begins here: a cancel is noticed between them.
                 const auto say = [&](const std::string& step) {
+                    if (stop.stop_requested()) {
+                        throw Cancelled();
+                    }
                     progress(data.description + ", " + typeName + ": " + step, done / steps);
                 };
                 std::vector<int> counts{1};
@@ -273,7 +226,7 @@ BenchReport benchmarkMatrix(const MatrixBenchmarkOptions& o, const BenchProgress
         "location_id: "
         "a scan each, as the table is made).",
         "Oldest day: the first UTC day, by DELETE (then VACUUM: the space becomes reusable; the files shrink "
-        "only by the emptied pages at their end), DROP of its partition, or drop_chunks."};
+        "only by the emptied pages at their end), DETACH and DROP of its partition, or drop_chunks."};
     frame.report.tables.push_back(std::move(table));
     for (BenchPlot* p : {&writes, &sizes, &reads}) {
         if (!p->series.empty()) {

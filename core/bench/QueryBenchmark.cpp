@@ -167,7 +167,11 @@ BenchReport benchmarkQueries(const QueryBenchmarkOptions& o, const BenchProgress
                 done += 1;
                 continue;
             }
+            // Each step begins here: a cancel is noticed between them.
             const auto say = [&](const std::string& step) {
+                if (stop.stop_requested()) {
+                    throw Cancelled();
+                }
                 progress(data.description + ", " + typeName + ": " + step,
                          done / static_cast<double>(types.size()));
             };
@@ -178,30 +182,52 @@ BenchReport benchmarkQueries(const QueryBenchmarkOptions& o, const BenchProgress
             conn.exec("SET TimeZone = 'UTC'");
             const std::vector<Query> set = weatherQueries(conn, subject);
             if (o.restartServer) {
-                say("restarting the server for the cold runs");
-                o.restartServer();
-                frame.conn = Connection::open(o.conninfo); // the restart ended the old connection
+                // A restart ends every session on the server: not while someone else works on it.
+                const long long others =
+                    conn.query("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
+                               "AND pid <> pg_backend_pid()")
+                        .integer(0, 0);
+                if (others > 0) {
+                    restartNote = "cold: the first run after the load (the server was not restarted: " +
+                                  std::to_string(others) + " other session(s) were connected to it)";
+                } else {
+                    say("restarting the server for the cold runs");
+                    o.restartServer();
+                    frame.reconnect(); // the restart ended the old connection
+                }
             }
             Connection q = Connection::open(o.conninfo);
             q.exec("SET TimeZone = 'UTC'");
-            BenchPlot::Series warmSeries{typeName, {}};
-            BenchPlot::Series coldSeries{typeName, {}};
+            const auto once = [&q](const Query& query, std::uint64_t& rows) {
+                const auto start = Clock::now();
+                rows = static_cast<std::uint64_t>(q.query(query.sql, query.params).rows());
+                return secondsSince(start);
+            };
+            // Every query once before any runs again: each cold run finds the buffers as the load
+            // (or the restart) left them, not warmed by the queries before it.
+            std::vector<double> coldRuns;
             for (const auto& query : set) {
                 if (stop.stop_requested()) {
                     throw Cancelled();
                 }
-                say(query.name);
-                const auto once = [&](std::uint64_t& rows) {
-                    const auto start = Clock::now();
-                    rows = static_cast<std::uint64_t>(q.query(query.sql, query.params).rows());
-                    return secondsSince(start);
-                };
+                say(query.name + " (cold)");
                 std::uint64_t rows = 0;
-                const double coldSeconds = once(rows);
+                coldRuns.push_back(once(query, rows));
+            }
+            BenchPlot::Series warmSeries{typeName, {}};
+            BenchPlot::Series coldSeries{typeName, {}};
+            for (std::size_t k = 0; k < set.size(); ++k) {
+                const Query& query = set[k];
+                if (stop.stop_requested()) {
+                    throw Cancelled();
+                }
+                say(query.name);
+                std::uint64_t rows = 0;
+                const double coldSeconds = coldRuns[k];
                 std::vector<double> runs;
                 runs.reserve(static_cast<std::size_t>(o.repeats));
                 for (int i = 0; i < o.repeats; ++i) {
-                    runs.push_back(once(rows));
+                    runs.push_back(once(query, rows));
                 }
                 const double mean =
                     std::accumulate(runs.begin(), runs.end(), 0.0) / static_cast<double>(runs.size());
@@ -235,7 +261,7 @@ BenchReport benchmarkQueries(const QueryBenchmarkOptions& o, const BenchProgress
         "Each table type holds the same rows, loaded by Isobar; a hypertable has its index on time, the "
         "other tables no index (as Isobar makes them)."};
     retention.notes = {
-        "The oldest UTC day: DELETE then VACUUM for plain tables, DROP of the day's partition, "
+        "The oldest UTC day: DELETE then VACUUM for plain tables, DETACH and DROP of the day's partition, "
         "drop_chunks for hypertables; sizes with partitions, chunks, indexes and TOAST."};
     removal.series = {removalSeries, vacuumSeries};
     frame.report.tables.push_back(std::move(queries));

@@ -10,6 +10,8 @@
 #include "util/Error.h"
 #include "util/Format.h"
 
+#include <libpq-fe.h>
+
 #include <algorithm>
 #include <cmath>
 #include <sys/resource.h>
@@ -203,7 +205,7 @@ DayRemoval removeOldestDay(Connection& conn, const std::string& table, TableType
         d.method = "drop_chunks";
         conn.query("SELECT drop_chunks($1::regclass, older_than => $2::timestamptz)", {name, cutoff});
     } else if (type == TableType::Partitioned) {
-        d.method = "DROP partition";
+        d.method = "DETACH + DROP partition";
         // The daily partitions whose upper bound is at or before the cutoff.
         const Result parts = conn.query(
             "SELECT c.oid::regclass::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
@@ -212,6 +214,7 @@ DayRemoval removeOldestDay(Connection& conn, const std::string& table, TableType
             {name, cutoff});
         conn.exec("BEGIN");
         for (int i = 0; i < parts.rows(); ++i) {
+            conn.exec("ALTER TABLE " + name + " DETACH PARTITION " + parts.text(i, 0));
             conn.exec("DROP TABLE " + parts.text(i, 0));
         }
         conn.exec("COMMIT");
@@ -246,7 +249,58 @@ EngineLoad loadWithEngine(const std::string& conninfo, const PreparedData& data,
     request.durability = durability;
     const auto t0 = Clock::now();
     const LoadSummary s = runLoadOrThrow(request, stop);
-    return EngineLoad{secondsSince(t0), s.rows};
+    EngineLoad out{secondsSince(t0), 0, s.rows};
+    for (const auto& phase : s.phases.run) {
+        if (phase.name == "load" || phase.name == "finish table") {
+            out.copySeconds += phase.seconds;
+        }
+    }
+    return out;
+}
+
+// Runs `sql` (a COPY ... TO STDOUT) and reads everything it sends; returns the bytes.
+std::uint64_t readCopyOut(Connection& conn, const std::string& sql) {
+    Result start(PQexec(conn.raw(), sql.c_str()));
+    if (PQresultStatus(start.raw()) != PGRES_COPY_OUT) {
+        throwResultError(conn, start.raw(), "reading the table back");
+    }
+    std::uint64_t bytes = 0;
+    for (;;) {
+        char* buffer = nullptr;
+        const int n = PQgetCopyData(conn.raw(), &buffer, 0);
+        if (n > 0) {
+            bytes += static_cast<std::uint64_t>(n);
+            PQfreemem(buffer);
+            continue;
+        }
+        if (n == -2) {
+            throw DbError("reading the table back: " + conn.lastError(), "");
+        }
+        break;
+    }
+    for (PGresult* r = PQgetResult(conn.raw()); r != nullptr; r = PQgetResult(conn.raw())) {
+        const Result end(r);
+        if (PQresultStatus(end.raw()) != PGRES_COMMAND_OK) {
+            throwResultError(conn, end.raw(), "reading the table back");
+        }
+    }
+    return bytes;
+}
+
+// Locations of the table to read whole series of: `count` of those at its first time, spread by a
+// hash so they are not neighbours.
+std::vector<std::string> sampleLocations(Connection& conn, const std::string& table, int count) {
+    const std::string name = conn.quoteIdentifier(table);
+    const Result r =
+        conn.query("SELECT location_id::text FROM " + name + " WHERE time = (SELECT min(time) FROM " + name +
+                       ") GROUP BY location_id ORDER BY hashint4(location_id) LIMIT $1",
+                   {std::to_string(count)});
+    std::vector<std::string> out;
+    out.reserve(static_cast<std::size_t>(r.rows()));
+    for (int i = 0; i < r.rows(); ++i) {
+        out.push_back(r.text(i, 0));
+    }
+    return out;
 }
 
 double percentileOf(std::vector<double> values, double fraction) {
@@ -279,7 +333,9 @@ LoadSummary runLoadOrThrow(const LoadRequest& request, const std::stop_token& st
 
 BenchFrame::BenchFrame(const std::string& conninfo, const std::string& kind)
     : dropped_(conninfo)
-    , conn(Connection::open(conninfo)) {
+    , conn(Connection::open(conninfo))
+    , conninfo_(conninfo) {
+    lock();
     ensureMetadataSchema(conn);
     dropTables(conn);
     report.kind = kind;
@@ -287,6 +343,20 @@ BenchFrame::BenchFrame(const std::string& conninfo, const std::string& kind)
     report.started = formatUtcNow("%Y-%m-%dT%H:%M:%SZ");
     describeEnvironment(conn, report);
     availableBenchTableTypes(conn, &unavailable_);
+}
+
+// One bench at a time on a server: each drops every isobar_bench_* table, the other's too.
+void BenchFrame::lock() {
+    if (conn.query("SELECT pg_try_advisory_lock(hashtext('isobar bench'))").text(0, 0) != "t") {
+        throw Error(
+            "another bench runs on this server (isobar-cli bench or the desktop app's Benchmarks tab): "
+            "run this one when it has ended");
+    }
+}
+
+void BenchFrame::reconnect() {
+    conn = Connection::open(conninfo_);
+    lock();
 }
 
 std::string BenchFrame::whyNot(const BenchTableType& type) const {
@@ -304,7 +374,7 @@ void BenchFrame::measure(const std::function<void()>& body) {
         body();
     } catch (const Cancelled&) {
         report.status = "cancelled";
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {
         report.status = "failed";
         report.problem = e.what();
     }
