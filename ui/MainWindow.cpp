@@ -170,6 +170,13 @@ void MainWindow::checkTarget() {
 }
 
 void MainWindow::startLoad(bool resume) {
+    if (bench_->isRunning()) {
+        // Each would measure the other, and a bench may restart the server or turn fsync off.
+        statusBar()->showMessage(
+            tr("A bench is running on the Benchmarks tab: cancel it or let it end first"));
+        tabs_->setCurrentWidget(bench_);
+        return;
+    }
     if (flow_->start(resume)) {
         tabs_->setCurrentWidget(run_);
     }

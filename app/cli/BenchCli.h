@@ -16,16 +16,18 @@
 
 namespace isobar::cli {
 
-// A comma-separated option value, each item through parseOne (nullopt: not understood).
+// A comma-separated option value, each item through parseOne (nullopt: not understood, and the
+// message says what is: `expected`).
 template <typename T, typename F>
-std::vector<T> parseList(const std::string& text, const std::string& option, F parseOne) {
+std::vector<T> parseList(const std::string& text, const std::string& option, F parseOne,
+                         const std::string& expected) {
     std::vector<T> out;
     std::stringstream in(text);
     std::string item;
     while (std::getline(in, item, ',')) {
         const auto v = parseOne(item);
         if (!v) {
-            throw UsageError{"--" + option + ": '" + item + "' is not understood"};
+            throw UsageError{"--" + option + ": '" + item + "' is not understood (" + expected + ")"};
         }
         out.push_back(*v);
     }
@@ -35,6 +37,8 @@ std::vector<T> parseList(const std::string& text, const std::string& option, F p
     return out;
 }
 
+// "1,10,50": whole numbers in [min, max].
+std::vector<int> parseIntList(const std::string& text, const std::string& option, int min, int max);
 // "1,2,4": worker counts 1-64.
 std::vector<int> parseWorkerList(const std::string& text);
 

@@ -50,13 +50,13 @@ partitioned, hypertable, hypertable-compressed, distributed; by default all, and
 server cannot make are rows that say why): write
 time with 1 and N workers, size on disk (heap, indexes, TOAST; before compression), read-back time
 (a full scan and whole series of --series locations, with 1 and N readers) and the removal of the
-oldest day (DELETE + VACUUM, DROP partition, drop_chunks).
+oldest day (DELETE + VACUUM, DETACH + DROP partition, drop_chunks).
 
 bench query: weather queries per table type (one location's daily max temperature over the whole
 range; 8 locations for 1 hour; mean temperature per latitude band per hour over a day; the last 5
 hourly values of every location in a region), cold (the first run after loading; on the embedded
 cluster after a server restart unless --no-restart) and warm (--repeats runs: mean and p95), and
-retention: one day removed by DELETE vs DROP partition vs drop_chunks, sizes before and after.
+retention: one day removed by DELETE vs DETACH + DROP partition vs drop_chunks, sizes before and after.
 Default data: 48 synthetic global hours.
 
 Every bench writes its report as JSON, CSV and HTML into the report directory's bench/ folder
@@ -96,16 +96,23 @@ options:
 
 } // namespace
 
+std::vector<int> parseIntList(const std::string& text, const std::string& option, int min, int max) {
+    return parseList<int>(
+        text, option,
+        [min, max](const std::string& s) -> std::optional<int> {
+            try {
+                std::size_t used = 0;
+                const int n = std::stoi(s, &used);
+                return used == s.size() && n >= min && n <= max ? std::optional<int>(n) : std::nullopt;
+            } catch (const std::exception&) {
+                return std::nullopt;
+            }
+        },
+        "whole numbers " + std::to_string(min) + "-" + std::to_string(max));
+}
+
 std::vector<int> parseWorkerList(const std::string& text) {
-    return parseList<int>(text, "workers", [](const std::string& s) -> std::optional<int> {
-        try {
-            std::size_t used = 0;
-            const int n = std::stoi(s, &used);
-            return used == s.size() && n >= 1 && n <= 64 ? std::optional<int>(n) : std::nullopt;
-        } catch (const std::exception&) {
-            return std::nullopt;
-        }
-    });
+    return parseIntList(text, "workers", 1, 64);
 }
 
 BenchReport BenchRun::begin(Connection* conn) const {
@@ -237,13 +244,15 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
     // the plain tables.
     const bool hypertables = what == "ingest";
     options.tableTypes = parseList<TableType>(
-        parsed.value("table-types", "regular,unlogged"), "table-types", [hypertables](const std::string& s) {
+        parsed.value("table-types", "regular,unlogged"), "table-types",
+        [hypertables](const std::string& s) {
             const auto t = parseTableType(s);
             return t && (*t == TableType::Regular || *t == TableType::Unlogged ||
                          (hypertables && *t == TableType::Hypertable))
                        ? t
                        : std::nullopt;
-        });
+        },
+        hypertables ? "regular, unlogged or hypertable" : "regular or unlogged");
     options.conninfo = targetFrom(parsed);
     restoreAbandonedOn(options.conninfo);
     const auto progress = [](const std::string& step) {

@@ -20,8 +20,10 @@ std::vector<BenchTableType> benchTableTypesFrom(const ParsedArgs& parsed) {
     if (!parsed.value("table-types")) {
         return {}; // every type this server can make
     }
-    return parseList<BenchTableType>(*parsed.value("table-types"), "table-types",
-                                     [](const std::string& s) { return parseBenchTableType(s); });
+    return parseList<BenchTableType>(
+        *parsed.value("table-types"), "table-types",
+        [](const std::string& s) { return parseBenchTableType(s); },
+        "regular, unlogged, partitioned, hypertable, hypertable-compressed or distributed");
 }
 
 BenchData dataFrom(const ParsedArgs& parsed, const std::vector<std::filesystem::path>& files,
@@ -84,17 +86,21 @@ int runWarehouseBench(const ParsedArgs& parsed, const std::vector<std::filesyste
         MethodsBenchmarkOptions o;
         o.data = dataFrom(parsed, files, 1);
         if (parsed.value("methods")) {
-            o.methods = parseList<LoadMethod>(*parsed.value("methods"), "methods",
-                                              [](const std::string& s) { return parseLoadMethod(s); });
+            o.methods = parseList<LoadMethod>(
+                *parsed.value("methods"), "methods", [](const std::string& s) { return parseLoadMethod(s); },
+                "insert, multi-insert, copy-text, copy-csv-file, copy-binary or server-limit");
         }
-        o.tableTypes = parseList<TableType>(parsed.value("table-types", "regular"), "table-types",
-                                            [](const std::string& s) { return parseTableType(s); });
+        o.tableTypes = parseList<TableType>(
+            parsed.value("table-types", "regular"), "table-types",
+            [](const std::string& s) { return parseTableType(s); },
+            "regular, unlogged, partitioned, hypertable or distributed");
         o.workers = parseWorkerList(parsed.value("workers", "1"));
-        o.durability =
-            parseList<std::string>(parsed.value("durability", "safe"), "durability",
-                                   [](const std::string& s) -> std::optional<std::string> {
-                                       return s == "safe" || s == "fast" ? std::optional(s) : std::nullopt;
-                                   });
+        o.durability = parseList<std::string>(
+            parsed.value("durability", "safe"), "durability",
+            [](const std::string& s) -> std::optional<std::string> {
+                return s == "safe" || s == "fast" ? std::optional(s) : std::nullopt;
+            },
+            "safe or fast");
         o.consent = parsed.flag("yes");
         if (std::find(o.durability.begin(), o.durability.end(), "fast") != o.durability.end() && !o.consent) {
             throw UsageError{
@@ -115,16 +121,7 @@ int runWarehouseBench(const ParsedArgs& parsed, const std::vector<std::filesyste
         if (parsed.value("hours") && !files.empty()) {
             throw UsageError{"--hours makes the rows; it does not go with FILEs"};
         }
-        o.hours = parseList<int>(
-            parsed.value("hours", "1,10"), "hours", [](const std::string& s) -> std::optional<int> {
-                try {
-                    std::size_t used = 0;
-                    const int h = std::stoi(s, &used);
-                    return used == s.size() && h >= 1 && h <= 10'000 ? std::optional(h) : std::nullopt;
-                } catch (const std::exception&) {
-                    return std::nullopt;
-                }
-            });
+        o.hours = parseIntList(parsed.value("hours", "1,10"), "hours", 1, 10'000);
         o.tableTypes = benchTableTypesFrom(parsed);
         o.workers = static_cast<int>(parsed.integer("workers", defaultWorkerCount(), 1, 64));
         o.seriesLocations = static_cast<int>(parsed.integer("series", 8, 1, 1000));

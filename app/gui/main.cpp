@@ -13,6 +13,7 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include <clocale>
 #include <cstring>
 #include <iostream>
 
@@ -45,6 +46,9 @@ int main(int argc, char** argv) {
         }
     }
     QApplication app(argc, argv);
+    // Qt takes the user's locale for the C library too; the engine writes and reads numbers in SQL,
+    // file names and reports with printf and strtod, which must keep the decimal point.
+    std::setlocale(LC_NUMERIC, "C");
     QApplication::setApplicationName(QStringLiteral("Isobar"));
     QApplication::setOrganizationName(QStringLiteral("Isobar"));
     QApplication::setApplicationVersion(QString::fromUtf8(isobar::kVersion));
