@@ -9,6 +9,7 @@
 #include "BenchReportView.h"
 #include "BenchmarksPage.h"
 #include "UiHarness.h"
+#include "db/TableType.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSeries>
@@ -100,22 +101,37 @@ private slots:
     void cleanupTestCase() { tearDown(); }
     void init() { QSettings().clear(); }
 
-    // TimescaleDB is not installed here: the hypertable choices are disabled, saying why, and
-    // the plain types are there, the matrix and query benches' default being all of them.
+    // Where TimescaleDB cannot be used (CI has none) the hypertable choices are disabled, saying
+    // why, and so is distributed without Citus; where it can, they are offered like the plain
+    // types, the matrix and query benches' default being all that can be made.
     void unavailableTypesAreDisabledWithTheReason() {
         auto w = benchWindow();
         BenchmarksPage* page = w->benchmarksPage();
         QVERIFY2(waitReady(*page), qPrintable(page->messageLabel()->text()));
         BenchOptionsPanel* o = page->options();
         o->setKind(BenchRequest::Kind::Matrix);
-        for (const QString& name : {QString("hypertable"), QString("hypertable-compressed")}) {
+        Connection conn = cluster_->connect();
+        const bool timescale = timescaledbStatus(conn).usable;
+        const bool citus = citusStatus(conn).usable;
+        const auto expectUnavailable = [o](const QString& name, const char* naming) {
             QCheckBox* box = o->typeBox(name);
             QVERIFY(box);
             QVERIFY(!box->isEnabled());
             QVERIFY(!box->isChecked());
             QVERIFY2(box->toolTip().startsWith("Not available: ") && box->toolTip().size() > 20,
                      qPrintable(box->toolTip()));
-            QVERIFY2(box->toolTip().contains("TimescaleDB", Qt::CaseInsensitive), qPrintable(box->toolTip()));
+            QVERIFY2(box->toolTip().contains(naming, Qt::CaseInsensitive), qPrintable(box->toolTip()));
+        };
+        for (const QString& name : {QString("hypertable"), QString("hypertable-compressed")}) {
+            if (timescale) {
+                QVERIFY(o->typeBox(name)->isEnabled());
+                QVERIFY(o->typeBox(name)->isChecked());
+            } else {
+                expectUnavailable(name, "TimescaleDB");
+            }
+        }
+        if (!citus) {
+            expectUnavailable("distributed", "Citus");
         }
         for (const QString& name : {QString("regular"), QString("unlogged"), QString("partitioned")}) {
             QVERIFY(o->typeBox(name)->isEnabled());
