@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     // Qt takes the user's locale for the C library too; the engine writes and reads numbers in SQL,
     // file names and reports with printf and strtod, which must keep the decimal point.
-    std::setlocale(LC_NUMERIC, "C");
+    std::setlocale(LC_NUMERIC, "C"); // NOLINT(concurrency-mt-unsafe): no other thread runs yet
     QApplication::setApplicationName(QStringLiteral("Isobar"));
     QApplication::setOrganizationName(QStringLiteral("Isobar"));
     QApplication::setApplicationVersion(QString::fromUtf8(isobar::kVersion));
