@@ -43,6 +43,8 @@ public:
     DroppedAtEnd(const DroppedAtEnd&) = delete;
     DroppedAtEnd& operator=(const DroppedAtEnd&) = delete;
     ~DroppedAtEnd();
+    // The tables were dropped already: nothing left to do.
+    void dismiss() noexcept { conninfo_.clear(); }
 
 private:
     std::string conninfo_;
@@ -150,6 +152,11 @@ class BenchFrame {
 
 public:
     BenchFrame(const std::string& conninfo, const std::string& kind);
+    // Drops the bench's tables while it still holds the lock (so another bench that starts just
+    // after keeps its own); on a connection of its own when the bench's is broken.
+    ~BenchFrame();
+    BenchFrame(const BenchFrame&) = delete;
+    BenchFrame& operator=(const BenchFrame&) = delete;
 
     Connection conn;
     BenchReport report;

@@ -130,6 +130,9 @@ void dropTables(Connection& conn) {
 }
 
 DroppedAtEnd::~DroppedAtEnd() {
+    if (conninfo_.empty()) {
+        return;
+    }
     try {
         Connection conn = Connection::open(conninfo_);
         dropTables(conn);

@@ -31,38 +31,6 @@ constexpr std::size_t kSendBytes = 1u << 20;
 
 } // namespace
 
-std::vector<LoadMethod> allLoadMethods() {
-    return {LoadMethod::Insert,      LoadMethod::MultiInsert, LoadMethod::CopyText,
-            LoadMethod::CopyCsvFile, LoadMethod::CopyBinary,  LoadMethod::ServerLimit};
-}
-
-std::string_view loadMethodName(LoadMethod m) {
-    switch (m) {
-    case LoadMethod::Insert:
-        return "insert";
-    case LoadMethod::MultiInsert:
-        return "multi-insert";
-    case LoadMethod::CopyText:
-        return "copy-text";
-    case LoadMethod::CopyCsvFile:
-        return "copy-csv-file";
-    case LoadMethod::CopyBinary:
-        return "copy-binary";
-    case LoadMethod::ServerLimit:
-        return "server-limit";
-    }
-    return "?";
-}
-
-std::optional<LoadMethod> parseLoadMethod(std::string_view name) {
-    for (LoadMethod m : allLoadMethods()) {
-        if (loadMethodName(m) == name) {
-            return m;
-        }
-    }
-    return std::nullopt;
-}
-
 namespace {
 
 using namespace bench;

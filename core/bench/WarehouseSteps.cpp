@@ -1,5 +1,5 @@
-// The steps bench methods, matrix and query share: their data, tables, sizes, the oldest day's
-// removal, and the reports' frame.
+// What bench methods, matrix and query share: the names of their table types and methods, their
+// data, tables, sizes, the oldest day's removal, and the reports' frame.
 
 #include "bench/BenchmarkSteps.h"
 #include "db/TableMetadata.h"
@@ -29,6 +29,38 @@ std::optional<BenchTableType> parseBenchTableType(std::string_view name) {
 
 std::string benchTableTypeName(const BenchTableType& t) {
     return t.compressed ? "hypertable-compressed" : std::string(tableTypeName(t.type));
+}
+
+std::vector<LoadMethod> allLoadMethods() {
+    return {LoadMethod::Insert,      LoadMethod::MultiInsert, LoadMethod::CopyText,
+            LoadMethod::CopyCsvFile, LoadMethod::CopyBinary,  LoadMethod::ServerLimit};
+}
+
+std::string_view loadMethodName(LoadMethod m) {
+    switch (m) {
+    case LoadMethod::Insert:
+        return "insert";
+    case LoadMethod::MultiInsert:
+        return "multi-insert";
+    case LoadMethod::CopyText:
+        return "copy-text";
+    case LoadMethod::CopyCsvFile:
+        return "copy-csv-file";
+    case LoadMethod::CopyBinary:
+        return "copy-binary";
+    case LoadMethod::ServerLimit:
+        return "server-limit";
+    }
+    return "?";
+}
+
+std::optional<LoadMethod> parseLoadMethod(std::string_view name) {
+    for (LoadMethod m : allLoadMethods()) {
+        if (loadMethodName(m) == name) {
+            return m;
+        }
+    }
+    return std::nullopt;
 }
 
 std::vector<BenchTableType> allBenchTableTypes() {
@@ -343,6 +375,15 @@ BenchFrame::BenchFrame(const std::string& conninfo, const std::string& kind)
     report.started = formatUtcNow("%Y-%m-%dT%H:%M:%SZ");
     describeEnvironment(conn, report);
     availableBenchTableTypes(conn, &unavailable_);
+}
+
+BenchFrame::~BenchFrame() {
+    try {
+        dropTables(conn);
+        dropped_.dismiss();
+    } catch (const std::exception&) {
+        // The connection is broken: dropped_ tries on a new one.
+    }
 }
 
 // One bench at a time on a server: each drops every isobar_bench_* table, the other's too.
