@@ -14,6 +14,44 @@ private slots:
     void cleanupTestCase() { tearDown(); }
     void cleanup() { resetSettings(); }
 
+    // The advice to preload an extension keeps every library already there, Citus first; applying
+    // TimescaleDB's advice and then Citus' (one list for both) drops neither.
+    void preloadAdviceKeepsWhatIsThere() {
+        QCOMPARE(preloadListWith("", "citus"), std::string("citus"));
+        QCOMPARE(preloadListWith("timescaledb", "citus"), std::string("citus,timescaledb"));
+        QCOMPARE(preloadListWith("pg_stat_statements, timescaledb", "timescaledb"),
+                 std::string("pg_stat_statements,timescaledb"));
+        QCOMPARE(preloadListWith("citus", "timescaledb"), std::string("citus,timescaledb"));
+        QCOMPARE(preloadListWith("auto_explain,citus", "citus"), std::string("citus,auto_explain"));
+        ServerInfo server;
+        server.settings.push_back(
+            {"shared_preload_libraries", "pg_stat_statements", "configuration file", ""});
+        server.extensions.push_back({"timescaledb", "2.28.3", ""});
+        server.extensions.push_back({"citus", "13.2-1", ""});
+        LoadIntent intent;
+        intent.workers = 2;
+        intent.newTableType = TableType::Distributed;
+        std::vector<SettingWarning> preload;
+        for (const SettingWarning& w : adviseSettings(server, intent)) {
+            if (w.subject == "shared_preload_libraries") {
+                preload.push_back(w);
+            }
+        }
+        QCOMPARE(preload.size(), std::size_t(2));
+        for (const SettingWarning& w : preload) {
+            QVERIFY2(w.fix.find("'citus,pg_stat_statements,timescaledb'") != std::string::npos,
+                     w.fix.c_str());
+            VERIFY_MESSAGE(QString::fromStdString(w.message), "(pg_stat_statements)", "server restart");
+        }
+        // Citus is what the load needs: that one stops it; TimescaleDB's is said for information.
+        const auto citus = std::find_if(preload.begin(), preload.end(), [](const SettingWarning& w) {
+            return w.message.rfind("Citus", 0) == 0;
+        });
+        QVERIFY(citus != preload.end());
+        QCOMPARE(citus->severity, Severity::Error);
+        VERIFY_MESSAGE(QString::fromStdString(citus->message), "distributed tables cannot be used");
+    }
+
     void probeReadsTheServer() {
         Connection c = cluster_->connect();
         const ServerInfo info = probeServer(c);

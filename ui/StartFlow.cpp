@@ -104,6 +104,7 @@ bool StartFlow::start(bool resume) {
     start.table = target_->tableName();
     start.type = target_->tableType();
     start.chunkInterval = target_->chunkInterval();
+    start.compress = target_->compressAfter();
     start.workers = target_->workers();
     start.autoWorkers = target_->autoWorkers();
     start.replace = target_->replace() && !resume; // a resume never empties the table
@@ -286,6 +287,7 @@ void StartFlow::launch(const TargetCheck& check) {
         return;
     }
     request.tableOptions.chunkInterval = start.chunkInterval;
+    request.tableOptions.compressAfter = start.compress;
     request.files = start.files;
     request.open = start.open;
     request.allMissing = start.allMissing;

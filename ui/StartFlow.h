@@ -89,6 +89,7 @@ private:
         std::string table;
         TableType type = TableType::Regular;
         std::string chunkInterval;
+        bool compress = false;
         int workers = 1; // with autoWorkers, the most
         bool autoWorkers = false;
         bool replace = false;

@@ -29,7 +29,15 @@ SummaryText::SummaryText(const LoadSummary& summary) {
         break;
     case LoadStatus::Cancelled:
         headline_ = tr("Cancelled:");
-        lines_ << tr("%1 committed; the units in flight were rolled back. Resume loads the rest.").arg(done);
+        if (summary.compression && summary.compression->chunksLeft > 0) {
+            lines_ << tr("%1; every row is committed, %2 chunk(s) are not compressed yet. Resume compresses "
+                         "them.")
+                          .arg(done)
+                          .arg(summary.compression->chunksLeft);
+        } else {
+            lines_
+                << tr("%1 committed; the units in flight were rolled back. Resume loads the rest.").arg(done);
+        }
         offersResume_ = true;
         break;
     case LoadStatus::Failed: {
@@ -50,6 +58,10 @@ SummaryText::SummaryText(const LoadSummary& summary) {
         offersResume_ = true;
         break;
     }
+    }
+    if (const auto& c = summary.compression) {
+        lines_ << (c->grew() ? tr("Compression made the table BIGGER: %1.") : tr("Compression: %1."))
+                      .arg(q(c->describe()));
     }
 }
 

@@ -31,6 +31,8 @@ public:
     std::string tableName() const;
     TableType tableType() const;
     std::string chunkInterval() const;
+    // Hypertables: compress the chunks once the load is complete.
+    bool compressAfter() const;
     // The fixed count, or with autoWorkers() the most the load may run.
     int workers() const;
     bool autoWorkers() const;
@@ -51,6 +53,7 @@ public:
     QComboBox* tableTypeBox() const { return type_; }
     QSpinBox* workersBox() const { return workers_; }
     QCheckBox* autoWorkersBox() const { return autoWorkers_; }
+    QCheckBox* compressBox() const { return compress_; }
     QLineEdit* tableEdit() const { return table_; }
     QPushButton* testButton() const { return test_; }
     QLabel* statusLabel() const { return status_; }
@@ -79,6 +82,7 @@ private:
     QLineEdit* table_;
     QComboBox* type_;
     QLineEdit* chunk_;
+    QCheckBox* compress_;
     QSpinBox* workers_;
     QCheckBox* autoWorkers_;
     // The spin box holds the fixed count or auto's bound; the other one waits here.

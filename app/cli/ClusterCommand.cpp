@@ -3,6 +3,7 @@
 #include "db/LocalCluster.h"
 #include "util/Error.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -30,6 +31,24 @@ std::vector<OptionSpec> embeddedClusterOptionSpecs() {
         {"data-dir", "DIR", "embedded cluster directory (default: per-user data directory)"},
         {"port", "N", "port number of the embedded cluster's socket (default 5432; no TCP)"},
     };
+}
+
+// "timescaledb installed, preloaded; citus not installed (shared_preload_libraries = 'timescaledb')"
+std::string describeExtensions(const ClusterStatus& s) {
+    std::string out;
+    for (const char* name : {"timescaledb", "citus"}) {
+        const bool installed = std::find(s.extensionLibraries.begin(), s.extensionLibraries.end(), name) !=
+                               s.extensionLibraries.end();
+        const bool preloaded = s.preloadLibraries.find(name) != std::string::npos;
+        out += (out.empty() ? "" : "; ") + std::string(name) +
+               (installed ? (preloaded ? " installed, preloaded" : " installed, NOT preloaded")
+                          : " not installed");
+    }
+    return out + (s.state == ClusterState::NotCreated
+                      ? std::string()
+                      : " (shared_preload_libraries = '" + s.preloadLibraries + "'" +
+                            (s.state == ClusterState::Running ? ", as the server has it)"
+                                                              : ", from its settings files)"));
 }
 
 std::string targetFrom(const ParsedArgs& args) {
@@ -103,7 +122,7 @@ int runClusterCommand(const std::vector<std::string>& args) {
               << "data:         " << s.dataDir.string() << "\n"
               << "socket:       " << s.socketDir.string() << " port " << s.port << " (no TCP)\n"
               << "server user:  " << s.serverUser << "\n"
-              << "timescaledb:  " << (s.timescaledbPreloaded ? "preloaded" : "not installed") << "\n"
+              << "extensions:   " << describeExtensions(s) << "\n"
               << "url:          " << cluster.connectionString() << "\n";
     // Exit status like pg_ctl status: 0 running, 3 not running.
     return s.state == ClusterState::Running ? kExitOk : 3;

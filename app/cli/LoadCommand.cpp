@@ -158,6 +158,12 @@ public:
         nextReport_ += period_;
     }
     void finished(const LoadSummary& s) override {
+        if (s.status == LoadStatus::Cancelled && s.compression && s.compression->chunksLeft > 0) {
+            std::cerr << "cancelled while compressing after " << formatDuration(s.seconds)
+                      << ": every row is committed; " << s.compression->chunksLeft
+                      << " chunk(s) are not compressed yet. Run the same command again to compress them.\n";
+            return;
+        }
         if (s.status == LoadStatus::Cancelled) {
             std::cerr << "cancelled after " << formatDuration(s.seconds) << ": " << s.unitsCommitted
                       << " unit(s), " << s.rows
@@ -175,6 +181,9 @@ public:
         spdlog::debug("workers' time (summed): {}; {} transaction(s)", LoadPhases::describe(s.phases.workers),
                       s.phases.transactions);
         std::cout << formatCopySummary(s.rows, s.seconds, s.workers) << std::endl;
+        if (s.compression) {
+            std::cout << "compression: " << s.compression->describe() << std::endl;
+        }
     }
     void failed(const LoadError& e) override {
         std::string message = e.message;
@@ -290,7 +299,16 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
         {"set-logged-after", "", "unlogged: make the table LOGGED (crash-safe) once the load is complete"},
         {"partition-interval", "day|week|month|year", "partitioned: one partition per (default month)"},
         {"chunk-interval", "INTERVAL", "hypertable: chunk_time_interval (default '1 day')"},
-        {"compress", "", "hypertable: compress the chunks once the load is complete"},
+        {"compress", "",
+         "hypertable: compress the chunks once the load is complete (in parallel; sizes before and after "
+         "are reported)"},
+        {"compress-segmentby", "COLUMNS",
+         "with --compress: timescaledb.compress_segmentby ('' for none; default: the table's own, else "
+         "location_id where a chunk holds 1000+ rows of each location, else none)"},
+        {"compress-orderby", "COLUMNS",
+         "with --compress: timescaledb.compress_orderby (default: the table's own, else time when segmented "
+         "by "
+         "location_id, else location_id, time)"},
         {"reporting-period", "DURATION", "print a progress line this often (default 10s; 0: never)"},
         {"replace", "", "empty the table and forget its progress first (readers see it refill)"},
         {"restart", "", "forget which units are loaded and load all again (needs --yes)"},
@@ -299,7 +317,11 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
         {"force", "",
          "start although the disk forecast says the load does not fit (it still stops "
          "before the server's disk is full)"},
-        {"retries", "N", "attempts per unit after a lost connection or server restart (default 8)"},
+        {"retries", "N",
+         "attempts per unit after a lost connection, a server or Citus worker node restart (default 30; see "
+         "--retry-budget)"},
+        {"retry-budget", "SECONDS",
+         "how long a unit keeps being retried after its first such failure (default 120)"},
         {"transport", "stream|file",
          "how rows reach the server: stream (COPY FROM STDIN, default) or file "
          "(COPY FROM 'file', for a server on this machine)"},
@@ -353,6 +375,13 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
     }
     request.tableOptions.chunkInterval = parsed.value("chunk-interval", "1 day");
     request.tableOptions.compressAfter = parsed.flag("compress");
+    request.tableOptions.compressSegmentBy = parsed.value("compress-segmentby");
+    request.tableOptions.compressOrderBy = parsed.value("compress-orderby");
+    if (!request.tableOptions.compressAfter &&
+        (request.tableOptions.compressSegmentBy || request.tableOptions.compressOrderBy)) {
+        throw UsageError{"--compress-segmentby and --compress-orderby say how --compress compresses; add "
+                         "--compress, or leave them out"};
+    }
     request.replace = parsed.flag("replace");
     request.force = parsed.flag("force");
     request.restart = parsed.flag("restart");
@@ -363,7 +392,8 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
             "deleting those rows), or use --replace to empty the table first"};
     }
     workersFrom(parsed, request);
-    request.retries = static_cast<int>(parsed.integer("retries", 8, 0, 100));
+    request.retries = static_cast<int>(parsed.integer("retries", 30, 0, 1000));
+    request.retryBudget = std::chrono::seconds(parsed.integer("retry-budget", 120, 0, 86'400));
     request.transport = transportFrom(parsed);
     request.durability = durabilityFrom(parsed);
     if (const auto list = parsed.value("variables")) {

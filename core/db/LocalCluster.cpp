@@ -233,11 +233,6 @@ void LocalCluster::giveToServerUser(const fs::path& path) const {
     }
 }
 
-bool LocalCluster::timescaledbInstalled() const {
-    std::error_code ec;
-    return fs::exists(binDir_.parent_path() / "lib" / "timescaledb.so", ec);
-}
-
 void LocalCluster::ensureCreated() {
     const fs::path data = dataDir();
     std::error_code ec;
@@ -309,9 +304,22 @@ void LocalCluster::writeSettingsFile() const {
             << "port = " << port_ << "\n"
             << "unix_socket_directories = " << singleQuoted(socketDir_.string()) << "\n"
             << "unix_socket_permissions = 0700\n";
-        if (timescaledbInstalled()) {
-            out << "shared_preload_libraries = 'timescaledb'\n"
-                << "timescaledb.telemetry_level = off  # a private cluster phones nowhere\n";
+        const auto libraries = installedExtensionLibraries();
+        std::string preload;
+        for (const auto& name : libraries) {
+            preload += (preload.empty() ? "" : ",") + name;
+        }
+        if (!preload.empty()) {
+            out << "shared_preload_libraries = " << singleQuoted(preload) << "\n";
+        }
+        for (const auto& name : libraries) {
+            if (name == "timescaledb") {
+                out << "timescaledb.telemetry_level = off  # a private cluster phones nowhere\n";
+            } else if (name == "citus") {
+                // A single-node Citus registers the coordinator, and connects to itself, by this
+                // name: the socket, as there is no TCP.
+                out << "citus.local_hostname = " << singleQuoted(socketDir_.string()) << "\n";
+            }
         }
         for (const auto& [name, value] : options_.settings) {
             out << name << " = " << value << "\n";
@@ -548,40 +556,6 @@ void LocalCluster::stopImmediately() {
         throw Error("the embedded PostgreSQL server in " + dataDir().string() + " did not stop (pg_ctl " +
                     r.describeOutcome() + "): " + trim(r.output));
     }
-}
-
-ClusterStatus LocalCluster::status() const {
-    ClusterStatus s;
-    s.rootDir = rootDir_;
-    s.dataDir = dataDir();
-    s.socketDir = socketDir_;
-    s.port = port_;
-    s.serverUser = runAs_ ? runAs_->name : currentUserName();
-    std::error_code ec;
-    if (!fs::exists(dataDir() / "PG_VERSION", ec)) {
-        return s;
-    }
-    s.state = ClusterState::Stopped;
-    if (const auto pid = runningPostmaster()) {
-        s.state = ClusterState::Running;
-        s.pid = *pid;
-        if (const auto info = readPostmasterLockFile(dataDir() / "postmaster.pid")) {
-            if (info->port != 0) {
-                s.port = info->port;
-            }
-            if (!info->socketDir.empty()) {
-                s.socketDir = info->socketDir;
-            }
-        }
-    }
-    std::ifstream settings(dataDir() / kSettingsFile);
-    std::string line;
-    while (std::getline(settings, line)) {
-        if (line.rfind("shared_preload_libraries", 0) == 0 && line.find("timescaledb") != std::string::npos) {
-            s.timescaledbPreloaded = true;
-        }
-    }
-    return s;
 }
 
 } // namespace isobar

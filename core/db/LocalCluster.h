@@ -38,7 +38,11 @@ struct ClusterStatus {
     std::filesystem::path socketDir;
     int port = 0;
     std::string serverUser; // the OS account the server runs as
-    bool timescaledbPreloaded = false;
+    // Of the extensions Isobar can use (citus, timescaledb), those whose library is installed for
+    // this PostgreSQL, and shared_preload_libraries as the server has it (running: asked; stopped:
+    // what its configuration files say, `postgres -C`).
+    std::vector<std::string> extensionLibraries;
+    std::string preloadLibraries;
 };
 
 // The embedded PostgreSQL cluster Isobar runs when no server is configured, and the throwaway
@@ -107,7 +111,8 @@ private:
     ProcessResult runServerTool(const std::string& tool, const std::vector<std::string>& args,
                                 std::chrono::milliseconds timeout) const;
     void giveToServerUser(const std::filesystem::path& path) const;
-    bool timescaledbInstalled() const;
+    // citus and timescaledb, those installed: what the cluster preloads (Citus first).
+    std::vector<std::string> installedExtensionLibraries() const;
 
     LocalClusterOptions options_;
     std::filesystem::path binDir_;

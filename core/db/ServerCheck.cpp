@@ -35,6 +35,22 @@ ServerCheck checkServer(Connection& conn, const ServerCheckRequest& request) {
     if (const auto slots = connectionSlots(check.info)) {
         check.maxWorkers = std::clamp(slots->available() - intent.extraConnections, 1, 64);
     }
+    // The rows of a distributed table go on to the worker nodes, each opening connections of its
+    // own there: the coordinator's max_connections alone does not say whether the load fits.
+    const bool distributed =
+        check.info.table ? check.info.table->distributed : intent.newTableType == TableType::Distributed;
+    if (distributed && !check.citus.installedVersion.empty()) {
+        check.citusCluster = probeCitusCluster(conn, request.table);
+        if (check.citusCluster) {
+            for (auto& w : citusClusterWarnings(*check.citusCluster, intent.workers)) {
+                check.warnings.push_back(std::move(w));
+            }
+            std::stable_sort(
+                check.warnings.begin(), check.warnings.end(),
+                [](const SettingWarning& a, const SettingWarning& b) { return a.severity < b.severity; });
+            check.maxWorkers = std::min(check.maxWorkers, citusWorkersThatFit(*check.citusCluster));
+        }
+    }
     const std::string& server = check.info.systemIdentifier;
     for (auto& j : DurabilityJournal::list()) {
         if (!server.empty() && j.systemIdentifier != server) {

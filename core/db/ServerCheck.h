@@ -1,5 +1,6 @@
 #pragma once
 
+#include "db/CitusCluster.h"
 #include "db/Durability.h"
 #include "db/ServerProbe.h"
 #include "db/ServerStorage.h"
@@ -32,7 +33,10 @@ struct ServerCheck {
     WalRetention wal; // archiving, replication slots, standbys (their warnings are in `warnings`)
     ExtensionStatus timescaledb;
     ExtensionStatus citus;
-    int maxWorkers = 64; // what max_connections leaves for workers
+    int maxWorkers = 64; // what max_connections leaves for workers (and, on a Citus coordinator, the nodes)
+    // A load into a distributed table (or one to be created) on a Citus coordinator: its worker
+    // nodes, their connections and the table's shards on each (their findings are in `warnings`).
+    std::optional<CitusCluster> citusCluster;
     // The durability journals on this machine for this server: every one of them when the role may
     // not read which server this is.
     std::vector<DurabilityJournal> journals;

@@ -204,23 +204,33 @@ private:
     }
 
     void extensions() {
-        const ExtensionInfo* timescale = s_.extension("timescaledb");
-        if (timescale == nullptr || timescale->defaultVersion.empty()) {
-            return;
-        }
         const std::string preload = s_.value("shared_preload_libraries");
-        if (preload.find("timescaledb") != std::string::npos) {
-            return;
+        // One list for both: applying one advice and then the other must not drop the first.
+        std::string list = preload;
+        for (const char* name : {"timescaledb", "citus"}) {
+            const ExtensionInfo* e = s_.extension(name);
+            if (e != nullptr && !e->defaultVersion.empty() && preload.find(name) == std::string::npos) {
+                list = preloadListWith(list, name);
+            }
         }
-        const bool wanted =
-            intent_.newTableType == TableType::Hypertable || (s_.table && s_.table->hypertable);
-        const std::string list = preload.empty() ? "timescaledb" : preload + ",timescaledb";
-        add(wanted ? Severity::Error : Severity::Info, "shared_preload_libraries",
-            "TimescaleDB " + timescale->defaultVersion +
-                " is installed on the server but not in shared_preload_libraries" +
-                (preload.empty() ? "" : " (" + preload + ")") +
-                ": hypertables cannot be used until it is preloaded, which takes a server restart",
-            alterSystem("shared_preload_libraries", list, false));
+        const auto advise = [&](const char* name, const char* product, bool wanted, const char* without) {
+            const ExtensionInfo* e = s_.extension(name);
+            if (e == nullptr || e->defaultVersion.empty() || preload.find(name) != std::string::npos) {
+                return;
+            }
+            add(wanted ? Severity::Error : Severity::Info, "shared_preload_libraries",
+                std::string(product) + " " + e->defaultVersion +
+                    " is installed on the server but not in shared_preload_libraries" +
+                    (preload.empty() ? "" : " (" + preload + ")") + ": " + without +
+                    " until it is preloaded, which takes a server restart",
+                alterSystem("shared_preload_libraries", list, false));
+        };
+        advise("timescaledb", "TimescaleDB",
+               intent_.newTableType == TableType::Hypertable || (s_.table && s_.table->hypertable),
+               "hypertables cannot be used");
+        advise("citus", "Citus",
+               intent_.newTableType == TableType::Distributed || (s_.table && s_.table->distributed),
+               "distributed tables cannot be used");
     }
 
     void maintenance() {
@@ -276,7 +286,10 @@ private:
                 t.name + " has " + std::to_string(t.indexes.size()) + " index(es), " + join(names, ", ") +
                     ": every row updates each of them, which is several times slower than building them "
                     "once after the load" +
-                    (ownIndex ? " (Isobar builds this one again after the load)" : ""),
+                    (ownIndex
+                         ? " (Isobar's own index on time: dropped before a large load, it is built again "
+                           "once every row is in)"
+                         : ""),
                 drop + "-- after the load: " + recreate);
         }
         if (!t.triggers.empty()) {

@@ -1,5 +1,6 @@
 #include "db/TableType.h"
 
+#include "db/Compression.h"
 #include "db/TableMetadata.h"
 #include "db/WeatherSchema.h"
 #include "domain/Timestamp.h"
@@ -63,7 +64,41 @@ void requireUsable(const ExtensionStatus& s, TableType type, const char* extensi
     }
 }
 
+// --compress is TimescaleDB's: other tables are not compressed.
+void refuseCompression(const TableOptions& options, TableType type) {
+    if (options.compressAfter && type != TableType::Hypertable) {
+        throw Error("--compress compresses a hypertable's chunks, but the table is " +
+                    std::string(tableTypeName(type)) + "; leave --compress out, or load into a hypertable");
+    }
+}
+
 } // namespace
+
+std::string preloadListWith(const std::string& current, const std::string& library) {
+    std::vector<std::string> names;
+    std::string item;
+    for (std::size_t i = 0; i <= current.size(); ++i) {
+        if (i == current.size() || current[i] == ',') {
+            const auto first = item.find_first_not_of(" \t\"");
+            const auto last = item.find_last_not_of(" \t\"");
+            if (first != std::string::npos) {
+                std::string name = item.substr(first, last - first + 1);
+                if (name != library) {
+                    names.push_back(std::move(name));
+                }
+            }
+            item.clear();
+        } else {
+            item += current[i];
+        }
+    }
+    names.insert(library == "citus" ? names.begin() : names.end(), library);
+    std::string list;
+    for (const auto& n : names) {
+        list += (list.empty() ? "" : ",") + n;
+    }
+    return list;
+}
 
 ExtensionStatus extensionStatus(Connection& conn, const std::string& name, const std::string& howToGet) {
     ExtensionStatus s;
@@ -87,11 +122,12 @@ ExtensionStatus extensionStatus(Connection& conn, const std::string& name, const
                    "is loaded (a superuser, or GRANT pg_read_all_settings)";
         return s;
     }
-    if (preload.text(0, 0).find(name) == std::string::npos) {
-        s.reason = "version " + s.availableVersion +
-                   " is installed but not in shared_preload_libraries: add it there (ALTER SYSTEM SET "
-                   "shared_preload_libraries = '" +
-                   name + "') and restart the server";
+    const std::string loaded = preload.text(0, 0);
+    if (loaded.find(name) == std::string::npos) {
+        s.reason = "version " + s.availableVersion + " is installed but not in shared_preload_libraries" +
+                   (loaded.empty() ? "" : " (" + loaded + ")") +
+                   ": add it there (ALTER SYSTEM SET shared_preload_libraries = '" +
+                   preloadListWith(loaded, name) + "') and restart the server";
         return s;
     }
     s.usable = true;
@@ -196,6 +232,13 @@ TableType existingTableType(Connection& conn, const TableName& table) {
 TableType ensureTargetTable(Connection& conn, const TableName& table, const TableLayout& layout,
                             const TableOptions& options, bool& created) {
     const TableType wanted = options.type.value_or(TableType::Regular);
+    if (options.compressAfter) {
+        std::vector<std::string> names;
+        for (const auto& c : weatherColumns(layout)) {
+            names.push_back(c.name);
+        }
+        checkCompressionColumns(options, names);
+    }
     const bool exists = !conn.query("SELECT to_regclass($1)::oid", {table.quoted(conn)}).isNull(0, 0);
     if (exists) {
         created = false;
@@ -207,8 +250,10 @@ TableType ensureTargetTable(Connection& conn, const TableName& table, const Tabl
                 " table, not a " + std::string(tableTypeName(*options.type)) +
                 " one; choose another table name, or leave --table-type out to load into it as it is");
         }
+        refuseCompression(options, actual);
         return actual;
     }
+    refuseCompression(options, wanted);
     switch (wanted) {
     case TableType::Hypertable:
         requireUsable(timescaledbStatus(conn), wanted, "TimescaleDB");
@@ -266,44 +311,16 @@ void createPartitions(Connection& conn, const TableName& table, PartitionInterva
     }
 }
 
-void buildTimeIndex(Connection& conn, const TableName& table) {
-    conn.exec("CREATE INDEX IF NOT EXISTS " + conn.quoteIdentifier(table.name + "_time_idx") + " ON " +
-              table.quoted(conn) + " (" + conn.quoteIdentifier("time") + " DESC)");
-}
-
-void finishTable(Connection& conn, const TableName& table, TableType type, const TableOptions& options,
-                 const LedgerTarget& ledger, const std::function<void(const std::string&)>& note) {
-    const std::string qualified = table.quoted(conn);
-    if (type == TableType::Hypertable) {
-        // Two runs of the table ending together would both build the index (CREATE INDEX IF NOT
-        // EXISTS is not safe against that: the second fails on a unique violation).
-        conn.exec(kBeginReadCommitted);
-        lockTablePreparation(conn, table);
-        buildTimeIndex(conn, table);
-        note("built the hypertable's index on time after the load");
-        if (options.compressAfter) {
-            conn.exec("ALTER TABLE " + qualified +
-                      " SET (timescaledb.compress, timescaledb.compress_segmentby = 'location_id', "
-                      "timescaledb.compress_orderby = 'time')");
-            const Result r = conn.query("SELECT count(compress_chunk(c, if_not_compressed => true)) FROM "
-                                        "show_chunks($1::regclass) c",
-                                        {qualified});
-            note("compressed " + r.text(0, 0) + " chunk(s)");
-        }
-        conn.exec("COMMIT");
-    }
-    if (type == TableType::Unlogged && options.setLoggedAfter) {
-        // The table becomes crash-safe, and so must the record of what it holds: the ledger rows
-        // move to the logged ledger in the same transaction. Another run of the table may still be
-        // claiming units in the unlogged ledger: its claims wait for the move, then find the units
-        // in the logged one.
-        conn.exec(kBeginReadCommitted);
-        lockLedgerMove(conn, ledger.relid);
-        conn.exec("ALTER TABLE " + qualified + " SET LOGGED");
-        moveLedgerRows(conn, LedgerTarget::of(ledger.relid, false));
-        conn.exec("COMMIT");
-        note("set " + table.display() + " LOGGED after the load (its ledger moved along)");
-    }
+bool buildTimeIndex(Connection& conn, const TableName& table) {
+    const std::string name = table.name + "_time_idx";
+    const bool existed =
+        !conn.query("SELECT to_regclass($1)::oid",
+                    {(table.schema.empty() ? std::string() : conn.quoteIdentifier(table.schema) + ".") +
+                     conn.quoteIdentifier(name)})
+             .isNull(0, 0);
+    conn.exec("CREATE INDEX IF NOT EXISTS " + conn.quoteIdentifier(name) + " ON " + table.quoted(conn) +
+              " (" + conn.quoteIdentifier("time") + " DESC)");
+    return !existed;
 }
 
 } // namespace isobar

@@ -5,7 +5,6 @@
 #include "domain/Columns.h"
 #include "domain/Timestamp.h"
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +35,10 @@ struct TableOptions {
     PartitionInterval partitionInterval = PartitionInterval::Month;
     std::string chunkInterval = "1 day"; // hypertable chunk_time_interval
     bool compressAfter = false;          // hypertable: compress the chunks at the end
+    // --compress-segmentby / --compress-orderby: column lists ("" segments by nothing); nullopt:
+    // the table's own settings, or those chooseCompression() picks for the rows.
+    std::optional<std::string> compressSegmentBy;
+    std::optional<std::string> compressOrderBy;
 };
 
 // Whether an extension can be used on the server, and if not, why, in words a user can act on.
@@ -45,6 +48,11 @@ struct ExtensionStatus {
     std::string availableVersion; // empty: not installed on the server
     std::string reason;           // when not usable
 };
+// shared_preload_libraries with `library` added to what is there ("pg_stat_statements,timescaledb"
+// + citus: "citus,pg_stat_statements,timescaledb"): Citus goes first, as it must, others at the
+// end; nothing already there is dropped.
+std::string preloadListWith(const std::string& current, const std::string& library);
+
 // `howToGet` is said when the extension is not installed on the server at all.
 ExtensionStatus extensionStatus(Connection& conn, const std::string& name, const std::string& howToGet);
 ExtensionStatus timescaledbStatus(Connection& conn);
@@ -66,11 +74,7 @@ void createPartitions(Connection& conn, const TableName& table, PartitionInterva
                       const std::vector<PgTimestamp>& times);
 
 // The index on time create_hypertable makes by default (the load builds it once, after COPY).
-void buildTimeIndex(Connection& conn, const TableName& table);
-
-// After a completed load: the hypertable's time index (built once, not maintained during COPY),
-// compression, SET LOGGED with the ledger moved along. Each step says what it did through `note`.
-void finishTable(Connection& conn, const TableName& table, TableType type, const TableOptions& options,
-                 const LedgerTarget& ledger, const std::function<void(const std::string&)>& note);
+// Returns whether it was made now (false: it was there).
+bool buildTimeIndex(Connection& conn, const TableName& table);
 
 } // namespace isobar

@@ -1,5 +1,6 @@
 #include "ingest/CopyWorker.h"
 
+#include "db/CitusCluster.h"
 #include "util/Error.h"
 
 #include <spdlog/spdlog.h>
@@ -51,11 +52,6 @@ private:
 
 } // namespace
 
-bool isTransient(const std::string& sqlState) {
-    return sqlState.rfind("08", 0) == 0 || sqlState == "57P01" || sqlState == "57P02" ||
-           sqlState == "57P03" || sqlState == "40001" || sqlState == "40P01";
-}
-
 CopyWorker::CopyWorker(int id, EngineShared& shared, WorkerCounters& counters,
                        std::unique_ptr<WriteMethod> method)
     : id_(id)
@@ -76,6 +72,12 @@ Connection& CopyWorker::connection() {
         // A durability choice for this run's own connections (validated by DurabilitySession).
         if (const std::string& sync = shared_.request.durability.synchronousCommit; !sync.empty()) {
             conn->exec("SET synchronous_commit = " + conn->quoteLiteral(sync));
+        }
+        // What the target needs of every session (a distributed table: Citus's cached connections),
+        // learned once per run on the first worker's connection.
+        for (const std::string& set : shared_.sessionSettings(
+                 [&conn, this] { return citusSessionSettings(*conn, shared_.request.table); })) {
+            conn->exec(set);
         }
         conn_ = std::move(conn);
     }
@@ -222,6 +224,7 @@ void CopyWorker::failWith(const std::vector<Pending>& units, const std::string& 
 }
 
 bool CopyWorker::load(std::vector<Pending> units, const std::stop_token& stop, bool grow) {
+    std::optional<Clock::time_point> firstFailure; // of these units, for the retry budget
     for (int attempt = 1;; ++attempt) {
         try {
             const std::set<std::string> taken = commitTogether(units, grow && attempt == 1, stop);
@@ -249,6 +252,7 @@ bool CopyWorker::load(std::vector<Pending> units, const std::stop_token& stop, b
             units = std::move(rest);
             grow = false;
             attempt = 0;
+            firstFailure.reset();
         } catch (const Cancelled&) {
             return false;
         } catch (const DbError& e) {
@@ -256,7 +260,8 @@ bool CopyWorker::load(std::vector<Pending> units, const std::stop_token& stop, b
             if (stop.stop_requested()) {
                 return false;
             }
-            if (units.size() > 1 && !isTransient(e.sqlState())) {
+            const bool transient = isTransient(e.sqlState(), e.what());
+            if (units.size() > 1 && !transient) {
                 // The server refused something in the rows: each unit in a transaction of its own,
                 // so the unit that fails again is named and the ones before it are kept.
                 for (Pending& u : units) {
@@ -266,21 +271,40 @@ bool CopyWorker::load(std::vector<Pending> units, const std::stop_token& stop, b
                 }
                 return true;
             }
-            if (!isTransient(e.sqlState()) || attempt > shared_.request.retries) {
-                failWith(units, e.sqlState(),
-                         std::string(e.what()) +
-                             (attempt > 1 ? " (after " + std::to_string(attempt) + " attempts)" : ""));
+            const auto now = Clock::now();
+            if (!firstFailure) {
+                firstFailure = now;
+            }
+            using Millis = std::chrono::milliseconds;
+            const auto failing = std::chrono::duration_cast<Millis>(now - *firstFailure);
+            const Millis budget = shared_.retryBudget;
+            if (!transient || attempt > shared_.request.retries || failing >= budget) {
+                std::string after;
+                if (attempt > 1) {
+                    after = fmt::format(" (after {} attempts over {:.1f} s{})", attempt,
+                                        static_cast<double>(failing.count()) / 1000.0,
+                                        failing >= budget
+                                            ? fmt::format(", the retry budget of {} s", budget.count() / 1000)
+                                            : std::string());
+                }
+                failWith(units, e.sqlState(), std::string(e.what()) + after);
                 return false;
             }
             ++counters_.retries;
-            const auto backoff = std::chrono::milliseconds(std::min(5000, 200 << std::min(attempt - 1, 5)));
+            // 0.2 s doubling up to the cap, never past the end of the budget: a short outage costs
+            // little, a node's restart of a minute or two is waited out.
+            const Millis backoff =
+                std::min({Millis(200LL << std::min(attempt - 1, 10)), kMaxRetryWait, budget - failing});
             // Said through the sink, so that the desktop's log shows why nothing moves.
             std::string why = e.what(); // libpq's messages span lines; a log line does not
             std::replace_if(
                 why.begin(), why.end(), [](char c) { return c == '\n' || c == '\t'; }, ' ');
-            const std::string said = fmt::format("worker {}: unit {} failed ({}); retry {} of {} in {} ms",
-                                                 id_, shared_.plan.units()[units.front().planIndex].key, why,
-                                                 attempt, shared_.request.retries, backoff.count());
+            const std::string said = fmt::format(
+                "worker {}: unit {} failed ({}); retry {} of {} in {} ms ({:.0f} s of the {} s retry "
+                "budget left)",
+                id_, shared_.plan.units()[units.front().planIndex].key, why, attempt, shared_.request.retries,
+                backoff.count(), static_cast<double>((budget - failing).count()) / 1000.0,
+                budget.count() / 1000);
             shared_.emit([&said](LoadSink& sink) { sink.warning(said); });
             sleepFor(backoff, stop);
             if (stop.stop_requested()) {

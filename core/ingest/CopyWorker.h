@@ -2,6 +2,7 @@
 
 #include "copy/BinaryCopyBuffer.h"
 #include "db/Connection.h"
+#include "db/TransientError.h"
 #include "era5/BandReader.h"
 #include "ingest/LoadEngine.h"
 #include "ingest/WriteMethod.h"
@@ -13,13 +14,13 @@
 #include <set>
 #include <stop_token>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace isobar {
 
-// SQLSTATEs after which the same unit may well succeed on a new connection: the connection broke,
-// the server shut down or restarted, a serialization conflict.
-bool isTransient(const std::string& sqlState);
+// The wait before retry n is 0.2 s doubled n-1 times, at most this.
+inline constexpr std::chrono::milliseconds kMaxRetryWait{5000};
 
 // One COPY worker: owns one connection for its whole life (libpq's rule: one thread's world) and
 // loads the units it takes from the queue. A transaction holds one or more consecutive units: one

@@ -8,12 +8,18 @@
 #include "ingest/UnitSource.h"
 #include "plan/LoadPlan.h"
 
+#include <chrono>
 #include <mutex>
 #include <optional>
 #include <stop_token>
+#include <string>
 #include <vector>
 
 namespace isobar {
+
+// How long a unit keeps being retried after its first transient failure (while attempts remain)
+// unless told: long enough for a server or a Citus worker node to restart, crash recovery included.
+inline constexpr std::chrono::milliseconds kRetryBudgetDefault{120'000};
 
 // A unit read by the reader stage, waiting for a worker to decode and send it.
 struct QueuedUnit {
@@ -43,6 +49,20 @@ public:
     BoundedQueue<QueuedUnit>& queue;
     std::stop_source& stop; // stops every thread of the run
     LoadSink& sink;
+    // How long a unit is retried after its first transient failure (see CopyWorker::load).
+    std::chrono::milliseconds retryBudget = kRetryBudgetDefault;
+
+    // The settings every worker's session needs for this run's target, learned by the first
+    // worker that connects (`learn` runs on that worker's thread, on its own connection) and
+    // reused by the others and by reconnections.
+    template <typename Learn>
+    std::vector<std::string> sessionSettings(Learn&& learn) {
+        std::lock_guard lock(sessionMutex_);
+        if (!sessionSettings_) {
+            sessionSettings_ = learn();
+        }
+        return *sessionSettings_;
+    }
 
     // Sink calls never overlap.
     template <typename F>
@@ -87,6 +107,8 @@ public:
     }
 
 private:
+    std::mutex sessionMutex_;
+    std::optional<std::vector<std::string>> sessionSettings_;
     std::mutex sinkMutex_;
     mutable std::mutex errorMutex_;
     std::optional<LoadError> error_;

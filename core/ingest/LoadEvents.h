@@ -1,5 +1,6 @@
 #pragma once
 
+#include "db/Compression.h"
 #include "db/Durability.h"
 #include "db/ServerProbe.h"
 #include "db/SettingsAdvice.h"
@@ -91,8 +92,9 @@ struct LoadSummary {
     // How a completed load was checked, on the load's own connection (empty when the run did not
     // complete: the report asks the server itself then).
     std::string verification;
-    std::optional<std::uint64_t> ledgerRows;  // the rows the ledger accounts for in the table
-    std::optional<std::uint64_t> countedRows; // count(*) of the table, when it was counted
+    std::optional<std::uint64_t> ledgerRows;       // the rows the ledger accounts for in the table
+    std::optional<std::uint64_t> countedRows;      // count(*) of the table, when it was counted
+    std::optional<CompressionOutcome> compression; // --compress on a hypertable: sizes before and after
 };
 
 // Where a load's events go. The CLI prints them, the GUI adapter turns them into Qt signals, the

@@ -1,6 +1,7 @@
 #include "ingest/Loader.h"
 
 #include "db/ConnInfo.h"
+#include "db/FinishTable.h"
 #include "db/Ledger.h"
 #include "db/ServerProbe.h"
 #include "db/ServerStorage.h"
@@ -330,6 +331,24 @@ void runPipeline(EngineShared& shared, const std::vector<std::size_t>& todo, std
     }
 }
 
+// What compression should know of the rows: the step between their times, their levels.
+CompressionHint compressionHint(const Dataset& dataset) {
+    CompressionHint hint;
+    std::vector<std::int64_t> times;
+    for (const DatasetStep& step : dataset.steps()) {
+        times.push_back(step.time.micros);
+    }
+    std::sort(times.begin(), times.end());
+    for (std::size_t i = 1; i < times.size(); ++i) {
+        if (const auto gap = times[i] - times[i - 1]; gap > 0) {
+            const double seconds = static_cast<double>(gap) / 1e6;
+            hint.stepSeconds = std::min(hint.stepSeconds.value_or(seconds), seconds);
+        }
+    }
+    hint.levels = dataset.levels().size();
+    return hint;
+}
+
 // What the run's units say: the server counted each unit's COPY in the unit's transaction.
 std::string unitsCounted(const LoadSummary& summary, std::uint64_t ledgerRows) {
     return "the server's row count of every COPY matched the rows sent (" + std::to_string(summary.rows) +
@@ -349,6 +368,15 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
     // The user's stop request (Ctrl-C, Cancel) stops every thread of the run.
     const std::stop_callback forward(userStop, [&stop] { stop.request_stop(); });
     PhaseClock phase(summary.phases.run);
+    // The server check, until the sink has it: a failure before the run knows what it loads
+    // reports it with every warning.
+    std::optional<ServerCheck> unreported;
+    const auto reportCheck = [&unreported, &sink] {
+        if (unreported) {
+            reportServerCheck(*unreported, true, sink);
+            unreported.reset();
+        }
+    };
     try {
         Dataset dataset = Dataset::open(request.files, request.open);
         (void)dataset.match(request.variables); // a name the files lack is refused before the server is asked
@@ -367,6 +395,7 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         // --workers auto needs one connection for a worker; it runs as many as the server leaves.
         const ServerCheck check =
             checkServerForLoad(control, request, request.autoWorkers ? 1 : summary.workers, sink);
+        unreported = check;
         phase.done("check server");
         const TableLayout layout = chooseColumns(control, request, dataset, sink);
         const LoadPlan plan = LoadPlan::build(dataset, request.rowsPerUnit, request.bandRows);
@@ -392,6 +421,8 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         }
         std::uint64_t plannedRows = 0;
         const std::vector<std::size_t> todo = pendingUnits(plan, prepared, summary, plannedRows);
+        reportServerCheck(check, !todo.empty(), sink);
+        unreported.reset();
         LoadStart start = describeStart(request, dataset, plan, prepared, summary);
         chooseWorkers(request, check, start);
         start.forecast = room.lines;
@@ -407,6 +438,7 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         const auto methods = makeWriteMethods(control, request, layout, unitFiles, sink);
         phase.done("start");
         EngineShared shared{request, plan, source, prepared.ledger, queue, stop, sink};
+        shared.retryBudget = request.retryBudget;
         runPipeline(shared, todo, plannedRows, methods, start, prepared.type, room.storage, summary);
         phase.done("load");
         summary.seconds = secondsSince(t0);
@@ -427,8 +459,35 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
             control = Connection::open(request.conninfo);
             control.exec("SET application_name = 'isobar'");
         }
-        finishTable(control, request.table, prepared.type, request.tableOptions, prepared.ledger,
-                    [&sink](const std::string& n) { sink.note(n); });
+        if (prepared.type == TableType::Distributed && summary.retries > 0) {
+            // A worker node lost mid-commit holds prepared transactions the coordinator committed:
+            // their rows show once Citus recovers them (its daemon does, about once a minute).
+            // On a connection of its own: the control connection's cached ones to the nodes may be
+            // to the node that restarted. Not recovered now, the daemon still does it later.
+            try {
+                Connection::open(request.conninfo).exec("SELECT recover_prepared_transactions()");
+            } catch (const DbError& e) {
+                sink.warning(std::string("Citus could not recover the prepared transactions of the worker "
+                                         "nodes that were lost (its maintenance daemon will): ") +
+                             e.what());
+            }
+        }
+        const FinishOutcome finished =
+            finishTable(control, request.table, prepared.type, request.tableOptions, prepared.ledger,
+                        FinishRun{request.conninfo, summary.workers, compressionHint(dataset), userStop},
+                        [&sink](const std::string& n) { sink.note(n); });
+        summary.compression = finished.compression;
+        if (finished.compression && finished.compression->grew()) {
+            sink.warning("compression made " + request.table.display() +
+                         " bigger: " + finished.compression->describe() +
+                         ". Choose other settings (--compress-segmentby '' --compress-orderby 'location_id, "
+                         "time' suit short chunks) and recompress, or decompress_chunk() the chunks");
+        }
+        if (finished.compression && finished.compression->chunksLeft > 0) {
+            summary.seconds = secondsSince(t0);
+            summary.status = LoadStatus::Cancelled;
+            return summary;
+        }
         summary.seconds = secondsSince(t0); // the index, compression, SET LOGGED are part of the load
         phase.done("finish table");
         summary.status = LoadStatus::Completed;
@@ -455,6 +514,7 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         }
         return summary;
     } catch (const Cancelled&) {
+        reportCheck();
         summary.status = LoadStatus::Cancelled;
         summary.seconds = secondsSince(t0);
         return summary;
@@ -465,6 +525,7 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
     } catch (const std::exception& e) {
         summary.error = LoadError{{}, {}, {}, 0, {}, std::string("unexpected failure: ") + e.what()};
     }
+    reportCheck();
     summary.status = LoadStatus::Failed;
     summary.seconds = secondsSince(t0);
     return summary;

@@ -69,7 +69,10 @@ struct LoadRequest {
     // changes are journaled, applied and verified before the first row, and restored after the run
     // however it ends.
     DurabilityRequest durability;
-    int retries = 8; // attempts per unit after transient failures (connection lost, restart)
+    int retries = 30; // attempts per unit after transient failures (connection lost, restart)
+    // How long a unit keeps being retried after its first transient failure (while attempts
+    // remain): a server's or a Citus worker node's restart of a minute or two is waited out.
+    std::chrono::seconds retryBudget{120};
     // Forget the target's ledger first, so every unit is loaded again (rows already in the table
     // stay: together with replace, a reload from scratch).
     bool restart = false;

@@ -86,9 +86,10 @@ RoomCheck checkRoom(Connection& conn, const LoadRequest& request, const ServerCh
     }
     check.lines.push_back(writes);
     if (f.compressedBytes >= 0) {
-        check.lines.push_back("compressed after the load: about " + bytes(f.compressedBytes) +
-                              " (a rough fifth, TimescaleDB's usual for such columns; the report has the "
-                              "real size)");
+        check.lines.push_back(
+            "compressed after the load: about " + bytes(f.compressedBytes) +
+            " (about a third, what TimescaleDB leaves of such rows with the settings Isobar "
+            "chooses; the run says the real size)");
     }
     if (room.type == TableType::Distributed) {
         check.lines.push_back("the rows go to the Citus workers' disks, which cannot be seen from here");

@@ -13,13 +13,17 @@
 
 namespace isobar {
 
-// The server as the load finds it: its settings and the target table turned into warnings for
-// the sink; what would make the load fail (too few connections, a hypertable without its
-// preloaded library, durability changes the role may not make) throws here, before anything is
-// created or changed.
+// The server as the load finds it: its settings and the target table turned into warnings; what
+// would make the load fail (too few connections, a hypertable without its preloaded library,
+// durability changes the role may not make) throws here, before anything is created or changed,
+// with the warnings given to the sink first. Otherwise the caller gives them to the sink with
+// reportServerCheck() once it knows whether the run loads anything.
 // The functions here work on the load's control connection `conn` (to request.conninfo), which
 // the load keeps from its first look at the server to the end.
 ServerCheck checkServerForLoad(Connection& conn, const LoadRequest& request, int workers, LoadSink& sink);
+// The check's warnings to the sink; those about what slows rows down (the table's indexes and
+// triggers) only when the run loads any.
+void reportServerCheck(const ServerCheck& check, bool loadsRows, LoadSink& sink);
 
 // The columns the load writes, and which of the files' variables fill them: into a new table the
 // variables the request names (default: every variable of the files); into an existing table its

@@ -1,5 +1,4 @@
 #include "report/RunReport.h"
-
 #include "util/Error.h"
 #include "util/Files.h"
 

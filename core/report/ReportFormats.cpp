@@ -304,6 +304,9 @@ std::string renderReportHtml(const RunReport& r) {
                                                        : fixed(disk.finalBytesPerRow) + " (at the end)");
     }
     row("verification", r.verification);
+    if (r.compression) {
+        row("compression", r.compression->describe() + (r.compression->grew() ? " - the table GREW" : ""));
+    }
     if (!r.phases.run.empty()) {
         row("time by stage", LoadPhases::describe(r.phases.run));
     }

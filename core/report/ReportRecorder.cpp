@@ -145,6 +145,7 @@ RunReport ReportRecorder::finish(const LoadSummary& summary) {
     r.computeSustainedRates();
     r.durability = summary.durability;
     r.phases = summary.phases;
+    r.compression = summary.compression;
     if (summary.error) {
         r.error = summary.error->message;
         r.errorSqlState = summary.error->sqlState;

@@ -308,6 +308,17 @@ std::string renderReportJson(const RunReport& r) {
         j.field("ledgerRows", *r.ledgerRows);
     }
     j.field("summary", r.verification).endObject();
+    if (const auto& c = r.compression) {
+        j.key("compression").beginObject();
+        j.field("segmentBy", c->settings.segmentBy)
+            .field("orderBy", c->settings.orderBy)
+            .field("why", c->settings.why);
+        j.field("chunks", static_cast<std::uint64_t>(c->chunks))
+            .field("chunksLeft", static_cast<std::uint64_t>(c->chunksLeft));
+        j.field("bytesBefore", static_cast<std::int64_t>(c->bytesBefore))
+            .field("bytesAfter", static_cast<std::int64_t>(c->bytesAfter));
+        j.field("seconds", c->seconds).endObject();
+    }
     j.key("phases").beginObject();
     for (const auto& [name, list] :
          {std::pair{"run", &r.phases.run}, std::pair{"workers", &r.phases.workers}}) {
@@ -469,6 +480,15 @@ RunReport parseReportJson(const std::string& json) {
         r.ledgerRows = u64(ver["ledgerRows"]);
     }
     r.verification = ver["summary"].string();
+    if (const JsonValue& c = res["compression"]; !c.isNull()) {
+        CompressionOutcome& o = r.compression.emplace();
+        o.settings = CompressionChoice{c["segmentBy"].string(), c["orderBy"].string(), c["why"].string()};
+        o.chunks = static_cast<std::size_t>(c["chunks"].unsignedInteger());
+        o.chunksLeft = static_cast<std::size_t>(c["chunksLeft"].unsignedInteger());
+        o.bytesBefore = c["bytesBefore"].integer(-1);
+        o.bytesAfter = c["bytesAfter"].integer(-1);
+        o.seconds = c["seconds"].number();
+    }
     const JsonValue& phases = res["phases"];
     for (const auto& [name, list] :
          {std::pair{"run", &r.phases.run}, std::pair{"workers", &r.phases.workers}}) {

@@ -143,6 +143,8 @@ struct RunReport {
     std::optional<std::uint64_t> countedRows;
     std::optional<std::uint64_t> ledgerRows;
     std::string verification;
+    // --compress on a hypertable: the settings, the chunks and the sizes before and after.
+    std::optional<CompressionOutcome> compression;
 
     static constexpr std::size_t kMaxSamples = 10'000;
 
