@@ -4,6 +4,7 @@
 #include "db/TableMetadata.h"
 #include "util/Error.h"
 #include "util/Format.h"
+#include "util/Text.h"
 
 #include <spdlog/spdlog.h>
 
@@ -22,21 +23,12 @@ namespace {
 constexpr const char* kHypertableOf =
     "format('%I.%I', hypertable_schema, hypertable_name)::regclass = $1::regclass";
 
-std::string trimmed(std::string s) {
-    const auto blank = [](unsigned char c) {
-        return std::isspace(c) != 0;
-    };
-    s.erase(s.begin(), std::find_if_not(s.begin(), s.end(), blank));
-    s.erase(std::find_if_not(s.rbegin(), s.rend(), blank).base(), s.end());
-    return s;
-}
-
 std::vector<std::string> splitList(const std::string& list) {
     std::vector<std::string> out;
     std::stringstream in(list);
     std::string item;
     while (std::getline(in, item, ',')) {
-        out.push_back(trimmed(item));
+        out.push_back(trim(item));
     }
     return out;
 }
@@ -234,10 +226,7 @@ void checkCompressionColumns(const TableOptions& options, const std::vector<std:
                              rest == "nulls last" || rest == "asc nulls first" || rest == "asc nulls last" ||
                              rest == "desc nulls first" || rest == "desc nulls last"));
             if (name.empty() || !known || !modifiers) {
-                std::string all;
-                for (const auto& c : columns) {
-                    all += (all.empty() ? "" : ", ") + c;
-                }
+                const std::string all = join(columns, ", ");
                 throw Error(std::string(option) + " '" + *list + "': " +
                             (name.empty() ? "an empty column name"
                              : !known     ? "the table has no column " + name
