@@ -338,17 +338,10 @@ private:
     static QString journalDir() { return QString::fromStdString(DurabilityJournal::directory().string()); }
 
     QStringList loadArgs(const QString& table, const QStringList& extra) const {
-        QStringList args{"load",
-                         "--dsn",
-                         QString::fromStdString(conninfo_),
-                         "--table",
-                         table,
-                         "--workers",
-                         "1",
-                         "--rows-per-unit",
-                         "1000",
-                         "--reporting-period",
-                         "0"};
+        QStringList args{"load", "--dsn", QString::fromStdString(conninfo_), "--table", table, "--workers",
+                         "1", "--rows-per-unit", "1000",
+                         // Commits every few units, so a kill or a cancel comes in the middle.
+                         "--rows-per-transaction", "5000", "--reporting-period", "0"};
         return args << extra << large_;
     }
 };

@@ -213,6 +213,28 @@ private slots:
         QCOMPARE(digest(conn, "by_file"), reference_);
     }
 
+    // In-process, the file transport across its file boundaries: files of 30,000 rows end inside
+    // units of 20,000, each worker's transaction takes turns through many of them, and every row
+    // is there once.
+    void fileTransportAcrossFiles() {
+        LoadRequest request;
+        request.conninfo = cluster_->conninfo();
+        request.table = TableName::parse("by_many_files");
+        request.files = {file_.toStdString()};
+        request.workers = 2;
+        request.rowsPerUnit = 20000;
+        request.transport = Transport::ServerFile;
+        request.rowsPerServerFile = 30000;
+        RecordingSink sink;
+        const LoadSummary summary = runLoad(request, {}, sink);
+        QVERIFY2(summary.status == LoadStatus::Completed,
+                 summary.error ? summary.error->message.c_str() : "");
+        QCOMPARE(summary.rows, std::uint64_t{kRows});
+        QVERIFY(summary.phases.transactions >= 2);
+        Connection conn = cluster_->connect();
+        QCOMPARE(digest(conn, "by_many_files"), reference_);
+    }
+
     // In-process: the events a UI draws from.
     void eventsDescribeTheRun() {
         LoadRequest request;

@@ -12,9 +12,11 @@
 
 #include <QtTest>
 
+#include <chrono>
 #include <filesystem>
 #include <stop_token>
 #include <sys/stat.h>
+#include <thread>
 
 using namespace isobar;
 
@@ -45,7 +47,7 @@ std::uint64_t copyOnce(WriteMethod& method, Connection& conn, int pieces, int ro
     conn.exec("BEGIN");
     method.begin(conn);
     sendPieces(method, pieces, rowsPerPiece);
-    const std::uint64_t copied = method.finish();
+    const std::uint64_t copied = method.finish({});
     conn.exec("COMMIT");
     return copied;
 }
@@ -94,7 +96,7 @@ private slots:
         method->begin(conn);
         const BinaryCopyBuffer more = rowsFrom(10000, 5);
         method->send(more.bytes(), 5, {}, [](std::uint64_t, std::uint64_t) {});
-        QCOMPARE(method->finish(), std::uint64_t{5});
+        QCOMPARE(method->finish({}), std::uint64_t{5});
         conn.exec("COMMIT");
         QCOMPARE(test::count(conn, "SELECT count(*) FROM " + table), std::uint64_t{6665});
     }
@@ -120,7 +122,7 @@ private slots:
         std::string sqlState;
         try {
             sendPieces(*method, 10, 100); // row 150 is in the second file
-            method->finish();
+            method->finish({});
         } catch (const DbError& e) {
             sqlState = e.sqlState();
             QVERIFY2(std::string(e.what()).find("w_checked_a_check") != std::string::npos, e.what());
@@ -168,6 +170,36 @@ private slots:
         method->abort();
         conn.exec("ROLLBACK");
         QCOMPARE(test::count(conn, "SELECT count(*) FROM w_stopped"), std::uint64_t{0});
+    }
+
+    // A stop while finish() waits for the server (here a COPY that waits for a lock another session
+    // holds) cancels the COPY and throws Cancelled instead of waiting on; nothing stays.
+    void fileMethodNoticesAStopWhileFinishing() {
+        Connection conn = cluster_->connect();
+        conn.exec("CREATE TABLE w_locked (a int4)");
+        Connection holder = cluster_->connect();
+        holder.exec("BEGIN");
+        holder.exec("LOCK TABLE w_locked IN ACCESS EXCLUSIVE MODE");
+        auto method = fileMethod("w_locked", 100);
+        conn.exec("BEGIN");
+        method->begin(conn);
+        sendPieces(*method, 1, 100); // the first file handed over: its COPY waits for the lock
+        std::stop_source stop;
+        const std::jthread stopper([&stop] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            stop.request_stop();
+        });
+        bool cancelled = false;
+        try {
+            method->finish(stop.get_token());
+        } catch (const Cancelled&) {
+            cancelled = true;
+        }
+        QVERIFY(cancelled);
+        conn.exec("ROLLBACK");
+        holder.exec("ROLLBACK");
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM w_locked"), std::uint64_t{0});
+        QCOMPARE(copyOnce(*method, conn, 1, 10), std::uint64_t{10}); // the method and connection go on
     }
 
     // The files go with the method: nothing is left in the directory.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -40,10 +41,13 @@ public:
         return item;
     }
 
-    // The next item if one is waiting now; never waits.
-    std::optional<T> tryPop() {
-        std::lock_guard lock(mutex_);
-        if (items_.empty()) {
+    // The next item, waiting at most `timeout` for one; nullopt when none came in that time, or
+    // the queue is closed and empty, or `stop` is requested.
+    template <typename Rep, typename Period>
+    std::optional<T> popFor(std::chrono::duration<Rep, Period> timeout, const std::stop_token& stop) {
+        std::unique_lock lock(mutex_);
+        if (!notEmpty_.wait_for(lock, stop, timeout, [&] { return closed_ || !items_.empty(); }) ||
+            items_.empty()) {
             return std::nullopt;
         }
         T item = std::move(items_.front());

@@ -24,6 +24,9 @@ constexpr std::size_t kPieceBytes = 1u << 20;
 // committed (and shown) at least this often however slow the server.
 constexpr auto kTransactionTime = std::chrono::seconds(10);
 
+// How long an open transaction waits for the reader's next unit before it commits without it.
+constexpr auto kLateReader = std::chrono::milliseconds(250);
+
 // Sleeps for `d` unless a stop is requested first.
 void sleepFor(std::chrono::milliseconds d, const std::stop_token& stop) {
     std::mutex m;
@@ -144,7 +147,9 @@ std::set<std::string> CopyWorker::commitTogether(std::vector<Pending>& units, bo
                 if (!grow || planned >= rowLimit || Clock::now() - opened >= kTransactionTime) {
                     break;
                 }
-                auto next = shared_.queue.tryPop(); // never waits: a late reader ends the transaction
+                // A reader a moment late (the first units, a slow read) does not end the
+                // transaction: a new one would leave the server idle until its first rows.
+                auto next = shared_.queue.popFor(kLateReader, stop);
                 if (!next) {
                     break;
                 }
@@ -162,7 +167,7 @@ std::set<std::string> CopyWorker::commitTogether(std::vector<Pending>& units, bo
         if (copying) {
             const Timed timed(counters_.copyEndNanos);
             copying = false;
-            const std::uint64_t copied = method_->finish();
+            const std::uint64_t copied = method_->finish(stop);
             if (copied != sent) {
                 throw Error("the server reports " + std::to_string(copied) + " rows copied, but " +
                             std::to_string(sent) + " were sent");

@@ -159,8 +159,10 @@ WorkerPool::MethodFactory makeWriteMethods(Connection& conn, const LoadRequest& 
         throw Error("--transport file is not possible: " + *unusable);
     }
     sink.note("units go to the server as files (COPY ... FROM 'file'), not through the connection");
-    return [copy, dir = unitFiles->path()](int id) {
-        return makeServerFileWrite(copy, dir / ("unit-" + std::to_string(id) + ".bin"));
+    const std::uint64_t rowsPerFile =
+        request.rowsPerServerFile > 0 ? request.rowsPerServerFile : kRowsPerServerFile;
+    return [copy, dir = unitFiles->path(), rowsPerFile](int id) {
+        return makeServerFileWrite(copy, dir / ("unit-" + std::to_string(id) + ".bin"), rowsPerFile);
     };
 }
 

@@ -64,6 +64,7 @@ struct LoadRequest {
     // per transaction).
     std::uint64_t rowsPerTransaction = 0;
     Transport transport = Transport::Stream;
+    std::uint64_t rowsPerServerFile = 0; // --transport file: rows per file (0: kRowsPerServerFile; tests)
     Verification verification = Verification::Auto;
     // Durability traded for speed for this run only (default: nothing changed). Server-wide
     // changes are journaled, applied and verified before the first row, and restored after the run

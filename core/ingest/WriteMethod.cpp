@@ -55,7 +55,8 @@ public:
         }
     }
 
-    std::uint64_t finish() override {
+    // The server has had every row but the trailer: its answer follows at once.
+    std::uint64_t finish(const std::stop_token& /*stop*/) override {
         const BinaryCopyBuffer trailer = framing(false);
         copy_->send(trailer.bytes());
         const std::uint64_t copied = copy_->finish();
@@ -120,19 +121,19 @@ public:
         }
     }
 
-    std::uint64_t finish() override {
+    std::uint64_t finish(const std::stop_token& stop) override {
         try {
             const bool rowsLeft = rowsInFile_ > 0 || !copyRunning_;
             completeFile();
-            const std::stop_token none;
-            waitForCopy(none);
+            waitForCopy(stop);
             if (rowsLeft) { // the last file; the only one when nothing was read yet (an empty COPY)
                 startCopy();
-                waitForCopy(none);
+                waitForCopy(stop);
             }
             return copied_;
         } catch (...) {
-            abort(); // a COPY still in flight (the last file could not be written) is cancelled
+            // A COPY still in flight (a stop, or the last file could not be written) is cancelled.
+            abort();
             throw;
         }
     }

@@ -33,8 +33,9 @@ public:
     virtual void send(std::span<const char> rows, std::uint64_t rowCount, const std::stop_token& stop,
                       const Progress& progress) = 0;
     // Ends the COPY (the trailer) and returns the row count the server reports. Throws DbError when
-    // the server rejects the data.
-    virtual std::uint64_t finish() = 0;
+    // the server rejects the data. A method that still waits for the server here (the file method:
+    // its last files) notices `stop` while it waits: it cancels its COPY and throws Cancelled.
+    virtual std::uint64_t finish(const std::stop_token& stop) = 0;
     // Abandons a COPY begun and not finished, so everything sent is discarded and the connection
     // can roll the transaction back. Never throws; does nothing when no COPY is open.
     virtual void abort() noexcept = 0;
