@@ -52,6 +52,88 @@ private slots:
         VERIFY_MESSAGE(QString::fromStdString(citus->message), "distributed tables cannot be used");
     }
 
+    // Huge pages: /proc's words read, and the advice for a large shared_buffers in 4 kB pages with
+    // what to reserve; nothing once the server has them, or for a small shared_buffers.
+    void hugePagesAdvice() {
+        const auto pages = parseMeminfo("MemTotal:       24000000 kB\nHugePages_Total:    2300\n"
+                                        "HugePages_Free:     2245\nHugePages_Rsvd:     2052\n"
+                                        "HugePages_Surp:        0\nHugepagesize:       2048 kB\n");
+        QVERIFY(pages.has_value());
+        QCOMPARE(pages->total, std::int64_t{2300});
+        QCOMPARE(pages->available(), std::int64_t{2245 - 2052});
+        QCOMPARE(pages->pageBytes, 2048.0 * 1024);
+        QVERIFY(!parseMeminfo("MemTotal: 1000 kB\n").has_value());
+        const char* small = "7f17061b7000-7f180d695000 rw-s 00000000 00:01 1032    /dev/zero (deleted)\n"
+                            "7f1811222000-7f1811223000 rw-s 00000000 00:01 6       /SYSV001167e5 (deleted)\n";
+        const char* huge = "7f1811222000-7f1811223000 rw-s 00000000 00:01 6       /SYSV001167e5 (deleted)\n"
+                           "7f1600000000-7f1710000000 rw-s 00000000 00:10 2052    /anon_hugepage (deleted)\n";
+        QCOMPARE(mapsShowHugePages(small), std::optional<bool>(false));
+        QCOMPARE(mapsShowHugePages(huge), std::optional<bool>(true));
+        QCOMPARE(mapsShowHugePages("55d9093d0000-55d9093d1000 r--p 00000000 08:01 12 /usr/bin/x\n"),
+                 std::optional<bool>());
+
+        const auto adviceFor = [](const std::string& buffers, const std::string& setting, HugePages h) {
+            ServerInfo server;
+            server.settings.push_back({"shared_buffers", buffers, "configuration file", ""});
+            server.settings.push_back({"huge_pages", setting, "default", ""});
+            server.hugePages = h;
+            LoadIntent intent;
+            intent.workers = 2;
+            const auto warnings = adviseSettings(server, intent);
+            const SettingWarning* w = findWarning(warnings, "huge_pages");
+            return w != nullptr ? std::optional<SettingWarning>(*w) : std::nullopt;
+        };
+        HugePages none;
+        none.pageBytes = 2048.0 * 1024;
+        none.serverUses = false;
+        none.needed = 2100;
+        auto w = adviceFor("4GB", "try", none);
+        QVERIFY(w.has_value());
+        QCOMPARE(w->severity, Severity::Slows);
+        VERIFY_MESSAGE(QString::fromStdString(w->message), "shared_buffers=4GB", "no huge pages reserved",
+                       "vm.nr_hugepages=2100", "restart the server");
+        QVERIFY(w->fix.empty()); // a sysctl, not SQL
+        w = adviceFor("4GB", "off", none);
+        QVERIFY(w.has_value());
+        QVERIFY2(w->fix.find("huge_pages = 'try'") != std::string::npos, w->fix.c_str());
+        HugePages some = none; // reserved, but too few left for this server
+        some.total = 1000;
+        some.free = 600;
+        some.reserved = 100;
+        w = adviceFor("4GB", "try", some);
+        QVERIFY(w.has_value());
+        VERIFY_MESSAGE(QString::fromStdString(w->message), "1000 huge pages are reserved",
+                       "500 of them unclaimed", "vm.nr_hugepages=2600");
+        HugePages enough = none; // reserved after the server started
+        enough.total = enough.free = 2200;
+        w = adviceFor("4GB", "try", enough);
+        QVERIFY(w.has_value());
+        VERIFY_MESSAGE(QString::fromStdString(w->message), "enough, but the server started without them");
+        QVERIFY2(w->message.find("sysctl") == std::string::npos, w->message.c_str());
+        HugePages used = enough;
+        used.serverUses = true;
+        QVERIFY(!adviceFor("4GB", "try", used));
+        QVERIFY(!adviceFor("512MB", "try", none)); // small: little to gain
+        HugePages unseen = none;                   // another user's server: only "none reserved" is certain
+        unseen.serverUses.reset();
+        QVERIFY(adviceFor("4GB", "try", unseen));
+        unseen.total = 2200;
+        QVERIFY(!adviceFor("4GB", "try", unseen));
+
+        // `cluster status` says it: running, as the postmaster's mappings show; stopped, what its
+        // next start needs (postgres -C shared_memory_size_in_huge_pages).
+        const QString running = QString::fromStdString(cluster_->cluster().status().sharedMemory);
+        QVERIFY2(running.startsWith("in huge pages (") || running.startsWith("in 4 kB pages: needs "),
+                 qPrintable(running));
+        test::TestCluster own;
+        QVERIFY(own.cluster().stop());
+        const QString stopped = QString::fromStdString(own.cluster().status().sharedMemory);
+        QVERIFY2(QRegularExpression(R"(^needs \d+ huge pages of 2\.0 MiB, this machine has )")
+                     .match(stopped)
+                     .hasMatch(),
+                 qPrintable(stopped));
+    }
+
     void probeReadsTheServer() {
         Connection c = cluster_->connect();
         const ServerInfo info = probeServer(c);
@@ -72,6 +154,13 @@ private slots:
                                  "shared_preload_libraries", "archive_mode", "data_checksums"}) {
             QVERIFY2(info.find(name) != nullptr, name);
         }
+        // The test cluster is on this machine: its huge pages are seen, and whether it uses them.
+        QVERIFY(info.hugePages.has_value());
+        QVERIFY(info.hugePages->serverUses.has_value());
+        if (info.hugePages->total == 0) {
+            QCOMPARE(*info.hugePages->serverUses, false);
+        }
+        QVERIFY(info.hugePages->needed > 0); // shared_memory_size_in_huge_pages (PostgreSQL 15)
         QCOMPARE(settingBytes("4GB").value(), 4.0 * 1024 * 1024 * 1024);
         QCOMPARE(settingBytes("2048", 8192).value(), 2048.0 * 8192);
         QCOMPARE(settingSeconds("5min").value(), 300.0);

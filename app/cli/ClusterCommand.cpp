@@ -123,6 +123,7 @@ int runClusterCommand(const std::vector<std::string>& args) {
               << "socket:       " << s.socketDir.string() << " port " << s.port << " (no TCP)\n"
               << "server user:  " << s.serverUser << "\n"
               << "extensions:   " << describeExtensions(s) << "\n"
+              << (s.sharedMemory.empty() ? std::string() : "shared mem:   " + s.sharedMemory + "\n")
               << "url:          " << cluster.connectionString() << "\n";
     // Exit status like pg_ctl status: 0 running, 3 not running.
     return s.state == ClusterState::Running ? kExitOk : 3;

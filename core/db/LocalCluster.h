@@ -43,6 +43,9 @@ struct ClusterStatus {
     // what its configuration files say, `postgres -C`).
     std::vector<std::string> extensionLibraries;
     std::string preloadLibraries;
+    // Whether its shared memory is in huge pages (running), or how many it needs at its next start
+    // (stopped: `postgres -C shared_memory_size_in_huge_pages`); empty where the machine has none.
+    std::string sharedMemory;
 };
 
 // The embedded PostgreSQL cluster Isobar runs when no server is configured, and the throwaway

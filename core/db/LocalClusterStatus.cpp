@@ -1,10 +1,12 @@
 #include "db/Connection.h"
+#include "db/HugePages.h"
 #include "db/LocalCluster.h"
 #include "db/PostmasterLock.h"
 #include "util/Error.h"
 #include "util/Process.h"
 #include "util/Text.h"
 
+#include <cstdlib>
 #include <filesystem>
 
 namespace isobar {
@@ -48,14 +50,24 @@ ClusterStatus LocalCluster::status() const {
     }
     s.extensionLibraries = installedExtensionLibraries();
     try {
+        std::optional<HugePages> pages = probeHugePages(s.state == ClusterState::Running ? s.pid : 0);
+        std::string needed;
         if (s.state == ClusterState::Running) {
             Connection conn = Connection::open(connectionString("postgres"));
             s.preloadLibraries = conn.query("SHOW shared_preload_libraries").text(0, 0);
+            needed = conn.query("SHOW shared_memory_size_in_huge_pages").text(0, 0);
         } else {
-            const ProcessResult r =
-                runServerTool("postgres", {"-C", "shared_preload_libraries", "-D", dataDir().string()},
-                              std::chrono::seconds(10));
-            s.preloadLibraries = r.ok() ? trim(r.output) : "(unknown: " + trim(r.output) + ")";
+            const auto setting = [this](const char* name) {
+                const ProcessResult r = runServerTool("postgres", {"-C", name, "-D", dataDir().string()},
+                                                      std::chrono::seconds(10));
+                return r.ok() ? trim(r.output) : "(unknown: " + trim(r.output) + ")";
+            };
+            s.preloadLibraries = setting("shared_preload_libraries");
+            needed = setting("shared_memory_size_in_huge_pages");
+        }
+        if (pages) {
+            pages->needed = std::atoll(needed.c_str());
+            s.sharedMemory = describeHugePages(*pages);
         }
     } catch (const Error& e) {
         s.preloadLibraries = std::string("(unknown: ") + e.what() + ")";

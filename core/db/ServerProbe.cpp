@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -18,7 +19,7 @@ constexpr const char* kSettingNames =
     "checkpoint_completion_target,shared_buffers,wal_buffers,wal_compression,maintenance_work_mem,"
     "max_connections,superuser_reserved_connections,reserved_connections,autovacuum,"
     "shared_preload_libraries,archive_mode,data_checksums,work_mem,effective_io_concurrency,"
-    "max_worker_processes,max_wal_senders}";
+    "max_worker_processes,max_wal_senders,huge_pages,huge_page_size,shared_memory_size_in_huge_pages}";
 
 // The settings a durability toggle changes with ALTER SYSTEM.
 constexpr const char* kServerWideToggles[] = {"fsync", "full_page_writes"};
@@ -182,6 +183,14 @@ ServerInfo probeServer(Connection& conn, const TableName* table) {
         "ORDER BY name");
     for (int i = 0; i < ext.rows(); ++i) {
         info.extensions.push_back(ExtensionInfo{ext.text(i, 0), ext.text(i, 1), ext.text(i, 2)});
+    }
+    if (probeServerFileAccess(conn).onThisMachine) {
+        info.hugePages =
+            probeHugePages(static_cast<int>(conn.query("SELECT pg_backend_pid()").integer(0, 0)));
+        if (info.hugePages) {
+            const std::string needed = info.value("shared_memory_size_in_huge_pages");
+            info.hugePages->needed = needed.empty() ? -1 : std::atoll(needed.c_str());
+        }
     }
     if (table != nullptr) {
         const Result oid = conn.query("SELECT to_regclass($1)::oid", {table->quoted(conn)});

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "db/Connection.h"
+#include "db/HugePages.h"
 
 #include <filesystem>
 #include <optional>
@@ -72,6 +73,9 @@ struct ServerInfo {
     RoleInfo role;
     int connectionsInUse = 0;       // client connections, this one included
     std::optional<TableInfo> table; // the target table, when asked for and it exists
+    // For a server on this machine (a unix socket or a loopback address): its huge pages, as
+    // /proc shows them; nullopt for a server elsewhere.
+    std::optional<HugePages> hugePages;
 
     const ServerSetting* find(const std::string& name) const;
     // The setting's value, or "" when the server does not have it (older versions) or hides it.

@@ -1,0 +1,138 @@
+#include "db/HugePages.h"
+
+#include "util/Format.h"
+#include "util/Text.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace isobar {
+
+namespace {
+
+std::string readWhole(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        return {};
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+} // namespace
+
+std::optional<HugePages> parseMeminfo(std::string_view meminfo) {
+    HugePages pages;
+    bool any = false;
+    std::size_t start = 0;
+    while (start < meminfo.size()) {
+        std::size_t end = meminfo.find('\n', start);
+        if (end == std::string_view::npos) {
+            end = meminfo.size();
+        }
+        const std::string_view line = meminfo.substr(start, end - start);
+        start = end + 1;
+        const std::size_t colon = line.find(':');
+        if (colon == std::string_view::npos) {
+            continue;
+        }
+        const std::string key(trim(std::string(line.substr(0, colon))));
+        const std::string value(trim(std::string(line.substr(colon + 1))));
+        std::int64_t number = 0;
+        try {
+            number = std::stoll(value);
+        } catch (const std::exception&) {
+            continue;
+        }
+        if (key == "HugePages_Total") {
+            pages.total = number;
+        } else if (key == "HugePages_Free") {
+            pages.free = number;
+        } else if (key == "HugePages_Rsvd") {
+            pages.reserved = number;
+        } else if (key == "Hugepagesize") {
+            pages.pageBytes =
+                static_cast<double>(number) * (value.find("kB") != std::string::npos ? 1024.0 : 1.0);
+        } else {
+            continue;
+        }
+        any = true;
+    }
+    if (!any) {
+        return std::nullopt;
+    }
+    return pages;
+}
+
+std::optional<bool> mapsShowHugePages(std::string_view maps) {
+    std::uint64_t biggest = 0;
+    std::optional<bool> huge;
+    std::size_t start = 0;
+    while (start < maps.size()) {
+        std::size_t end = maps.find('\n', start);
+        if (end == std::string_view::npos) {
+            end = maps.size();
+        }
+        const std::string_view line = maps.substr(start, end - start);
+        start = end + 1;
+        // "7f1c00000000-7f1d10000000 rw-s 00000000 00:0f 1234   /anon_hugepage (deleted)"
+        const bool hugeMapping = line.find("/anon_hugepage") != std::string_view::npos;
+        const bool smallMapping =
+            line.find("/dev/zero") != std::string_view::npos || line.find("/SYSV") != std::string_view::npos;
+        const std::size_t dash = line.find('-');
+        const std::size_t space = line.find(' ');
+        if ((!hugeMapping && !smallMapping) || dash == std::string_view::npos ||
+            space == std::string_view::npos || dash > space ||
+            line.substr(space + 1, 4).find('s') == std::string_view::npos) {
+            continue;
+        }
+        std::uint64_t from = 0;
+        std::uint64_t to = 0;
+        try {
+            from = std::stoull(std::string(line.substr(0, dash)), nullptr, 16);
+            to = std::stoull(std::string(line.substr(dash + 1, space - dash - 1)), nullptr, 16);
+        } catch (const std::exception&) {
+            continue;
+        }
+        if (to > from && to - from > biggest) {
+            biggest = to - from;
+            huge = hugeMapping;
+        }
+    }
+    return huge;
+}
+
+std::string describeHugePages(const HugePages& pages) {
+    const std::string needed = pages.needed > 0 ? std::to_string(pages.needed) + " huge pages of " +
+                                                      formatBytes(static_cast<std::uint64_t>(pages.pageBytes))
+                                                : std::string("huge pages");
+    const std::string machine =
+        pages.total == 0 ? std::string("this machine has none reserved")
+                         : "this machine has " + std::to_string(pages.total) + " reserved, " +
+                               std::to_string(std::max<std::int64_t>(0, pages.available())) + " unclaimed";
+    if (pages.serverUses == std::optional<bool>(true)) {
+        return "in huge pages (" + needed + "; " + machine + ")";
+    }
+    if (pages.serverUses == std::optional<bool>(false)) {
+        return "in 4 kB pages: needs " + needed + ", " + machine +
+               (pages.available() >= pages.needed && pages.needed > 0
+                    ? " (a restart takes them)"
+                    : " (sysctl -w vm.nr_hugepages as root, then a restart)");
+    }
+    return "needs " + needed + ", " + machine;
+}
+
+std::optional<HugePages> probeHugePages(int serverPid) {
+    std::optional<HugePages> pages = parseMeminfo(readWhole("/proc/meminfo"));
+    if (pages && serverPid > 0) {
+        const std::string maps = readWhole("/proc/" + std::to_string(serverPid) + "/maps");
+        if (!maps.empty()) {
+            pages->serverUses = mapsShowHugePages(maps);
+        }
+    }
+    return pages;
+}
+
+} // namespace isobar
