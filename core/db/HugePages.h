@@ -10,8 +10,8 @@ namespace isobar {
 // Whether a server on this machine keeps its shared memory (shared_buffers, WAL buffers) in huge
 // pages, and what the machine has reserved of them. In 4 kB pages every backend - each of a load's
 // new worker connections - faults in and walks the page tables for every buffer page it touches:
-// measured on a 2-core virtual machine, a 4-hour load and the server's own COPY of the same rows both
-// ran 1.2x faster with huge pages (shared_buffers 4GB).
+// on a 2-core virtual machine (shared_buffers 4GB), 4 global hours loaded 1.2-1.3x faster with huge
+// pages, and the server's own COPY of them 1.2x; over 24 hours the gain was smaller and varied.
 struct HugePages {
     std::int64_t total = 0;    // HugePages_Total: reserved on this machine (vm.nr_hugepages)
     std::int64_t free = 0;     // HugePages_Free
