@@ -21,22 +21,29 @@ std::string readWhole(const std::string& path) {
     return text.str();
 }
 
+// Calls `line` with each line of `text`, without its newline.
+template <typename F>
+void forEachLine(std::string_view text, F line) {
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string_view::npos) {
+            end = text.size();
+        }
+        line(text.substr(start, end - start));
+        start = end + 1;
+    }
+}
+
 } // namespace
 
 std::optional<HugePages> parseMeminfo(std::string_view meminfo) {
     HugePages pages;
     bool any = false;
-    std::size_t start = 0;
-    while (start < meminfo.size()) {
-        std::size_t end = meminfo.find('\n', start);
-        if (end == std::string_view::npos) {
-            end = meminfo.size();
-        }
-        const std::string_view line = meminfo.substr(start, end - start);
-        start = end + 1;
+    forEachLine(meminfo, [&pages, &any](std::string_view line) {
         const std::size_t colon = line.find(':');
         if (colon == std::string_view::npos) {
-            continue;
+            return;
         }
         const std::string key(trim(std::string(line.substr(0, colon))));
         const std::string value(trim(std::string(line.substr(colon + 1))));
@@ -44,7 +51,7 @@ std::optional<HugePages> parseMeminfo(std::string_view meminfo) {
         try {
             number = std::stoll(value);
         } catch (const std::exception&) {
-            continue;
+            return;
         }
         if (key == "HugePages_Total") {
             pages.total = number;
@@ -56,10 +63,10 @@ std::optional<HugePages> parseMeminfo(std::string_view meminfo) {
             pages.pageBytes =
                 static_cast<double>(number) * (value.find("kB") != std::string::npos ? 1024.0 : 1.0);
         } else {
-            continue;
+            return;
         }
         any = true;
-    }
+    });
     if (!any) {
         return std::nullopt;
     }
@@ -69,14 +76,7 @@ std::optional<HugePages> parseMeminfo(std::string_view meminfo) {
 std::optional<bool> mapsShowHugePages(std::string_view maps) {
     std::uint64_t biggest = 0;
     std::optional<bool> huge;
-    std::size_t start = 0;
-    while (start < maps.size()) {
-        std::size_t end = maps.find('\n', start);
-        if (end == std::string_view::npos) {
-            end = maps.size();
-        }
-        const std::string_view line = maps.substr(start, end - start);
-        start = end + 1;
+    forEachLine(maps, [&biggest, &huge](std::string_view line) {
         // "7f1c00000000-7f1d10000000 rw-s 00000000 00:0f 1234   /anon_hugepage (deleted)"
         const bool hugeMapping = line.find("/anon_hugepage") != std::string_view::npos;
         const bool smallMapping =
@@ -86,7 +86,7 @@ std::optional<bool> mapsShowHugePages(std::string_view maps) {
         if ((!hugeMapping && !smallMapping) || dash == std::string_view::npos ||
             space == std::string_view::npos || dash > space ||
             line.substr(space + 1, 4).find('s') == std::string_view::npos) {
-            continue;
+            return;
         }
         std::uint64_t from = 0;
         std::uint64_t to = 0;
@@ -94,13 +94,13 @@ std::optional<bool> mapsShowHugePages(std::string_view maps) {
             from = std::stoull(std::string(line.substr(0, dash)), nullptr, 16);
             to = std::stoull(std::string(line.substr(dash + 1, space - dash - 1)), nullptr, 16);
         } catch (const std::exception&) {
-            continue;
+            return;
         }
         if (to > from && to - from > biggest) {
             biggest = to - from;
             huge = hugeMapping;
         }
-    }
+    });
     return huge;
 }
 
