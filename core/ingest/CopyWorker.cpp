@@ -149,7 +149,11 @@ std::set<std::string> CopyWorker::commitTogether(std::vector<Pending>& units, bo
                 }
                 // A reader a moment late (the first units, a slow read) does not end the
                 // transaction: a new one would leave the server idle until its first rows.
-                auto next = shared_.queue.popFor(kLateReader, stop);
+                std::optional<QueuedUnit> next;
+                {
+                    const Timed timed(counters_.waitNanos);
+                    next = shared_.queue.popFor(kLateReader, stop);
+                }
                 if (!next) {
                     break;
                 }
