@@ -199,34 +199,58 @@ private slots:
         QVERIFY2(durability.err.contains("hypertable"), qPrintable(durability.err));
     }
 
-    // bench sustained: the load as a whole process against the server's COPY of the same rows,
-    // and the curve of its run report, which is left for `isobar-cli report`.
+    // bench sustained: the load as a whole process against the server's COPY of the same rows in
+    // rounds that alternate which goes first, and the curve of each run report, which is left for
+    // `isobar-cli report`.
     void benchSustainedKeepsTheCurve() {
         const QString file = cluster_->workDir() + "/sustained.nc";
         const CliRun sample = runCli({"sample", "--out", file, "--hours", "6", "--region", "20,0,0,20"});
         QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
-        const CliRun bench = runCli({"bench", "sustained", "--dsn",
-                                     QString::fromStdString(cluster_->conninfo()), "--workers", "2", file});
+        const CliRun bench =
+            runCli({"bench", "sustained", "--dsn", QString::fromStdString(cluster_->conninfo()), "--workers",
+                    "2", "--rounds", "2", file});
         QVERIFY2(bench.exitCode == 0, qPrintable(bench.err + bench.out));
         const int rows = 6 * 81 * 81;
-        QVERIFY2(bench.out.startsWith(QString::number(rows) + " rows, 2 worker(s)"), qPrintable(bench.out));
+        QVERIFY2(
+            bench.out.startsWith(QString::number(rows) + " rows, 2 worker(s), regular table, 2 round(s)"),
+            qPrintable(bench.out));
         for (const char* line :
              {"isobar-cli load, whole process", "server COPY of the same rows", "whole process / server COPY",
               "per-interval rate over the middle 90%", "checkpoints during the load: "}) {
             QVERIFY2(bench.out.contains(line), qPrintable(bench.out));
         }
-        const QRegularExpression curve(R"(the curve: (\S+\.json))");
+        // Round 1 begins with the load, round 2 with the server's COPY.
+        const QRegularExpression each(
+            R"(each round, whole process / server COPY: 1: ([0-9.]+) \(isobar first\), )"
+            R"(2: ([0-9.]+) \(server first\)\n)");
+        const auto ratios = each.match(bench.out);
+        QVERIFY2(ratios.hasMatch(), qPrintable(bench.out));
+        QVERIFY2(ratios.captured(1).toDouble() > 0 && ratios.captured(2).toDouble() > 0,
+                 qPrintable(bench.out));
+        QVERIFY2(bench.err.contains("round 2 of 2: the server's own COPY of the same rows"),
+                 qPrintable(bench.err));
+        const QRegularExpression curve(R"(the curve: (\S+-round-([12])\.json))");
         const auto m = curve.match(bench.out);
         QVERIFY2(m.hasMatch(), qPrintable(bench.out));
-        const RunReport report = readReport(m.captured(1).toStdString());
-        QCOMPARE(report.rows, std::uint64_t(rows));
-        QCOMPARE(QString::fromStdString(report.status), QString("completed"));
-        QVERIFY(!report.phases.run.empty());
-        QFile::remove(m.captured(1));
+        QVERIFY2(bench.out.contains("(round " + m.captured(2) + ", the median whole process)"),
+                 qPrintable(bench.out));
+        // Both rounds' loads left their run report: complete, every row.
+        for (const QString& n : {QString("1"), QString("2")}) {
+            QString path = m.captured(1);
+            path.replace(path.size() - 6, 1, n);
+            const RunReport report = readReport(path.toStdString());
+            QCOMPARE(report.rows, std::uint64_t(rows));
+            QCOMPARE(QString::fromStdString(report.status), QString("completed"));
+            QVERIFY(!report.phases.run.empty());
+            QFile::remove(path);
+        }
 
-        const CliRun bad = runCli(
-            {"bench", "sustained", "--dsn", QString::fromStdString(cluster_->conninfo()), "--hours", "0"});
-        QCOMPARE(bad.exitCode, 2);
+        for (const char* wrong : {"--hours", "--rounds"}) {
+            const CliRun bad = runCli(
+                {"bench", "sustained", "--dsn", QString::fromStdString(cluster_->conninfo()), wrong, "0"});
+            QCOMPARE(bad.exitCode, 2);
+            QVERIFY2(bad.err.contains(wrong), qPrintable(bad.err));
+        }
     }
 
     void cliLoadsSyntheticSample() {

@@ -31,7 +31,7 @@ const char* kBenchHelp =
        isobar-cli bench read [--passes N] FILE...
        isobar-cli bench ingest [--dsn CONNINFO] [--workers 1,2] [--table-types regular,unlogged,hypertable]
                                [--rounds N] FILE...
-       isobar-cli bench sustained [--hours N] [--workers N] [--dsn CONNINFO] [FILE...]
+       isobar-cli bench sustained [--hours N] [--workers N] [--rounds N] [--dsn CONNINFO] [FILE...]
        isobar-cli bench durability --yes [--dsn CONNINFO] [--workers 1,2] [--table-types regular,unlogged]
                                [--rounds N] FILE...
 
@@ -80,11 +80,13 @@ into without its index on time, which is then built, in the time.
 
 bench sustained: a long load at a steady rate, or not: `isobar-cli load` of the files (default:
 --hours synthetic global hours, 100 = 103.8 million rows, written first) with N workers into a fresh
-table, timed as a whole process, then the server's own COPY of the same rows. Prints both with
-their ratio, the per-interval rate (median, p5, min over the middle 90% of the load), the
-checkpoints during it and the worst 10 s after one; the curve is the load's run report (its path is
-printed; `isobar-cli report` renders it as HTML with the chart, or CSV). Needs disk for the rows
-encoded once more (some 86 bytes a row: 9 GB for 100 hours).
+table, timed as a whole process, against the server's own COPY of the same rows, --rounds times
+(default 3) alternating which goes first. Prints the median of each with their ratio and each
+round's ratio, the per-interval rate (median, p5, min over the middle 90% of the load), the
+checkpoints during it and the worst 10 s after one, of the round with the median whole process;
+the curves are the loads' run reports (the median round's path is printed; `isobar-cli report`
+renders one as HTML with the chart, or CSV). Needs disk for the rows encoded once more (some 86
+bytes a row: 9 GB for 100 hours).
 
 bench durability: what trading durability for speed is worth on this server: isobar's load with
 --durability safe against --durability fast, side by side, rounds alternating which goes first.
@@ -168,9 +170,8 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
          "(default regular); matrix, query: those and hypertable-compressed (default: all; those the server "
          "cannot make say why)"},
         {"rounds", "N",
-         "ingest, durability, methods: rounds per measurement (default 3; ingest, methods: the median "
-         "counts, "
-         "durability: the best)"},
+         "ingest, sustained, durability, methods: rounds per measurement (default 3; ingest, sustained, "
+         "methods: the median counts, durability: the best)"},
         {"yes", "",
          "durability, methods: agree to fsync and full_page_writes off server-wide during the fast runs"},
         {"transport", "stream|file", "ingest: how isobar's load sends rows (default stream)"},

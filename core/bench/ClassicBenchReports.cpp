@@ -133,10 +133,29 @@ void addSustainedTables(BenchReport& report, const SustainedBenchmark& b) {
     s.rows = {{b.medianRate, b.p5Rate, b.minRate, double(b.checkpoints),
                b.checkpoints > 0 ? BenchValue(b.worstAfterCheckpoint) : BenchValue{},
                ratio(b.ceilingSeconds, b.wallSeconds)}};
+    t.notes = {"the median of " + std::to_string(b.rounds.size()) +
+               " round(s), alternating which of the two goes first"};
     s.notes = {std::to_string(b.rows) + " rows, " + std::to_string(b.workers) +
-               " worker(s), regular table; over the middle 90% of the load. The curve: " + b.report.string()};
+               " worker(s), regular table; over the middle 90% of the load of round " +
+               std::to_string(b.curveRound + 1) +
+               " (the median whole process). The curve: " + b.report.string()};
+    BenchTable r{"sustained_rounds", "Each round", {}, {}, {}};
+    r.columns = {{"round", "round", "int"},
+                 {"first", "first", ""},
+                 {"isobar_seconds", "isobar-cli load, whole process", "seconds"},
+                 {"load_seconds", "its load phase", "seconds"},
+                 {"server_seconds", "server COPY", "seconds"},
+                 {"whole_vs_server", "whole process / server COPY", "ratio"},
+                 {"report", "run report", ""}};
+    for (std::size_t i = 0; i < b.rounds.size(); ++i) {
+        const SustainedRound& round = b.rounds[i];
+        r.rows.push_back({double(i + 1), std::string(round.isobarFirst ? "isobar" : "server"),
+                          round.wallSeconds, round.loadSeconds, round.ceilingSeconds,
+                          ratio(round.ceilingSeconds, round.wallSeconds), round.report.string()});
+    }
     report.tables.push_back(std::move(t));
     report.tables.push_back(std::move(s));
+    report.tables.push_back(std::move(r));
 }
 
 } // namespace isobar

@@ -52,10 +52,6 @@ void checkServerCanReadFiles(Connection& conn) {
     }
 }
 
-namespace {
-
-// Written out to the disk now: gigabytes of dirty pages would otherwise be written back while the
-// first round runs, and slow it (first rounds took 1.3-1.6x the later ones).
 void syncToDisk(const std::filesystem::path& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0 || ::fdatasync(fd) != 0) {
@@ -67,8 +63,6 @@ void syncToDisk(const std::filesystem::path& path) {
     }
     ::close(fd);
 }
-
-} // namespace
 
 // The rows of the plan encoded exactly as the engine sends them, unit i into file i % n.
 std::vector<std::filesystem::path> writeCopyFiles(const Dataset& dataset, const LoadPlan& plan, int n,

@@ -86,14 +86,26 @@ std::string formatIngestBenchmark(const std::vector<IngestBenchmarkRow>& rows);
 // A long load at a steady rate, or not: `isobar-cli load` of the files (options.program; the
 // rows of `hours` synthetic global hours when options.files is empty) into a fresh table with
 // `workers` workers, timed as a whole process, its rate curve and checkpoints read from the run
-// report it writes, then the server's own COPY of the same rows (N concurrent COPY FROM file).
-struct SustainedBenchmark {
-    std::uint64_t rows = 0;
-    int workers = 1;
+// report it writes, against the server's own COPY of the same rows (N concurrent COPY FROM file),
+// options.rounds times, alternating which of the two goes first.
+struct SustainedRound {
+    bool isobarFirst = true;
     double wallSeconds = 0; // the whole isobar-cli load process
     double loadSeconds = 0; // its load phase
     double ceilingSeconds = 0;
-    // The per-interval rates of the run report's series (rows/s), over the middle 90% of the run.
+    std::filesystem::path report; // the run report of the load (JSON; render it with isobar-cli report)
+};
+struct SustainedBenchmark {
+    std::uint64_t rows = 0;
+    int workers = 1;
+    std::vector<SustainedRound> rounds;
+    // The median round of each (the ratio is of the medians, as in bench ingest).
+    double wallSeconds = 0;
+    double loadSeconds = 0;
+    double ceilingSeconds = 0;
+    // The curve of the round whose whole process took the median time: the per-interval rates of
+    // its run report's series (rows/s), over the middle 90% of the run.
+    std::size_t curveRound = 0;
     double medianRate = 0;
     double p5Rate = 0;
     double minRate = 0;
@@ -101,7 +113,7 @@ struct SustainedBenchmark {
     // The median rate in the 10 s after each checkpoint began, against the whole run's median:
     // the worst of them (1: no sag; 0 when there was no checkpoint).
     double worstAfterCheckpoint = 0;
-    std::filesystem::path report; // the run report of the load (JSON; render it with isobar-cli report)
+    std::filesystem::path report; // that round's run report
 };
 SustainedBenchmark benchmarkSustained(IngestBenchmarkOptions options, int hours, int workers,
                                       const std::filesystem::path& reportDir,
