@@ -235,6 +235,32 @@ private slots:
         QCOMPARE(digest(conn, "by_many_files"), reference_);
     }
 
+    // Worker k of N ends its first transaction after k/N of the usual rows, so the workers' commits
+    // do not fall together: of the first two transactions (one per worker), one stops at half.
+    void firstTransactionsAreStaggered() {
+        LoadRequest request;
+        request.conninfo = cluster_->conninfo();
+        request.table = TableName::parse("staggered");
+        request.files = {file_.toStdString()};
+        request.workers = 2;
+        request.rowsPerUnit = 20000;
+        request.rowsPerTransaction = 100000;
+        RecordingSink sink;
+        const LoadSummary summary = runLoad(request, {}, sink);
+        QVERIFY2(summary.status == LoadStatus::Completed,
+                 summary.error ? summary.error->message.c_str() : "");
+        Connection conn = cluster_->connect();
+        QCOMPARE(digest(conn, "staggered"), reference_);
+        // A transaction's ledger rows share its xid, assigned in the order the transactions began.
+        const Result r = conn.query("SELECT sum(rows) FROM isobar.ledger WHERE relid = 'staggered'::regclass "
+                                    "GROUP BY xmin::text::bigint ORDER BY xmin::text::bigint");
+        QVERIFY2(r.rows() >= 4, qPrintable(QString::number(r.rows())));
+        const long long a = r.integer(0, 0);
+        const long long b = r.integer(1, 0);
+        QVERIFY2(std::min(a, b) >= 50000 && std::min(a, b) < 100000 && std::max(a, b) >= 100000,
+                 qPrintable(QString("%1 and %2 rows").arg(a).arg(b)));
+    }
+
     // In-process: the events a UI draws from.
     void eventsDescribeTheRun() {
         LoadRequest request;

@@ -69,6 +69,7 @@ private:
     void failWith(const std::vector<Pending>& units, const std::string& sqlState, const std::string& message);
 
     int id_;
+    bool firstTransaction_ = true; // its bounds are this worker's share of the usual ones
     EngineShared& shared_;
     WorkerCounters& counters_;
     std::unique_ptr<WriteMethod> method_;

@@ -51,6 +51,8 @@ public:
     LoadSink& sink;
     // How long a unit is retried after its first transient failure (see CopyWorker::load).
     std::chrono::milliseconds retryBudget = kRetryBudgetDefault;
+    // The workers the run starts with (more may join with --workers auto).
+    int workers = 1;
 
     // The settings every worker's session needs for this run's target, learned by the first
     // worker that connects (`learn` runs on that worker's thread, on its own connection) and
