@@ -65,6 +65,11 @@ private slots:
         Connection conn = cluster_->connect();
         reference_ = digest(conn, "reference");
         QCOMPARE(reference_.split('|').front(), QString::number(kRows));
+        // A new table's autovacuum waits for the end of the load, and is as the server's after it.
+        QVERIFY2(load.err.contains("autovacuum of the new table reference waits for the end of the load"),
+                 qPrintable(load.err));
+        QVERIFY2(load.err.contains("autovacuum of reference is on again"), qPrintable(load.err));
+        QCOMPARE(autovacuumState(conn, "reference"), QString("default"));
     }
     void cleanupTestCase() { cluster_.reset(); }
 
@@ -233,6 +238,27 @@ private slots:
         QVERIFY(summary.phases.transactions >= 2);
         Connection conn = cluster_->connect();
         QCOMPARE(digest(conn, "by_many_files"), reference_);
+    }
+
+    // Only a table the load creates has its autovacuum paused: an existing one keeps its own
+    // setting, off or not, and a partitioned table (no autovacuum of its own) is made as before.
+    void autovacuumOfAnExistingTableIsLeftAlone() {
+        Connection conn = cluster_->connect();
+        conn.exec("CREATE TABLE users_off (LIKE reference) WITH (autovacuum_enabled = false)");
+        conn.exec("CREATE TABLE users_default (LIKE reference)");
+        for (const QString& table : {QString("users_off"), QString("users_default")}) {
+            const CliRun run = load_(table, {});
+            QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+            QVERIFY2(!run.err.contains("waits for the end of the load") && !run.err.contains("is on again"),
+                     qPrintable(run.err));
+            QCOMPARE(digest(conn, table), reference_);
+        }
+        QCOMPARE(autovacuumState(conn, "users_off"), QString("off"));
+        QCOMPARE(autovacuumState(conn, "users_default"), QString("default"));
+        const CliRun partitioned = load_("by_partition", {"--table-type", "partitioned"});
+        QVERIFY2(partitioned.exitCode == 0, qPrintable(partitioned.err));
+        QVERIFY2(!partitioned.err.contains("waits for the end of the load"), qPrintable(partitioned.err));
+        QCOMPARE(autovacuumState(conn, "by_partition"), QString("default"));
     }
 
     // Worker k of N ends its first transaction after k/N of the usual rows, so the workers' commits
@@ -487,6 +513,7 @@ private:
         Connection watch = cluster_->connect();
         QVERIFY2(waitFor([&] { return committedUnits(watch, table) >= 5; }, std::chrono::seconds(60)),
                  "no unit was committed in time");
+        QCOMPARE(autovacuumState(watch, table), QString("paused"));
         kill(static_cast<pid_t>(load.processId()), signal);
         QVERIFY(load.waitForFinished(30000));
         if (signal == SIGINT) {
@@ -494,6 +521,19 @@ private:
             const QString err = QString::fromUtf8(load.readAllStandardError());
             QVERIFY2(err.contains("cancelled") && err.contains("Run the same command again"),
                      qPrintable(err));
+            // A cancelled load leaves the table's autovacuum on.
+            QVERIFY2(err.contains("autovacuum of " + table + " is on again"), qPrintable(err));
+            QCOMPARE(autovacuumState(watch, table), QString("default"));
+        } else {
+            // A killed one cannot: the record says so, and the load that completes turns it on.
+            QCOMPARE(autovacuumState(watch, table), QString("paused"));
+            const CliRun settings =
+                runCli({"settings", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", table});
+            QVERIFY2(settings.out.contains("autovacuum of " + table +
+                                           " is paused by a load of it that has not "
+                                           "finished (one still running, or one whose process ended first)"),
+                     qPrintable(settings.out + settings.err));
+            QVERIFY2(settings.out.contains("RESET (autovacuum_enabled)"), qPrintable(settings.out));
         }
         // Whole units only: the rows in the table are exactly those the ledger accounts for. One
         // statement, one snapshot: a COMMIT the killed worker had sent may still land meanwhile.
@@ -507,6 +547,24 @@ private:
         QVERIFY2(rerun.exitCode == 0, qPrintable(rerun.err));
         QVERIFY2(rerun.err.contains("resuming:"), qPrintable(rerun.err));
         QCOMPARE(digest(watch, table), reference_);
+        if (signal == SIGKILL) {
+            QVERIFY2(rerun.err.contains("autovacuum of " + table +
+                                        " is paused by a load of it that has not finished"),
+                     qPrintable(rerun.err));
+            QVERIFY2(rerun.err.contains("autovacuum of " + table + " is on again"), qPrintable(rerun.err));
+        }
+        QCOMPARE(autovacuumState(watch, table), QString("default"));
+    }
+
+    // "paused" (off, and recorded as a load's pause), "off" (the user's choice), "on" or "default".
+    static QString autovacuumState(Connection& conn, const QString& table) {
+        const std::string t = table.toStdString();
+        return test::scalar(
+            conn,
+            "SELECT CASE WHEN EXISTS (SELECT 1 FROM isobar.paused_autovacuum WHERE relid = '" + t +
+                "'::regclass) THEN 'paused' ELSE coalesce((SELECT CASE WHEN option_value = 'false' THEN "
+                "'off' ELSE 'on' END FROM pg_class, pg_options_to_table(reloptions) WHERE oid = '" +
+                t + "'::regclass AND option_name = 'autovacuum_enabled'), 'default') END");
     }
 
     static long long committedUnits(Connection& conn, const QString& table) {

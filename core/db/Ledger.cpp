@@ -12,7 +12,8 @@ void ensureLedgerTables(Connection& conn) {
 }
 
 void forgetDroppedTables(Connection& conn) {
-    for (const char* table : {"isobar.ledger", "isobar.ledger_unlogged", "isobar.table_columns"}) {
+    for (const char* table :
+         {"isobar.ledger", "isobar.ledger_unlogged", "isobar.table_columns", "isobar.paused_autovacuum"}) {
         conn.exec(std::string("DELETE FROM ") + table +
                   " l WHERE NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = l.relid)");
     }

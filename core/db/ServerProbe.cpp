@@ -1,5 +1,6 @@
 #include "db/ServerProbe.h"
 
+#include "db/AutovacuumPause.h"
 #include "db/TableType.h"
 #include "util/Text.h"
 
@@ -68,6 +69,7 @@ TableInfo probeTable(Connection& conn, const TableName& table, const std::string
     t.persistence = rel.text(0, 1).empty() ? 'p' : rel.text(0, 1)[0];
     if (const auto option = rel.optionalText(0, 2)) {
         t.autovacuumEnabled = *option == "true" || *option == "on" || *option == "1";
+        t.autovacuumPausedByLoad = !*t.autovacuumEnabled && autovacuumPausedByLoad(conn, oid);
     }
     const TableType type = existingTableType(conn, table);
     t.hypertable = type == TableType::Hypertable;

@@ -58,6 +58,7 @@ struct TableInfo {
     std::vector<std::string> foreignKeys;  // "weather_loc_fk: FOREIGN KEY (location_id) REFERENCES ..."
     std::vector<std::string> checks;       // "positive_tp: CHECK (...)"
     std::optional<bool> autovacuumEnabled; // the table's autovacuum_enabled option, when set
+    bool autovacuumPausedByLoad = false;   // off because a load paused it (AutovacuumPause.h)
 };
 
 // What a run report records of the server, and what the settings warnings are made from.

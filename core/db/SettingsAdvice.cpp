@@ -305,7 +305,13 @@ private:
             return;
         }
         const TableInfo& t = *s_.table;
-        if (t.autovacuumEnabled && !*t.autovacuumEnabled) {
+        if (t.autovacuumPausedByLoad) {
+            add(Severity::Info, "table " + t.name,
+                "autovacuum of " + t.name +
+                    " is paused by a load of it that has not finished (one still running, or one whose "
+                    "process ended first); the load of it that completes turns it on again",
+                "ALTER TABLE " + t.quoted + " RESET (autovacuum_enabled);");
+        } else if (t.autovacuumEnabled && !*t.autovacuumEnabled) {
             add(Severity::Info, "table " + t.name,
                 "autovacuum is off for " + t.name +
                     ": nothing will ANALYZE or freeze the loaded rows; run VACUUM (FREEZE, ANALYZE) " +

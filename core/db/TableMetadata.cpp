@@ -1,5 +1,6 @@
 #include "db/TableMetadata.h"
 
+#include "db/AutovacuumPause.h"
 #include "db/Ledger.h"
 #include "db/WeatherSchema.h"
 
@@ -40,6 +41,7 @@ void ensureMetadataSchema(Connection& conn) {
                       "conversion text NOT NULL, accumulated boolean NOT NULL, in_catalog boolean NOT NULL, "
                       "description text NOT NULL, PRIMARY KEY (relid, position))");
             ensureLedgerTables(conn);
+            ensureAutovacuumPauseTable(conn);
             return;
         } catch (const DbError& e) {
             // Two loaders creating the same object at once: one wins, the other sees a unique

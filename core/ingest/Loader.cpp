@@ -1,5 +1,6 @@
 #include "ingest/Loader.h"
 
+#include "db/AutovacuumPause.h"
 #include "db/ConnInfo.h"
 #include "db/FinishTable.h"
 #include "db/Ledger.h"
@@ -418,6 +419,23 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
             });
         phase.done("prepare table");
         summary.tableCreated = prepared.tableCreated;
+        std::optional<AutovacuumResumer> autovacuum;
+        if (prepared.autovacuum != PreparedTarget::Autovacuum::AsItWas) {
+            sink.note(
+                prepared.autovacuum == PreparedTarget::Autovacuum::PausedNow
+                    ? "autovacuum of the new table " + request.table.display() +
+                          " waits for the end of the load (its VACUUM would run beside the COPYs)"
+                    : "autovacuum of " + request.table.display() +
+                          " is paused by a load of it that has not finished; on again when this one does");
+            autovacuum.emplace(request.conninfo, request.table,
+                               [&sink](bool warning, const std::string& line) {
+                                   if (warning) {
+                                       sink.warning(line);
+                                   } else {
+                                       sink.note(line);
+                                   }
+                               });
+        }
         if (request.durability.any()) {
             durability.emplace(request.conninfo, request.durability,
                                [&sink](const std::string& n) { sink.note(n); });
@@ -479,6 +497,9 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
             finishTable(control, request.table, prepared.type, request.tableOptions, prepared.ledger,
                         FinishRun{request.conninfo, summary.workers, compressionHint(dataset), userStop},
                         [&sink](const std::string& n) { sink.note(n); });
+        if (autovacuum) {
+            autovacuum->resumeOn(control);
+        }
         summary.compression = finished.compression;
         if (finished.compression && finished.compression->grew()) {
             sink.warning("compression made " + request.table.display() +

@@ -1,5 +1,6 @@
 #include "ingest/TargetPreparation.h"
 
+#include "db/AutovacuumPause.h"
 #include "db/Connection.h"
 #include "db/ServerCheck.h"
 #include "db/TableMetadata.h"
@@ -127,10 +128,17 @@ PreparedTarget prepareTarget(Connection& conn, const LoadRequest& request, const
         }
     }
     p.type = ensureTargetTable(conn, request.table, layout, request.tableOptions, p.tableCreated);
+    if (p.tableCreated && pausesAutovacuum(p.type)) {
+        pauseAutovacuum(conn, request.table); // on again after the load (AutovacuumPause.h)
+        p.autovacuum = PreparedTarget::Autovacuum::PausedNow;
+    }
     // The ledger lock before any lock on the table (TRUNCATE, new partitions), as every run takes
     // them: held to COMMIT, it keeps other runs' claims out while the ledger is put in order.
     p.ledger = ledgerFor(conn, request.table);
     lockLedgerMove(conn, p.ledger.relid);
+    if (!p.tableCreated && autovacuumPausedByLoad(conn, p.ledger.relid)) {
+        p.autovacuum = PreparedTarget::Autovacuum::PausedEarlier;
+    }
     adoptStrayLedgerRows(conn, p.ledger);
     if (p.type == TableType::Partitioned) {
         std::vector<PgTimestamp> times;

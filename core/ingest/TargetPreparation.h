@@ -34,6 +34,10 @@ TableLayout chooseColumns(Connection& conn, const LoadRequest& request, Dataset&
 // The target table and its bookkeeping as a load leaves them before any worker starts.
 struct PreparedTarget {
     bool tableCreated = false;
+    // The table's autovacuum, paused until the load ends (AutovacuumPause.h): by this load, which
+    // created the table, or by an earlier one whose process ended first.
+    enum class Autovacuum { AsItWas, PausedNow, PausedEarlier };
+    Autovacuum autovacuum = Autovacuum::AsItWas;
     TableType type = TableType::Regular;
     LedgerTarget ledger;
     std::set<std::string> committed; // keys of the units already loaded
