@@ -222,12 +222,7 @@ private slots:
     // units of 20,000, each worker's transaction takes turns through many of them, and every row
     // is there once.
     void fileTransportAcrossFiles() {
-        LoadRequest request;
-        request.conninfo = cluster_->conninfo();
-        request.table = TableName::parse("by_many_files");
-        request.files = {file_.toStdString()};
-        request.workers = 2;
-        request.rowsPerUnit = 20000;
+        LoadRequest request = inProcess("by_many_files");
         request.transport = Transport::ServerFile;
         request.rowsPerServerFile = 30000;
         RecordingSink sink;
@@ -264,12 +259,7 @@ private slots:
     // Worker k of N ends its first transaction after k/N of the usual rows, so the workers' commits
     // do not fall together: of the first two transactions (one per worker), one stops at half.
     void firstTransactionsAreStaggered() {
-        LoadRequest request;
-        request.conninfo = cluster_->conninfo();
-        request.table = TableName::parse("staggered");
-        request.files = {file_.toStdString()};
-        request.workers = 2;
-        request.rowsPerUnit = 20000;
+        LoadRequest request = inProcess("staggered");
         request.rowsPerTransaction = 100000;
         RecordingSink sink;
         const LoadSummary summary = runLoad(request, {}, sink);
@@ -289,12 +279,7 @@ private slots:
 
     // In-process: the events a UI draws from.
     void eventsDescribeTheRun() {
-        LoadRequest request;
-        request.conninfo = cluster_->conninfo();
-        request.table = TableName::parse("evented");
-        request.files = {file_.toStdString()};
-        request.workers = 2;
-        request.rowsPerUnit = 20000;
+        LoadRequest request = inProcess("evented");
         request.sampleInterval = std::chrono::milliseconds(100);
         RecordingSink sink;
         const LoadSummary summary = runLoad(request, {}, sink);
@@ -434,10 +419,7 @@ private slots:
     // while units load, and every row is there exactly once; the workers that left have closed
     // their connections.
     void autoWorkersLoadEveryRowOnce() {
-        LoadRequest request;
-        request.conninfo = cluster_->conninfo();
-        request.table = TableName::parse("auto_workers");
-        request.files = {file_.toStdString()};
+        LoadRequest request = inProcess("auto_workers");
         request.autoWorkers = true;
         request.workers = 3; // auto:3
         request.rowsPerUnit = 5000;
@@ -498,6 +480,17 @@ private:
                          "--rows-per-transaction", "20000", "--reporting-period", "0"};
         args << extra << file_;
         return args;
+    }
+
+    // The test file into `table` in this process: 2 workers, units of 20,000 rows.
+    LoadRequest inProcess(const char* table) const {
+        LoadRequest request;
+        request.conninfo = cluster_->conninfo();
+        request.table = TableName::parse(table);
+        request.files = {file_.toStdString()};
+        request.workers = 2;
+        request.rowsPerUnit = 20000;
+        return request;
     }
 
     CliRun load_(const QString& table, const QStringList& extra) { return runCli(loadArgs(table, extra)); }
