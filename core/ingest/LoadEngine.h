@@ -1,6 +1,6 @@
 #pragma once
 
-// What the threads of one load share (see Loader.cpp, CopyWorker.cpp). Not a public API.
+// What the threads of one load share (see Pipeline.cpp, CopyWorker.cpp). Not a public API.
 
 #include "db/Ledger.h"
 #include "ingest/BoundedQueue.h"
