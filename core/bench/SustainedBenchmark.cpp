@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <string>
 #include <utility>
 #include <vector>
@@ -153,9 +154,7 @@ SustainedBenchmark benchmarkSustained(IngestBenchmarkOptions options, int hours,
     // The curve of a round that happened, not an average of curves: the median one (of an even
     // number, the faster of the middle two).
     std::vector<std::size_t> order(b.rounds.size());
-    for (std::size_t i = 0; i < order.size(); ++i) {
-        order[i] = i;
-    }
+    std::iota(order.begin(), order.end(), std::size_t{0});
     std::sort(order.begin(), order.end(), [&b](std::size_t x, std::size_t y) {
         return b.rounds[x].wallSeconds < b.rounds[y].wallSeconds;
     });
