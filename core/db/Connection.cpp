@@ -40,6 +40,10 @@ long long Result::integer(int row, int column) const {
 }
 
 Connection Connection::open(const std::string& conninfo) {
+    return open(conninfo, {});
+}
+
+Connection Connection::open(const std::string& conninfo, const std::string& applicationName) {
     // libpq's parse errors quote the offending text, which may be a password: check the string
     // first and say what is wrong without echoing it.
     bool usesService = false;
@@ -74,8 +78,14 @@ Connection Connection::open(const std::string& conninfo) {
         keywords.push_back("connect_timeout");
         values.push_back(kDefaultConnectTimeout);
     }
-    keywords.insert(keywords.end(), {"dbname", nullptr});
-    values.insert(values.end(), {conninfo.c_str(), nullptr});
+    keywords.push_back("dbname");
+    values.push_back(conninfo.c_str());
+    if (!applicationName.empty()) { // after the string: what follows it overrides it
+        keywords.push_back("application_name");
+        values.push_back(applicationName.c_str());
+    }
+    keywords.push_back(nullptr);
+    values.push_back(nullptr);
     PGconn* conn = PQconnectdbParams(keywords.data(), values.data(), 1);
     if (conn == nullptr) {
         throw DbError("cannot connect to " + target + ": out of memory", "");

@@ -41,6 +41,9 @@ public:
     // unless the string sets connect_timeout, PGCONNECT_TIMEOUT is set or a service
     // (service=, PGSERVICE) is used: its file decides.
     static Connection open(const std::string& conninfo);
+    // The same, the session named `applicationName` in pg_stat_activity from its first moment (it
+    // wins over an application_name in the string) without a SET's round trip afterwards.
+    static Connection open(const std::string& conninfo, const std::string& applicationName);
     static constexpr const char* kDefaultConnectTimeout = "15";
 
     Connection(Connection&&) noexcept = default;

@@ -1,6 +1,5 @@
 #include "ingest/CopyWorker.h"
 
-#include "db/CitusCluster.h"
 #include "util/Error.h"
 
 #include <spdlog/spdlog.h>
@@ -55,6 +54,19 @@ private:
 
 } // namespace
 
+std::string workerApplicationName(int id) {
+    return "isobar worker " + std::to_string(id) + " pid " + std::to_string(::getpid());
+}
+
+Connection openWorkerConnection(const LoadRequest& request, int id) {
+    Connection conn = Connection::open(request.conninfo, workerApplicationName(id));
+    // A durability choice for this run's own connections (validated by DurabilitySession).
+    if (const std::string& sync = request.durability.synchronousCommit; !sync.empty()) {
+        conn.exec("SET synchronous_commit = " + conn.quoteLiteral(sync));
+    }
+    return conn;
+}
+
 CopyWorker::CopyWorker(int id, EngineShared& shared, WorkerCounters& counters,
                        std::unique_ptr<WriteMethod> method)
     : id_(id)
@@ -68,18 +80,14 @@ CopyWorker::~CopyWorker() = default;
 Connection& CopyWorker::connection() {
     if (!conn_ || PQstatus(conn_->raw()) != CONNECTION_OK) {
         conn_.reset();
-        auto conn = std::make_unique<Connection>(Connection::open(shared_.request.conninfo));
-        // Numbered as in the log; the pid tells this load's workers from another's on the same server.
-        conn->exec("SET application_name = 'isobar worker " + std::to_string(id_) + " pid " +
-                   std::to_string(::getpid()) + "'");
-        // A durability choice for this run's own connections (validated by DurabilitySession).
-        if (const std::string& sync = shared_.request.durability.synchronousCommit; !sync.empty()) {
-            conn->exec("SET synchronous_commit = " + conn->quoteLiteral(sync));
+        // The first time, the one opened while the table was prepared, if it opened.
+        std::unique_ptr<Connection> conn =
+            shared_.warm ? shared_.warm->take(workerApplicationName(id_)) : nullptr;
+        if (!conn) {
+            conn = std::make_unique<Connection>(openWorkerConnection(shared_.request, id_));
         }
-        // What the target needs of every session (a distributed table: Citus's cached connections),
-        // learned once per run on the first worker's connection.
-        for (const std::string& set : shared_.sessionSettings(
-                 [&conn, this] { return citusSessionSettings(*conn, shared_.request.table); })) {
+        // What the target needs of every session (a distributed table: Citus's cached connections).
+        for (const std::string& set : shared_.sessionSettings) {
             conn->exec(set);
         }
         conn_ = std::move(conn);

@@ -22,6 +22,13 @@ namespace isobar {
 // The wait before retry n is 0.2 s doubled n-1 times, at most this.
 inline constexpr std::chrono::milliseconds kMaxRetryWait{5000};
 
+// How worker `id` of this process shows in pg_stat_activity: "isobar worker 2 pid 4711" (the pid
+// tells this load's workers from another's on the same server).
+std::string workerApplicationName(int id);
+// A connection for worker `id` of the load, with the session settings of the request (a durability
+// choice). Throws DbError. What the target needs of every session is the worker's to add.
+Connection openWorkerConnection(const LoadRequest& request, int id);
+
 // One COPY worker: owns one connection for its whole life (libpq's rule: one thread's world) and
 // loads the units it takes from the queue. A transaction holds one or more consecutive units: one
 // COPY of all their rows, then their ledger rows, then COMMIT, so each unit's rows and its ledger

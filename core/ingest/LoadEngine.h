@@ -3,6 +3,7 @@
 // What the threads of one load share (see Pipeline.cpp, CopyWorker.cpp). Not a public API.
 
 #include "db/Ledger.h"
+#include "db/WarmConnections.h"
 #include "ingest/BoundedQueue.h"
 #include "ingest/Loader.h"
 #include "ingest/UnitSource.h"
@@ -53,18 +54,12 @@ public:
     std::chrono::milliseconds retryBudget = kRetryBudgetDefault;
     // The workers the run starts with (more may join with --workers auto).
     int workers = 1;
-
-    // The settings every worker's session needs for this run's target, learned by the first
-    // worker that connects (`learn` runs on that worker's thread, on its own connection) and
-    // reused by the others and by reconnections.
-    template <typename Learn>
-    std::vector<std::string> sessionSettings(Learn&& learn) {
-        std::lock_guard lock(sessionMutex_);
-        if (!sessionSettings_) {
-            sessionSettings_ = learn();
-        }
-        return *sessionSettings_;
-    }
+    // The statements every worker's session runs first for this run's target (a distributed
+    // table: Citus' cached connections), learned once before the workers start.
+    std::vector<std::string> sessionSettings;
+    // Connections opened for the first workers and the monitor while the table was prepared
+    // (workerApplicationName(id), ServerMonitor::kApplicationName); may be null.
+    WarmConnections* warm = nullptr;
 
     // Sink calls never overlap.
     template <typename F>
@@ -109,8 +104,6 @@ public:
     }
 
 private:
-    std::mutex sessionMutex_;
-    std::optional<std::vector<std::string>> sessionSettings_;
     std::mutex sinkMutex_;
     mutable std::mutex errorMutex_;
     std::optional<LoadError> error_;

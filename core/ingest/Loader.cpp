@@ -1,12 +1,15 @@
 #include "ingest/Loader.h"
 
 #include "db/AutovacuumPause.h"
+#include "db/CitusCluster.h"
 #include "db/ConnInfo.h"
 #include "db/FinishTable.h"
 #include "db/Ledger.h"
 #include "db/ServerProbe.h"
 #include "db/ServerStorage.h"
+#include "db/WarmConnections.h"
 #include "db/WeatherSchema.h"
+#include "ingest/CopyWorker.h"
 #include "ingest/LoadEngine.h"
 #include "ingest/Pipeline.h"
 #include "ingest/StorageCheck.h"
@@ -14,6 +17,7 @@
 #include "ingest/UnitSource.h"
 #include "ingest/WorkerPool.h"
 #include "ingest/WriteMethod.h"
+#include "monitor/ServerMonitor.h"
 #include "util/Error.h"
 #include "util/Format.h"
 #include "util/TempDir.h"
@@ -41,6 +45,9 @@ int autoWorkerLimit() {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// How the load's own connection (checks, preparation, finishing) shows in pg_stat_activity.
+constexpr const char* kControlApplicationName = "isobar";
 
 double secondsSince(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -129,13 +136,31 @@ LoadStart describeStart(const LoadRequest& request, const Dataset& dataset, cons
 
 // How many workers the load starts with and may run: a fixed count, or --workers auto's start
 // and bound (the server's max_connections bounds both).
-void chooseWorkers(const LoadRequest& request, const ServerCheck& check, LoadStart& start) {
+struct WorkerCount {
+    int first = 1;
+    int most = 1;
+};
+WorkerCount chooseWorkers(const LoadRequest& request, const ServerCheck& check, int workers) {
     if (!request.autoWorkers) {
-        return;
+        return {workers, workers};
     }
-    start.autoWorkers = true;
-    start.maxWorkers = std::max(1, std::min(start.maxWorkers, check.maxWorkers));
-    start.workers = std::min(defaultWorkerCount(), start.maxWorkers);
+    const int most = std::max(1, std::min(workers, check.maxWorkers));
+    return {std::min(defaultWorkerCount(), most), most};
+}
+
+// The connections of the workers the load starts with and of its monitor, opened while the
+// control connection prepares the table (a worker that joins later opens its own).
+std::vector<std::pair<std::string, WarmConnections::Opener>> loadConnections(const LoadRequest& request,
+                                                                             int workers) {
+    std::vector<std::pair<std::string, WarmConnections::Opener>> openers;
+    for (int id = 1; id <= workers; ++id) {
+        openers.emplace_back(workerApplicationName(id),
+                             [&request, id] { return openWorkerConnection(request, id); });
+    }
+    openers.emplace_back(ServerMonitor::kApplicationName, [conninfo = request.conninfo] {
+        return Connection::open(conninfo, ServerMonitor::kApplicationName);
+    });
+    return openers;
 }
 
 // The write method of each worker, as the request's transport asks. The server-file transport
@@ -244,12 +269,14 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
                         " needs the user's consent, because " + request.durability.risks());
         }
         // One connection for everything but the rows, from the first look at the server to the end.
-        Connection control = Connection::open(request.conninfo);
-        control.exec("SET application_name = 'isobar'");
+        Connection control = Connection::open(request.conninfo, kControlApplicationName);
         // --workers auto needs one connection for a worker; it runs as many as the server leaves.
         const ServerCheck check =
             checkServerForLoad(control, request, request.autoWorkers ? 1 : summary.workers, sink);
         unreported = check;
+        const WorkerCount workers = chooseWorkers(request, check, summary.workers);
+        // From here the first rows wait only for the table: the other connections open meanwhile.
+        WarmConnections warm(loadConnections(request, workers.first));
         phase.done("check server");
         const TableLayout layout = chooseColumns(control, request, dataset, sink);
         const LoadPlan plan = LoadPlan::build(dataset, request.rowsPerUnit, request.bandRows);
@@ -295,7 +322,9 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         reportServerCheck(check, !todo.empty(), sink);
         unreported.reset();
         LoadStart start = describeStart(request, dataset, plan, prepared, summary);
-        chooseWorkers(request, check, start);
+        start.autoWorkers = request.autoWorkers;
+        start.workers = workers.first;
+        start.maxWorkers = workers.most;
         start.forecast = room.lines;
         for (const auto& line : room.lines) {
             sink.note(line);
@@ -310,6 +339,10 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         phase.done("start");
         EngineShared shared{request, plan, source, prepared.ledger, queue, stop, sink};
         shared.retryBudget = request.retryBudget;
+        shared.warm = &warm;
+        if (prepared.type == TableType::Distributed) {
+            shared.sessionSettings = citusSessionSettings(control, request.table);
+        }
         runPipeline(shared, todo, plannedRows, methods, start, prepared.type, room.storage, summary);
         phase.done("load");
         summary.seconds = secondsSince(t0);
@@ -327,8 +360,7 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         try {
             control.exec("SELECT 1");
         } catch (const DbError&) {
-            control = Connection::open(request.conninfo);
-            control.exec("SET application_name = 'isobar'");
+            control = Connection::open(request.conninfo, kControlApplicationName);
         }
         if (prepared.type == TableType::Distributed && summary.retries > 0) {
             // A worker node lost mid-commit holds prepared transactions the coordinator committed:

@@ -119,7 +119,9 @@ void runPipeline(EngineShared& shared, const std::vector<std::size_t>& todo, std
                                             [&pool] {
                                                 return pool.used();
                                             }},
-                        samplerEvents(shared, pool, tuner, allQueued, plannedRows));
+                        samplerEvents(shared, pool, tuner, allQueued, plannedRows), [&shared] {
+                            return shared.warm ? shared.warm->take(ServerMonitor::kApplicationName) : nullptr;
+                        });
     {
         // Thread boundary: the reader stage owns every netcdf-c call (serialized anyway);
         // workers decode, encode and COPY in parallel; the sampler only reads counters (and, with

@@ -10,13 +10,14 @@ namespace isobar {
 
 RateSampler::RateSampler(const std::vector<std::unique_ptr<WorkerCounters>>& counters,
                          std::uint64_t plannedRows, std::chrono::milliseconds interval, std::string conninfo,
-                         ServerMonitor::Target target, Gauges gauges, Events events)
+                         ServerMonitor::Target target, Gauges gauges, Events events,
+                         ServerMonitor::OpenedAhead monitorOpenedAhead)
     : counters_(counters)
     , plannedRows_(plannedRows)
     , interval_(interval)
     , dataPath_(target.storage.data.path.string())
     , walPath_(target.storage.wal ? target.storage.wal->path.string() : std::string())
-    , monitor_(std::move(conninfo), std::move(target))
+    , monitor_(std::move(conninfo), std::move(target), std::move(monitorOpenedAhead))
     , gauges_(std::move(gauges))
     , events_(std::move(events))
     , lastRows_(counters.size(), 0) {}

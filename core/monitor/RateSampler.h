@@ -37,9 +37,10 @@ public:
         std::function<int()> workersUsed;
     };
 
+    // `monitorOpenedAhead`: the ServerMonitor's connection, opened ahead (see ServerMonitor).
     RateSampler(const std::vector<std::unique_ptr<WorkerCounters>>& counters, std::uint64_t plannedRows,
                 std::chrono::milliseconds interval, std::string conninfo, ServerMonitor::Target target,
-                Gauges gauges, Events events);
+                Gauges gauges, Events events, ServerMonitor::OpenedAhead monitorOpenedAhead = {});
 
     // The thread body: samples until `stop`, then once more for the final state.
     void run(const std::stop_token& stop);

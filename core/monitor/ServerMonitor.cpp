@@ -6,19 +6,27 @@
 
 namespace isobar {
 
-ServerMonitor::ServerMonitor(std::string conninfo, Target target)
+ServerMonitor::ServerMonitor(std::string conninfo, Target target, OpenedAhead openedAhead)
     : conninfo_(std::move(conninfo))
-    , target_(std::move(target)) {}
+    , target_(std::move(target))
+    , openedAhead_(std::move(openedAhead)) {}
 
 ServerMonitor::~ServerMonitor() = default;
 
 std::optional<ServerSample> ServerMonitor::sample(double elapsed) {
     try {
+        if (openedAhead_) {
+            conn_ = openedAhead_();
+            openedAhead_ = nullptr;
+        }
         if (!conn_ || PQstatus(conn_->raw()) != CONNECTION_OK) {
-            conn_ = std::make_unique<Connection>(Connection::open(conninfo_));
-            conn_->exec("SET application_name = 'isobar monitor'");
+            conn_ = std::make_unique<Connection>(Connection::open(conninfo_, kApplicationName));
+            checkpointerKnown_ = false;
+        }
+        if (!checkpointerKnown_) {
             checkpointer_ = conn_->query("SELECT to_regclass('pg_catalog.pg_stat_checkpointer') IS NOT NULL")
                                 .text(0, 0) == "t";
+            checkpointerKnown_ = true;
         }
         const std::string counters = checkpointer_
                                          ? "SELECT num_timed, num_requested FROM pg_stat_checkpointer"

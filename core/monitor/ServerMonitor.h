@@ -5,6 +5,7 @@
 #include "db/TableType.h"
 #include "monitor/RateSample.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,7 +24,14 @@ public:
         TableType type = TableType::Regular; // how its size is read (a distributed table's by Citus)
         ServerStorage storage;
     };
-    ServerMonitor(std::string conninfo, Target target);
+    // How the monitor's connection shows in pg_stat_activity.
+    static constexpr const char* kApplicationName = "isobar monitor";
+
+    // Gives the connection opened for the monitor ahead, or nullptr (it then opens its own).
+    using OpenedAhead = std::function<std::unique_ptr<Connection>()>;
+
+    // `openedAhead` is asked at the first sample, on the sampler's thread.
+    ServerMonitor(std::string conninfo, Target target, OpenedAhead openedAhead = {});
     ~ServerMonitor();
     ServerMonitor(const ServerMonitor&) = delete;
     ServerMonitor& operator=(const ServerMonitor&) = delete;
@@ -38,8 +46,10 @@ private:
 
     std::string conninfo_;
     Target target_;
+    OpenedAhead openedAhead_;
     std::unique_ptr<Connection> conn_;
-    bool checkpointer_ = false; // PostgreSQL 17 moved the checkpoint counters to pg_stat_checkpointer
+    bool checkpointer_ = false;      // PostgreSQL 17 moved the checkpoint counters to pg_stat_checkpointer
+    bool checkpointerKnown_ = false; // asked on this connection
     bool haveBaseline_ = false;
     double baseTimed_ = 0;
     double baseRequested_ = 0;

@@ -1,0 +1,131 @@
+// What a load does before its first row, against a real server: the connections it opens ahead
+// while the table is prepared (named from their first moment, each taken once, a failed one left to
+// its taker, none opened twice).
+
+#include "Fixtures.h"
+#include "TestCluster.h"
+#include "TestUtil.h"
+#include "db/WarmConnections.h"
+#include "ingest/Loader.h"
+
+#include <QtTest>
+
+#include <chrono>
+#include <thread>
+
+using namespace isobar;
+using test::waitFor;
+
+class TestStartup : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        cluster_ = std::make_unique<test::TestCluster>();
+        file_ = cluster_->workDir() + "/startup.nc";
+        test::writeFixture(
+            file_, test::classicFixture(test::range(10.0, 5.0, 0.25), test::range(20.0, 25.0, 0.25), 3, 2));
+    }
+    void cleanupTestCase() { cluster_.reset(); }
+
+    // The name given at connect time is the session's from its first moment, and wins over one in
+    // the connection string.
+    void connectionIsNamedAtConnect() {
+        Connection conn = Connection::open(cluster_->conninfo() + " application_name=theirs", "isobar test");
+        QCOMPARE(
+            test::scalar(conn, "SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid()"),
+            QString("isobar test"));
+        Connection plain = Connection::open(cluster_->conninfo() + " application_name=theirs");
+        QCOMPARE(test::scalar(plain, "SELECT current_setting('application_name')"), QString("theirs"));
+    }
+
+    // Each connection opened ahead is taken once, open and named; a name never opened, or taken
+    // already, gives nothing; one that could not open gives nothing either (its taker connects
+    // itself and meets the failure there), and nothing is thrown.
+    void warmConnectionsAreTakenOnce() {
+        const std::string conninfo = cluster_->conninfo();
+        WarmConnections warm({{"isobar warm a",
+                               [conninfo] {
+                                   return Connection::open(conninfo, "isobar warm a");
+                               }},
+                              {"isobar warm b",
+                               [conninfo] {
+                                   return Connection::open(conninfo, "isobar warm b");
+                               }},
+                              {"isobar warm bad", [conninfo] {
+                                   return Connection::open(conninfo + " dbname=no_such_database",
+                                                           "isobar warm bad");
+                               }}});
+        std::unique_ptr<Connection> a = warm.take("isobar warm a");
+        QVERIFY(a != nullptr);
+        QCOMPARE(test::scalar(*a, "SELECT current_setting('application_name')"), QString("isobar warm a"));
+        QVERIFY(warm.take("isobar warm a") == nullptr);
+        QVERIFY(warm.take("isobar warm c") == nullptr);
+        QVERIFY(warm.take("isobar warm bad") == nullptr);
+        // b is open meanwhile, not taken yet.
+        Connection watch = cluster_->connect();
+        QVERIFY(waitFor([&] { return sessions(watch, "isobar warm b") == 1; }, std::chrono::seconds(10)));
+    }
+
+    // What was opened ahead and not taken is closed with the object.
+    void untakenConnectionsAreClosed() {
+        const std::string conninfo = cluster_->conninfo();
+        Connection watch = cluster_->connect();
+        {
+            WarmConnections warm({{"isobar warm idle", [conninfo] {
+                                       return Connection::open(conninfo, "isobar warm idle");
+                                   }}});
+            QVERIFY(
+                waitFor([&] { return sessions(watch, "isobar warm idle") == 1; }, std::chrono::seconds(10)));
+        }
+        QVERIFY(waitFor([&] { return sessions(watch, "isobar warm idle") == 0; }, std::chrono::seconds(10)));
+    }
+
+    // A load opens no connection twice: the control connection, one per worker and the monitor's,
+    // the workers' and the monitor's opened while the table is prepared and then used.
+    void loadOpensEachConnectionOnce() {
+        Connection watch = cluster_->connect();
+        const std::uint64_t before = sessionsOpened(watch);
+        LoadRequest request = loadRequest("once");
+        request.workers = 3;
+        const LoadSummary summary = runLoad(request, {}, sink_);
+        QCOMPARE(static_cast<int>(summary.status), static_cast<int>(LoadStatus::Completed));
+        QCOMPARE(summary.rows, std::uint64_t{3 * 21 * 21});
+        // Every session of the load ends before runLoad returns; their counts reach the statistics
+        // as each backend exits. 1 control + 3 workers + 1 monitor.
+        QVERIFY(waitFor([&] { return sessionsOpened(watch) - before >= 5; }, std::chrono::seconds(10)));
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+        QCOMPARE(sessionsOpened(watch) - before, std::uint64_t{5});
+    }
+
+private:
+    class Sink final : public LoadSink {};
+
+    LoadRequest loadRequest(const char* table) const {
+        LoadRequest request;
+        request.conninfo = cluster_->conninfo();
+        request.table = TableName::parse(table);
+        request.files = {file_.toStdString()};
+        request.workers = 2;
+        request.bandRows = 5;
+        return request;
+    }
+
+    static int sessions(Connection& conn, const std::string& name) {
+        return static_cast<int>(test::count(
+            conn, "SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + name + "'"));
+    }
+
+    // Sessions ever opened to the cluster's database, as its statistics have them now.
+    static std::uint64_t sessionsOpened(Connection& conn) {
+        conn.exec("SELECT pg_stat_clear_snapshot()");
+        return test::count(conn, "SELECT sessions FROM pg_stat_database WHERE datname = current_database()");
+    }
+
+    std::unique_ptr<test::TestCluster> cluster_;
+    QString file_;
+    Sink sink_;
+};
+
+QTEST_GUILESS_MAIN(TestStartup)
+#include "tst_startup.moc"
