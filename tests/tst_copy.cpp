@@ -5,10 +5,13 @@
 #include "copy/WeatherRowEncoder.h"
 #include "db/CopyStream.h"
 #include "util/Error.h"
+#include "util/LargeMemory.h"
 
 #include <QtTest>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 
@@ -188,6 +191,29 @@ private slots:
         const QByteArray expected = serverCopyOut(conn, c.select);
         const QByteArray actual = encoded(c.encode, c.fieldCount);
         QCOMPARE(actual.toHex(' '), expected.toHex(' '));
+    }
+
+    // Buffers of 2 MiB and more come aligned to 2 MiB (where transparent huge pages can map them),
+    // smaller ones as operator new gives them; growing keeps what was written, across the line.
+    void largeBuffersAreAligned() {
+        BinaryCopyBuffer big(kLargeBytes);
+        QCOMPARE(reinterpret_cast<std::uintptr_t>(big.data()) % kLargeBytes, std::uintptr_t{0});
+        BinaryCopyBuffer small(64);
+        small.writeHeader();
+        for (std::int32_t i = 0; small.size() < 3 * kLargeBytes; ++i) {
+            small.reserve(8);
+            small.addInt32(i);
+        }
+        QVERIFY(small.capacity() >= 3 * kLargeBytes);
+        QCOMPARE(reinterpret_cast<std::uintptr_t>(small.data()) % kLargeBytes, std::uintptr_t{0});
+        QCOMPARE(std::string_view(small.data(), 11), std::string_view("PGCOPY\n\377\r\n\0", 11));
+        const std::size_t last = (small.size() - BinaryCopyBuffer::kHeaderSize) / 8 - 1;
+        std::uint32_t be = 0;
+        std::memcpy(&be, small.data() + BinaryCopyBuffer::kHeaderSize + last * 8 + 4, 4);
+        QCOMPARE(static_cast<std::size_t>(__builtin_bswap32(be)), last);
+        std::vector<float, LargeAllocator<float>> floats(kLargeBytes / sizeof(float) + 1, 1.5F);
+        QCOMPARE(reinterpret_cast<std::uintptr_t>(floats.data()) % kLargeBytes, std::uintptr_t{0});
+        QCOMPARE(floats.back(), 1.5F);
     }
 
     // A whole weather row with NULLs and odd values, through the row encoder.

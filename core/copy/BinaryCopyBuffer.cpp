@@ -7,13 +7,13 @@
 namespace isobar {
 
 BinaryCopyBuffer::BinaryCopyBuffer(std::size_t initialCapacity)
-    : data_(std::make_unique_for_overwrite<char[]>(std::max<std::size_t>(initialCapacity, 64)))
+    : data_(makeLargeBytes(std::max<std::size_t>(initialCapacity, 64)))
     , capacity_(std::max<std::size_t>(initialCapacity, 64)) {}
 
 void BinaryCopyBuffer::grow(std::size_t bytes) {
     const std::size_t needed = size_ + bytes;
     const std::size_t newCapacity = std::max(needed, capacity_ * 2);
-    auto bigger = std::make_unique_for_overwrite<char[]>(newCapacity);
+    LargeBytes bigger = makeLargeBytes(newCapacity);
     std::memcpy(bigger.get(), data_.get(), size_);
     data_ = std::move(bigger);
     capacity_ = newCapacity;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "domain/Timestamp.h"
+#include "util/LargeMemory.h"
 
 #include <bit>
 #include <cstddef>
@@ -108,7 +109,7 @@ private:
         }
     }
 
-    std::unique_ptr<char[]> data_;
+    LargeBytes data_;
     std::size_t size_ = 0;
     std::size_t capacity_ = 0;
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 
 namespace isobar {
 
@@ -95,15 +96,14 @@ void BandReader::decode(const RawUnit& unit, DecodedBand& out) const {
     const std::size_t cols = dataset_.geometries()[step.geometry].box.cols;
     const std::size_t n = unit.rows * cols;
     const auto& columnVariables = dataset_.columnVariables();
-    out.columns.resize(columnVariables.size());
+    out.storage.resize(columnVariables.size() * n);
     out.values.assign(columnVariables.size(), nullptr);
     for (std::size_t c = 0; c < columnVariables.size(); ++c) {
         if (!columnVariables[c] || !step.sources[*columnVariables[c]]) {
             continue;
         }
         const std::size_t v = *columnVariables[c];
-        auto& column = out.columns[c];
-        column.resize(n);
+        const std::span<float> column(out.storage.data() + c * n, n);
         decodePieces(unit, c, false, cols, column.data(), out.scratch);
         if (dataset_.variableOf(*step.sources[v]).accumulatedSinceMidnight && needsPreviousHour(step.time)) {
             // ERA5-Land: the amount of this hour is this value minus the one an hour earlier (the

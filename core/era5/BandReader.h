@@ -3,6 +3,7 @@
 #include "domain/Band.h"
 #include "era5/Dataset.h"
 #include "era5/ValueDecoder.h"
+#include "util/LargeMemory.h"
 
 #include <map>
 #include <memory>
@@ -28,7 +29,9 @@ struct RawUnit {
 
 // Decoded values of one band: per column of the load rows x cols floats in table units (NaN = NULL).
 struct DecodedBand {
-    std::vector<std::vector<float>> columns;
+    // The columns' values, column c from c x rows x cols on: one block, large enough for huge pages
+    // (util/LargeMemory), where a vector per column was not.
+    std::vector<float, LargeAllocator<float>> storage;
     std::vector<float> scratch;
     std::vector<float> previous;
     BandValues values; // pointers into columns, nullptr for columns without a source

@@ -72,8 +72,11 @@ GridField FieldReader::read(std::string_view name, PgTimestamp time, std::option
     reader.fetch(static_cast<std::size_t>(step - steps.begin()), 0, geometry.box.rows, unit);
     DecodedBand band;
     reader.decode(unit, band);
-    field.values = std::move(band.columns.front());
-    field.values.resize(n, std::nanf(""));
+    if (const float* first = band.values.empty() ? nullptr : band.values.front()) {
+        field.values.assign(first, first + n);
+    } else {
+        field.values.assign(n, std::nanf(""));
+    }
     return field;
 }
 
