@@ -135,12 +135,15 @@ private slots:
     // The CLI: synthetic sample -> load; its summary line, and the rows against the file.
     // bench ingest: the whole `isobar-cli load` process, its load phase, the server's own COPY and
     // a bare client, each a rate of the same rows, with their ratios; the tables it used are gone.
+    // The files are named relative to the directory it runs in.
     void benchIngestTimesTheWholeProcess() {
         const QString file = cluster_->workDir() + "/bench.nc";
         const CliRun sample = runCli({"sample", "--out", file, "--hours", "2", "--region", "10,0,0,10"});
         QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
-        const CliRun bench = runCli({"bench", "ingest", "--dsn", QString::fromStdString(cluster_->conninfo()),
-                                     "--workers", "2", "--table-types", "regular", "--rounds", "1", file});
+        const CliRun bench =
+            runCli({"bench", "ingest", "--dsn", QString::fromStdString(cluster_->conninfo()), "--workers",
+                    "2", "--table-types", "regular", "--rounds", "1", "bench.nc"},
+                   cluster_->workDir());
         QVERIFY2(bench.exitCode == 0, qPrintable(bench.err + bench.out));
         QVERIFY2(bench.out.contains("(a) isobar  (a') load phase  (b) server COPY  (c) bare client"),
                  qPrintable(bench.out));

@@ -258,8 +258,10 @@ IsobarTiming timeIsobarProcess(const IngestBenchmarkOptions& options, const Load
                                   "--report",
                                   reportPath.string()};
     args.insert(args.end(), options.programArgs.begin(), options.programArgs.end());
+    // The load runs in / (ProcessOptions' default): a file named relative to the bench's own
+    // directory is given by its whole path.
     for (const auto& f : options.files) {
-        args.push_back(f.string());
+        args.push_back(std::filesystem::absolute(f).string());
     }
     ProcessOptions how;
     how.timeout = std::chrono::hours(24);

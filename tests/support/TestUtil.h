@@ -33,8 +33,12 @@ struct CliRun {
     QString err;
 };
 
-inline CliRun runCli(const QStringList& args, int timeoutMs = 300000) {
+// In `workingDirectory` when given (files named relative to it), else in the test's own.
+inline CliRun runCli(const QStringList& args, const QString& workingDirectory, int timeoutMs = 300000) {
     QProcess p;
+    if (!workingDirectory.isEmpty()) {
+        p.setWorkingDirectory(workingDirectory);
+    }
     p.start(QStringLiteral(ISOBAR_CLI_PATH), args);
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();
@@ -42,6 +46,10 @@ inline CliRun runCli(const QStringList& args, int timeoutMs = 300000) {
     }
     return CliRun{p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
                   QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+
+inline CliRun runCli(const QStringList& args, int timeoutMs = 300000) {
+    return runCli(args, QString(), timeoutMs);
 }
 
 // Polls `ready` every 10 ms until it holds or `timeout` passes.
