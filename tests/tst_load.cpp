@@ -133,9 +133,9 @@ private slots:
     }
 
     // The CLI: synthetic sample -> load; its summary line, and the rows against the file.
-    // bench ingest: the whole `isobar-cli load` process, its load phase, the server's own COPY and
-    // a bare client, each a rate of the same rows, with their ratios; the tables it used are gone.
-    // The files are named relative to the directory it runs in.
+    // bench ingest: the whole `isobar-cli load` process, its load phase and its COPY phase, the
+    // server's own COPY and a bare client, each a rate of the same rows, with their ratios; the
+    // tables it used are gone. The files are named relative to the directory it runs in.
     void benchIngestTimesTheWholeProcess() {
         const QString file = cluster_->workDir() + "/bench.nc";
         const CliRun sample = runCli({"sample", "--out", file, "--hours", "2", "--region", "10,0,0,10"});
@@ -145,20 +145,26 @@ private slots:
                     "2", "--table-types", "regular", "--rounds", "1", "bench.nc"},
                    cluster_->workDir());
         QVERIFY2(bench.exitCode == 0, qPrintable(bench.err + bench.out));
-        QVERIFY2(bench.out.contains("(a) isobar  (a') load phase  (b) server COPY  (c) bare client"),
+        QVERIFY2(bench.out.contains(
+                     "(a) isobar  (a') load phase  (a'') COPY phase  (b) server COPY  (c) bare client"),
                  qPrintable(bench.out));
-        QVERIFY2(bench.err.contains("isobar load") && bench.err.contains("(load phase"),
+        QVERIFY2(bench.err.contains("isobar load") && bench.err.contains("(load phase") &&
+                     bench.err.contains(", COPY phase"),
                  qPrintable(bench.err));
         const QRegularExpression row(
-            R"(\nregular +2 +(\d+) +(\d+) +(\d+) +(\d+) +(\d+) +([0-9.]+) +([0-9.]+) +([0-9.]+) +([0-9.]+)\n)");
+            R"(\nregular +2 +(\d+) +(\d+) +(\d+) +(\d+) +(\d+) +(\d+) +([0-9.]+) +([0-9.]+) +)"
+            R"(([0-9.]+) +([0-9.]+)\n)");
         const auto m = row.match(bench.out);
         QVERIFY2(m.hasMatch(), qPrintable(bench.out));
         QCOMPARE(m.captured(1).toInt(), 2 * 41 * 41);
         const double whole = m.captured(2).toDouble();
         const double phase = m.captured(3).toDouble();
-        QVERIFY(whole > 0 && phase > 0 && m.captured(4).toDouble() > 0 && m.captured(5).toDouble() > 0);
+        const double copy = m.captured(4).toDouble();
+        QVERIFY(whole > 0 && phase > 0 && copy > 0 && m.captured(5).toDouble() > 0 &&
+                m.captured(6).toDouble() > 0);
         QVERIFY2(whole <= phase, qPrintable(bench.out)); // the process holds the load phase
-        QVERIFY(m.captured(6).toDouble() > 0);
+        QVERIFY2(phase <= copy, qPrintable(bench.out));  // which holds the COPY phase
+        QVERIFY(m.captured(7).toDouble() > 0 && m.captured(10).toDouble() > 0);
         Connection conn = cluster_->connect();
         QCOMPARE(test::scalar(conn, "SELECT count(*) FROM pg_class WHERE relname LIKE 'isobar_bench%'"),
                  QString("0"));

@@ -61,6 +61,9 @@ double timeCeiling(const std::string& conninfo, TableType type, const TableLayou
 
 struct IsobarTiming {
     double loadSeconds = 0; // what the load reports: reading, COPY, finishing the table
+    // Its COPY phase (the run's "load" and "finish table" stages): from the workers' start to the
+    // table ready, as a bare client's COPYs are timed; 0 when the report does not say.
+    double copySeconds = 0;
     double wallSeconds = 0; // all of it: the whole process, or all of runLoad in-process
     JsonValue report;       // the run report the process wrote (null in-process)
 };

@@ -42,6 +42,7 @@ struct IngestBenchmarkRow {
     // Seconds of each round.
     std::vector<double> isobarWall; // the whole process (or all of runLoad, in-process)
     std::vector<double> isobarLoad; // the load phase it reports
+    std::vector<double> isobarCopy; // its COPY phase: the workers, from their start to their last commit
     std::vector<double> ceiling;
     // The same prepared files streamed by a bare libpq client (COPY FROM STDIN): what the client
     // COPY protocol itself costs against the server reading files, without any NetCDF work.

@@ -68,6 +68,11 @@ struct LoadPhases {
     std::vector<Phase> workers; // "wait for work", "decode", "encode", "send", "COPY end", "ledger", "commit"
     std::size_t transactions = 0; // committed by the workers, each with one or more units
 
+    // The run's stages from the workers' start to their end, and what makes the table ready after
+    // them (an index, SET LOGGED, compression): together, its COPY phase.
+    static constexpr const char* kLoad = "load";
+    static constexpr const char* kFinishTable = "finish table";
+
     // "open files 0.01 s, check server 0.03 s, ..." for a log line.
     static std::string describe(const std::vector<Phase>& phases);
 };

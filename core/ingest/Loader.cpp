@@ -344,7 +344,7 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
             shared.sessionSettings = citusSessionSettings(control, request.table);
         }
         runPipeline(shared, todo, plannedRows, methods, start, prepared.type, room.storage, summary);
-        phase.done("load");
+        phase.done(LoadPhases::kLoad);
         summary.seconds = secondsSince(t0);
         if (auto error = shared.error()) {
             blameTheDisk(*error, room.storage);
@@ -395,7 +395,7 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
             return summary;
         }
         summary.seconds = secondsSince(t0); // the index, compression, SET LOGGED are part of the load
-        phase.done("finish table");
+        phase.done(LoadPhases::kFinishTable);
         summary.status = LoadStatus::Completed;
         // On this connection, not a new one: a connection costs the server some 20 ms. Not while
         // durability is traded for speed: the settings go back first (runLoad), and the report
