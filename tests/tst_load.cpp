@@ -187,11 +187,13 @@ private slots:
         const ExtensionStatus ts = timescaledbStatus(conn);
         if (ts.usable) {
             const QRegularExpression row(
-                R"(\nhypertable +1 +3362 +(\d+) +(\d+) +(\d+) +(\d+) +([0-9.]+) +([0-9.]+) +([0-9.]+) +([0-9.]+)\n)");
+                R"(\nhypertable +1 +3362 +(\d+) +(\d+) +(\d+) +(\d+) +(\d+) +([0-9.]+) +)"
+                R"(([0-9.]+) +([0-9.]+) +([0-9.]+)\n)");
             const auto m = row.match(bench.out);
             QVERIFY2(m.hasMatch(), qPrintable(bench.out));
             QVERIFY(m.captured(1).toDouble() > 0 && m.captured(3).toDouble() > 0 &&
-                    m.captured(5).toDouble() > 0);
+                    m.captured(4).toDouble() > 0 && m.captured(6).toDouble() > 0 &&
+                    m.captured(9).toDouble() > 0);
         } else {
             QVERIFY2(QRegularExpression(R"(\nhypertable +1  not measured: )" +
                                         QRegularExpression::escape(QString::fromStdString(ts.reason)))

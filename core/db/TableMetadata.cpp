@@ -179,31 +179,39 @@ bool hasLayoutRecord(Connection& conn, const TableName& table) {
 }
 
 void recordTableLayout(Connection& conn, const TableName& table, const TableLayout& layout) {
+    // A statement for all the columns, not one each: a load of 50 variables made 100 round trips
+    // here, each the network's latency on a remote server. The values are quoted by libpq.
     const std::string qualified = table.quoted(conn);
-    conn.query("DELETE FROM isobar.table_columns WHERE relid = $1::regclass", {qualified});
-    for (std::size_t i = 0; i < layout.columns.size(); ++i) {
-        const ValueColumn& c = layout.columns[i];
-        const std::string description = c.describe();
-        conn.query("INSERT INTO isobar.table_columns (relid, position, column_name, variable, param_id, "
-                   "long_name, units, conversion, accumulated, in_catalog, description) VALUES "
-                   "($1::regclass, $2, $3, $4, nullif($5, '')::int, $6, $7, $8, $9, $10, $11)",
-                   {qualified, std::to_string(i + 1), c.column, c.key,
-                    c.variable ? std::to_string(spec(*c.variable).paramId) : std::string(), c.longName,
-                    c.units, std::string(describe(c.conversion)), c.accumulated ? "t" : "f",
-                    c.variable ? "t" : "f", description});
+    const std::string relid = conn.quoteLiteral(qualified) + "::regclass";
+    std::string sql = "DELETE FROM isobar.table_columns WHERE relid = " + relid + ";";
+    if (!layout.columns.empty()) {
+        sql +=
+            "INSERT INTO isobar.table_columns (relid, position, column_name, variable, param_id, long_name, "
+            "units, conversion, accumulated, in_catalog, description) VALUES ";
+        for (std::size_t i = 0; i < layout.columns.size(); ++i) {
+            const ValueColumn& c = layout.columns[i];
+            sql += (i > 0 ? ", (" : "(") + relid + ", " + std::to_string(i + 1) + ", " +
+                   conn.quoteLiteral(c.column) + ", " + conn.quoteLiteral(c.key) + ", " +
+                   (c.variable ? std::to_string(spec(*c.variable).paramId) : std::string("NULL")) + ", " +
+                   conn.quoteLiteral(c.longName) + ", " + conn.quoteLiteral(c.units) + ", " +
+                   conn.quoteLiteral(describe(c.conversion)) + ", " + (c.accumulated ? "true" : "false") +
+                   ", " + (c.variable ? "true" : "false") + ", " + conn.quoteLiteral(c.describe()) + ")";
+        }
     }
-    // Comments need the table's owner: a role that may only insert keeps the record above.
-    conn.exec("SAVEPOINT isobar_comments");
+    conn.exec(sql);
+    // Comments need the table's owner: a role that may only insert keeps the record above. The
+    // savepoint is taken in the same round trip; a refused comment stops the rest, as it did.
+    std::string comments = "SAVEPOINT isobar_comments;";
+    for (const ValueColumn& c : layout.columns) {
+        comments += "COMMENT ON COLUMN " + qualified + "." + conn.quoteIdentifier(c.column) + " IS " +
+                    conn.quoteLiteral(c.describe()) + ";";
+    }
+    if (layout.vertical == Vertical::PressureLevels) {
+        comments += "COMMENT ON COLUMN " + qualified + "." + conn.quoteIdentifier("pressure_level") +
+                    " IS 'Pressure level, hPa';";
+    }
     try {
-        for (const ValueColumn& c : layout.columns) {
-            conn.exec("COMMENT ON COLUMN " + qualified + "." + conn.quoteIdentifier(c.column) + " IS " +
-                      conn.quoteLiteral(c.describe()));
-        }
-        if (layout.vertical == Vertical::PressureLevels) {
-            conn.exec("COMMENT ON COLUMN " + qualified + "." + conn.quoteIdentifier("pressure_level") +
-                      " IS 'Pressure level, hPa'");
-        }
-        conn.exec("RELEASE SAVEPOINT isobar_comments");
+        conn.exec(comments + "RELEASE SAVEPOINT isobar_comments");
     } catch (const DbError& e) {
         conn.exec("ROLLBACK TO SAVEPOINT isobar_comments");
         if (e.sqlState() != "42501") {
