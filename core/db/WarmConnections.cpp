@@ -5,10 +5,11 @@
 namespace isobar {
 
 WarmConnections::WarmConnections(std::vector<std::pair<std::string, Opener>> openers) {
-    for (auto& [name, open] : openers) {
+    for (auto& opener : openers) {
         // Thread boundary: each connection is opened on a thread of its own and handed, whole, to
         // the one thread that takes it; no two threads ever use it at once.
-        pending_.emplace(name, std::async(std::launch::async, [open = std::move(open)] {
+        pending_.emplace(std::move(opener.first),
+                         std::async(std::launch::async, [open = std::move(opener.second)] {
                              return std::make_unique<Connection>(open());
                          }));
     }

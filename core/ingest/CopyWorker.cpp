@@ -362,8 +362,9 @@ void CopyWorker::run(std::stop_token stop, std::stop_token leave) {
     const std::stop_callback onLeave(leave, [&waiting] { waiting.request_stop(); });
     try {
         try {
-            // Connected while the reader reads the first units, not after: the first rows go out
-            // as soon as they are read. A failure here is met again, and retried, at the first unit.
+            // Connected (or handed the connection opened during the preparation) while the reader
+            // reads the first units, not after: the first rows go out as soon as they are read. A
+            // failure here is met again, and retried, at the first unit.
             (void)connection();
         } catch (const DbError&) {
             conn_.reset();

@@ -31,7 +31,7 @@ void freeLarge(void* p, std::size_t bytes) noexcept {
     if (bytes < kLargeBytes) {
         ::operator delete(p);
     } else {
-        std::free(p); // NOLINT(cppcoreguidelines-no-malloc): it came from std::aligned_alloc
+        std::free(p); // it came from std::aligned_alloc
     }
 }
 
