@@ -70,13 +70,15 @@ N passes, each on freshly opened files.
 
 bench ingest: the speed target, side by side on the same rows: (a) `isobar-cli load` of the
 files with N workers, timed as a whole process from start to exit (as /usr/bin/time sees it), with
-its load phase beside it, against (b) the server's own limit, N concurrent server-side COPY ... FROM
-'file' (FORMAT binary) of the identical rows encoded beforehand, and (c) a bare libpq client
-streaming those rows. Each into a fresh table after a CHECKPOINT, rounds rotating which goes first,
-the median round of each; ratios a/b (the target), a'/b, c/b and a'/c. The server must run on this
-machine (default: the embedded cluster) and the role may read server files. A hypertable
-(--table-types hypertable, where TimescaleDB is installed) ends the same for all three: copied
-into without its index on time, which is then built, in the time.
+its load phase (a') and its COPY phase (a'': from its workers' start to the table ready) beside it,
+against (b) the server's own limit, N concurrent server-side COPY ... FROM 'file' (FORMAT binary) of
+the identical rows encoded beforehand, and (c) a bare libpq client streaming those rows; (b) and
+(c) are timed from their first COPY, their connections open and their table made. Each into a
+fresh table after a CHECKPOINT, rounds rotating which goes first, the median round of each; ratios
+a/b (the target), a'/b, c/b and a''/c. The server must run on this machine (default: the
+embedded cluster) and the role may read server files. A hypertable (--table-types hypertable,
+where TimescaleDB is installed) ends the same for all three: copied into without its index on
+time, which is then built, in the time.
 
 bench sustained: a long load at a steady rate, or not: `isobar-cli load` of the files (default:
 --hours synthetic global hours, 100 = 103.8 million rows, written first) with N workers into a fresh

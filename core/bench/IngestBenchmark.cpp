@@ -506,9 +506,10 @@ std::string formatIngestBenchmark(const std::vector<IngestBenchmarkRow>& rows) {
         "(a'') its COPY phase, from the workers' start to the table ready (a hypertable's index built);\n"
         "(b) server-side COPY FROM file of the same rows; (c) the same rows streamed by a bare libpq client, "
         "its connections\n"
-        "open and its table made before its clock starts, as (b)'s: c/b is what the client COPY protocol "
-        "costs here,\n"
-        "a''/c what Isobar's pipeline costs beside a bare client.\n";
+        "open and its table made before its clock starts, as (b)'s: c/b is what streaming the rows from a "
+        "client costs here\n"
+        "(the protocol, and on a small machine the client's share of its cores), a''/c what Isobar's "
+        "pipeline costs beside a bare client.\n";
     return out;
 }
 
