@@ -1,7 +1,7 @@
 // What a load does before its first row, against a real server: the connections it opens ahead
 // while the table is prepared (named from their first moment, each taken once, a failed one left to
-// its taker, none opened twice), and its bookkeeping schema, completed where an older release
-// left it short.
+// its taker, none opened twice); its bookkeeping schema, completed where an older release left it
+// short; a table's column record and comments, also in a table of another owner.
 
 #include "Fixtures.h"
 #include "TestCluster.h"
@@ -115,6 +115,40 @@ private slots:
         QCOMPARE(test::scalar(conn, "SELECT string_agg(DISTINCT vertical, ',') FROM isobar.table_grid"),
                  QString("surface"));
         QCOMPARE(test::count(conn, "SELECT count(*) FROM isobar.table_grid"), std::stoull(grids) + 1);
+    }
+
+    // A table of another owner that this role may insert into: the rows load and the record of
+    // its columns is written in the preparation, while its comments (the owner's to set) stay as
+    // they were.
+    void tableOfAnotherOwnerKeepsItsComments() {
+        Connection conn = cluster_->connect();
+        conn.exec("CREATE TABLE not_mine (time timestamptz NOT NULL, location_id int, latitude real, "
+                  "longitude real, temperature_2m real, zonal_wind_10m real, meridional_wind_10m real, "
+                  "total_cloud_cover real, total_precipitation real, snowfall real)");
+        conn.exec("COMMENT ON COLUMN not_mine.temperature_2m IS 'the owner''s words'");
+        conn.exec("CREATE ROLE inserter LOGIN");
+        conn.exec("GRANT SELECT, INSERT ON not_mine TO inserter");
+        conn.exec("GRANT CREATE ON DATABASE " +
+                  conn.quoteIdentifier(test::scalar(conn, "SELECT current_database()").toStdString()) +
+                  " TO inserter");
+        ensureMetadataSchema(conn);
+        conn.exec("GRANT ALL ON SCHEMA isobar TO inserter");
+        conn.exec("GRANT ALL ON ALL TABLES IN SCHEMA isobar TO inserter");
+        LoadRequest request = loadRequest("not_mine");
+        request.conninfo = cluster_->conninfo() + " user=inserter";
+        const LoadSummary summary = runLoad(request, {}, sink_);
+        QVERIFY2(summary.status == LoadStatus::Completed,
+                 summary.error ? summary.error->message.c_str() : "");
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM not_mine"), std::uint64_t{3 * 21 * 21});
+        QCOMPARE(test::scalar(conn,
+                              "SELECT string_agg(variable, ',' ORDER BY position) FROM isobar.table_columns "
+                              "WHERE relid = 'not_mine'::regclass"),
+                 QString("t2m,u10,v10,tcc,tp,sf"));
+        QCOMPARE(test::scalar(conn, "SELECT col_description('not_mine'::regclass, 5)"),
+                 QString("the owner's words"));
+        QCOMPARE(
+            test::scalar(conn, "SELECT count(*) FROM pg_description WHERE objoid = 'not_mine'::regclass"),
+            QString("1"));
     }
 
 private:

@@ -8,7 +8,6 @@
 #include "TestCluster.h"
 #include "TestUtil.h"
 #include "db/Connection.h"
-#include "db/TableMetadata.h"
 #include "era5/Dataset.h"
 #include "era5/Era5File.h"
 #include "ingest/Loader.h"
@@ -405,43 +404,6 @@ private slots:
                               "SELECT string_agg(variable, ',' ORDER BY position) FROM isobar.table_columns "
                               "WHERE relid = 'seed_shaped'::regclass"),
                  QString("t2m,u10,v10,tcc,tp,sf"));
-    }
-
-    // A table of another owner that this role may insert into: the rows load and the record of
-    // its columns is written, while its comments (the owner's to set) stay as they were.
-    void tableOfAnotherOwnerKeepsItsComments() {
-        Connection conn = cluster_->connect();
-        conn.exec("CREATE TABLE not_mine (time timestamptz NOT NULL, location_id int, latitude real, "
-                  "longitude real, temperature_2m real, zonal_wind_10m real, meridional_wind_10m real, "
-                  "total_cloud_cover real, total_precipitation real, snowfall real)");
-        conn.exec("COMMENT ON COLUMN not_mine.temperature_2m IS 'the owner''s words'");
-        conn.exec("CREATE ROLE inserter LOGIN");
-        conn.exec("GRANT SELECT, INSERT ON not_mine TO inserter");
-        conn.exec("GRANT CREATE ON DATABASE " +
-                  conn.quoteIdentifier(test::scalar(conn, "SELECT current_database()").toStdString()) +
-                  " TO inserter");
-        ensureMetadataSchema(conn);
-        conn.exec("GRANT ALL ON SCHEMA isobar TO inserter");
-        conn.exec("GRANT ALL ON ALL TABLES IN SCHEMA isobar TO inserter");
-        const QString file = cluster_->workDir() + "/twelve-not-mine.nc";
-        test::writeFixture(file, twelveVariableFile(true));
-        LoadRequest request;
-        request.conninfo = cluster_->conninfo() + " user=inserter";
-        request.table = TableName::parse("not_mine");
-        request.files = {file.toStdString()};
-        test::RecordingSink sink;
-        const LoadSummary s = runLoad(request, {}, sink);
-        QVERIFY2(s.status == LoadStatus::Completed, s.error ? s.error->message.c_str() : "");
-        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM not_mine"), QString("40"));
-        QCOMPARE(test::scalar(conn,
-                              "SELECT string_agg(variable, ',' ORDER BY position) FROM isobar.table_columns "
-                              "WHERE relid = 'not_mine'::regclass"),
-                 QString("t2m,u10,v10,tcc,tp,sf"));
-        QCOMPARE(test::scalar(conn, "SELECT col_description('not_mine'::regclass, 5)"),
-                 QString("the owner's words"));
-        QCOMPARE(
-            test::scalar(conn, "SELECT count(*) FROM pg_description WHERE objoid = 'not_mine'::regclass"),
-            QString("1"));
     }
 
     // ERA5-Land accumulates every accumulated parameter from 00 UTC: ssrd and e (not only tp)
