@@ -165,6 +165,19 @@ private slots:
         QVERIFY2(whole <= phase, qPrintable(bench.out)); // the process holds the load phase
         QVERIFY2(phase <= copy, qPrintable(bench.out));  // which holds the COPY phase
         QVERIFY(m.captured(7).toDouble() > 0 && m.captured(10).toDouble() > 0);
+        // Each round's ratios beside the medians': with one round, the same numbers.
+        const auto rounds =
+            QRegularExpression(R"(\nregular, 2 stream\(s\): a/b by round ([0-9.]+) \(median ([0-9.]+)\); )"
+                               R"(a''/c by round ([0-9.]+) \(median ([0-9.]+)\)\n)")
+                .match(bench.out);
+        QVERIFY2(rounds.hasMatch(), qPrintable(bench.out));
+        QCOMPARE(rounds.captured(1), rounds.captured(2));
+        QCOMPARE(rounds.captured(3), rounds.captured(4));
+        // (the same ratio, once of rates and once of seconds: the last digit may round apart)
+        QVERIFY2(std::abs(rounds.captured(1).toDouble() - m.captured(7).toDouble()) <= 0.011,
+                 qPrintable(bench.out));
+        QVERIFY2(std::abs(rounds.captured(3).toDouble() - m.captured(10).toDouble()) <= 0.011,
+                 qPrintable(bench.out));
         Connection conn = cluster_->connect();
         QCOMPARE(test::scalar(conn, "SELECT count(*) FROM pg_class WHERE relname LIKE 'isobar_bench%'"),
                  QString("0"));

@@ -79,7 +79,7 @@ void addIngestTables(BenchReport& report, const std::vector<IngestBenchmarkRow>&
         const double b = r.rate(r.ceiling);
         const double c = r.rate(r.stream);
         t.rows.push_back({type, double(r.workers), double(r.rows), a, load, copy, b, c, ratio(a, b),
-                          ratio(load, b), ratio(c, b), ratio(copy, c), std::string()});
+                          ratio(load, b), ratio(c, b), ratio(copy, c), r.byRound()});
         plot.categories.push_back(type + ", " + std::to_string(r.workers));
         plot.series[0].values.emplace_back(a);
         plot.series[1].values.emplace_back(b);
@@ -90,7 +90,8 @@ void addIngestTables(BenchReport& report, const std::vector<IngestBenchmarkRow>&
         "load phase; (a'') its COPY phase, from the workers' start to the table ready (a hypertable's index "
         "built); "
         "(b) server-side COPY FROM file of the same rows; (c) the same rows streamed by a bare libpq "
-        "client, timed from its first COPY (its connections open, its table made)."};
+        "client, timed from its first COPY (its connections open, its table made). The note: each round's "
+        "ratios, spared the drift between rounds."};
     report.tables.push_back(std::move(t));
     if (!plot.categories.empty()) {
         report.plots.push_back(std::move(plot));

@@ -471,6 +471,25 @@ double IngestBenchmarkRow::rate(const std::vector<double>& seconds) const {
     return s > 0 ? static_cast<double>(rows) / s : 0;
 }
 
+std::string IngestBenchmarkRow::byRound() const {
+    // x over y as rates: y's seconds over x's, round by round.
+    const auto line = [](const char* name, const std::vector<double>& x, const std::vector<double>& y) {
+        std::vector<double> ratios;
+        std::string out = std::string(name) + " by round";
+        char number[32];
+        for (std::size_t i = 0; i < std::min(x.size(), y.size()); ++i) {
+            if (x[i] > 0) {
+                ratios.push_back(y[i] / x[i]);
+                std::snprintf(number, sizeof number, " %.2f", ratios.back());
+                out += number;
+            }
+        }
+        std::snprintf(number, sizeof number, " (median %.2f)", median(ratios));
+        return out + number;
+    };
+    return line("a/b", isobarWall, ceiling) + "; " + line("a''/c", isobarCopy, stream);
+}
+
 std::string formatIngestBenchmark(const std::vector<IngestBenchmarkRow>& rows) {
     std::string out = "table type   streams       rows   (a) isobar  (a') load phase  (a'') COPY phase  "
                       "(b) server COPY  (c) bare client    a/b   a'/b    c/b  a''/c\n";
@@ -497,6 +516,12 @@ std::string formatIngestBenchmark(const std::vector<IngestBenchmarkRow>& rows) {
                       static_cast<unsigned long long>(r.rows), a, load, copy, b, c, ratio(a, b),
                       ratio(load, b), ratio(c, b), ratio(copy, c));
         out += line;
+    }
+    for (const auto& r : rows) {
+        if (r.skipped.empty()) {
+            out += std::string(tableTypeName(r.tableType)) + ", " + std::to_string(r.workers) +
+                   " stream(s): " + r.byRound() + "\n";
+        }
     }
     out +=
         "rows/s of the median round. (a) isobar-cli load of the files, the whole process from start to "

@@ -51,6 +51,11 @@ struct IngestBenchmarkRow {
     std::string skipped;
     // Rows/s of the median round.
     double rate(const std::vector<double>& seconds) const;
+    // "a/b by round 0.80 0.77 0.83 (median 0.80); a''/c by round ...": each round's ratio of the
+    // rates. A round's three ran one after the other, so its ratio is spared the machine's drift
+    // between rounds, which the medians of each are not (the same server COPY took 2.06 s and
+    // 3.11 s in alternate rounds on a shared 2-core machine).
+    std::string byRound() const;
 };
 
 // The middle value (the mean of the two middle ones for an even count); 0 for none.
