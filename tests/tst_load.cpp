@@ -151,6 +151,9 @@ private slots:
         QVERIFY2(bench.err.contains("isobar load") && bench.err.contains("(load phase") &&
                      bench.err.contains(", COPY phase"),
                  qPrintable(bench.err));
+        QVERIFY2(bench.err.indexOf("warming up: the server's own COPY of the rows once, untimed") >= 0 &&
+                     bench.err.indexOf("warming up") < bench.err.indexOf("round 1"),
+                 qPrintable(bench.err));
         const QRegularExpression row(
             R"(\nregular +2 +(\d+) +(\d+) +(\d+) +(\d+) +(\d+) +(\d+) +([0-9.]+) +([0-9.]+) +)"
             R"(([0-9.]+) +([0-9.]+)\n)");
@@ -252,6 +255,10 @@ private slots:
         QVERIFY2(ratios.captured(1).toDouble() > 0 && ratios.captured(2).toDouble() > 0,
                  qPrintable(bench.out));
         QVERIFY2(bench.err.contains("round 2 of 2: the server's own COPY of the same rows"),
+                 qPrintable(bench.err));
+        // An untimed server COPY first, before the round that begins with the load.
+        QVERIFY2(bench.err.indexOf("warming up: the server's own COPY of the rows once, untimed") >= 0 &&
+                     bench.err.indexOf("warming up") < bench.err.indexOf("round 1 of 2"),
                  qPrintable(bench.err));
         const QRegularExpression curve(R"(the curve: (\S+-round-([12])\.json))");
         const auto m = curve.match(bench.out);

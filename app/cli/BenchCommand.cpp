@@ -78,7 +78,8 @@ fresh table after a CHECKPOINT, rounds rotating which goes first, the median rou
 a/b (the target), a'/b, c/b and a''/c. The server must run on this machine (default: the
 embedded cluster) and the role may read server files. A hypertable (--table-types hypertable,
 where TimescaleDB is installed) ends the same for all three: copied into without its index on
-time, which is then built, in the time.
+time, which is then built, in the time. The rounds follow one untimed server COPY of the rows (on a
+virtual machine the first run after the files were written was the slowest, whoever ran it).
 
 bench sustained: a long load at a steady rate, or not: `isobar-cli load` of the files (default:
 --hours synthetic global hours, 100 = 103.8 million rows, written first) with N workers into a fresh
@@ -87,8 +88,9 @@ table, timed as a whole process, against the server's own COPY of the same rows,
 round's ratio, the per-interval rate (median, p5, min over the middle 90% of the load), the
 checkpoints during it and the worst 10 s after one, of the round with the median whole process;
 the curves are the loads' run reports (the median round's path is printed; `isobar-cli report`
-renders one as HTML with the chart, or CSV). Needs disk for the rows encoded once more (some 86
-bytes a row: 9 GB for 100 hours).
+renders one as HTML with the chart, or CSV). The rounds follow one untimed server COPY of the rows,
+as in bench ingest. Needs disk for the rows encoded once more (some 86 bytes a row: 9 GB for 100
+hours).
 
 bench durability: what trading durability for speed is worth on this server: isobar's load with
 --durability safe against --durability fast, side by side, rounds alternating which goes first.

@@ -55,6 +55,17 @@ private:
     std::string conninfo_;
 };
 
+// Before the first timed round: the server's own COPY of the prepared files once, untimed, into a
+// table dropped after. On a virtual machine, memory that has held nothing for a while is several
+// times dearer to fill than memory an earlier run freed (here a new 4 GB file took 6.6 s of system
+// time, the next one 0.7 s), and the first run after the files were written paid for the page
+// cache its table and WAL grew into, whoever ran first: round 1 was the lowest of every sustained
+// bench, always with the load first.
+// `conn` drops the table after.
+void warmUp(const std::string& conninfo, Connection& conn, const TableLayout& layout,
+            const std::vector<std::filesystem::path>& files,
+            const std::function<void(const std::string&)>& progress);
+
 // (b): the server's own COPY of the prepared files, one stream each, into a fresh table.
 double timeCeiling(const std::string& conninfo, TableType type, const TableLayout& layout,
                    const std::vector<std::filesystem::path>& files);

@@ -108,6 +108,7 @@ SustainedBenchmark benchmarkSustained(IngestBenchmarkOptions options, int hours,
     std::filesystem::create_directories(reportDir);
     progress("encoding the rows into " + std::to_string(workers) + " file(s) for the server's own COPY");
     const auto files = writeCopyFiles(dataset, plan, workers, dir.path(), stop);
+    warmUp(options.conninfo, conn, layout, files, progress);
     const std::string stamp = formatUtcNow("%Y-%m-%dT%H-%M-%SZ");
     std::vector<JsonValue> reports;
     for (int r = 0; r < options.rounds; ++r) {
