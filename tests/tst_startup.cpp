@@ -1,7 +1,8 @@
 // What a load does before its first row, against a real server: the connections it opens ahead
 // while the table is prepared (named from their first moment, each taken once, a failed one left to
 // its taker, none opened twice); its bookkeeping schema, completed where an older release left it
-// short; a table's column record and comments, also in a table of another owner.
+// short; a table's column record and comments, also in a table of another owner; a warehouse's
+// ledger read by what the run loads, not whole.
 
 #include "Fixtures.h"
 #include "TestCluster.h"
@@ -151,6 +152,51 @@ private slots:
             QString("1"));
     }
 
+    // A table whose ledger holds more units than a run sums unasked (a warehouse's has millions):
+    // the run finds its own units among them, leaves the others alone, and says it did not sum
+    // them; --verify full sums them and counts the table. The records of a dropped table go.
+    void warehouseLedgerIsReadByThePlan() {
+        LoadRequest request = loadRequest("warehouse");
+        LoadSummary summary = runLoad(request, {}, sink_);
+        QCOMPARE(static_cast<int>(summary.status), static_cast<int>(LoadStatus::Completed));
+        QCOMPARE(*summary.ledgerRows, std::uint64_t{kRows});
+        Connection conn = cluster_->connect();
+        const std::uint64_t others = kSummedLedgerUnits + 1;
+        conn.exec("INSERT INTO isobar.ledger (relid, unit_key, rows) SELECT 'warehouse'::regclass, "
+                  "'an earlier unit ' || g, 1000 FROM generate_series(1, " +
+                  std::to_string(others) + ") g");
+        conn.exec("CREATE TABLE dropped_since (x int)");
+        const std::string gone = test::scalar(conn, "SELECT 'dropped_since'::regclass::oid").toStdString();
+        conn.exec("DROP TABLE dropped_since");
+        conn.exec("INSERT INTO isobar.ledger (relid, unit_key, rows) VALUES (" + gone + ", 'a', 1), (" +
+                  gone + ", 'b', 1)");
+        conn.exec("INSERT INTO isobar.paused_autovacuum (relid, table_name) VALUES (" + gone +
+                  ", 'dropped_since')");
+
+        summary = runLoad(request, {}, sink_);
+        QCOMPARE(static_cast<int>(summary.status), static_cast<int>(LoadStatus::Completed));
+        QCOMPARE(summary.rows, std::uint64_t{0});
+        QCOMPARE(summary.unitsResumed, std::size_t{15}); // 3 steps x 5 bands
+        QVERIFY(!summary.ledgerRows.has_value());
+        QVERIFY(!summary.countedRows.has_value());
+        QVERIFY2(summary.verification.find("the ledger holds over 10000 units of the table (not summed)") !=
+                     std::string::npos,
+                 summary.verification.c_str());
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM isobar.ledger WHERE relid = 'warehouse'::regclass"),
+                 others + 15);
+        for (const char* records : {"isobar.ledger", "isobar.paused_autovacuum"}) {
+            QCOMPARE(
+                test::count(conn, std::string("SELECT count(*) FROM ") + records + " WHERE relid = " + gone),
+                std::uint64_t{0});
+        }
+
+        request.verification = Verification::Full;
+        summary = runLoad(request, {}, sink_);
+        QCOMPARE(static_cast<int>(summary.status), static_cast<int>(LoadStatus::Completed));
+        QCOMPARE(*summary.ledgerRows, kRows + others * 1000);
+        QCOMPARE(*summary.countedRows, std::uint64_t{kRows});
+    }
+
 private:
     class Sink final : public LoadSink {};
 
@@ -175,6 +221,7 @@ private:
         return test::count(conn, "SELECT sessions FROM pg_stat_database WHERE datname = current_database()");
     }
 
+    static constexpr std::uint64_t kRows = 3 * 21 * 21; // the file's
     std::unique_ptr<test::TestCluster> cluster_;
     QString file_;
     Sink sink_;

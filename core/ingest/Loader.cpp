@@ -229,10 +229,12 @@ CompressionHint compressionHint(const Dataset& dataset) {
 }
 
 // What the run's units say: the server counted each unit's COPY in the unit's transaction.
-std::string unitsCounted(const LoadSummary& summary, std::uint64_t ledgerRows) {
+std::string unitsCounted(const LoadSummary& summary, const std::optional<std::uint64_t>& ledgerRows) {
     return "the server's row count of every COPY matched the rows sent (" + std::to_string(summary.rows) +
-           " rows in " + std::to_string(summary.unitsCommitted) +
-           " unit(s) this run); the ledger accounts for " + std::to_string(ledgerRows) + " rows in the table";
+           " rows in " + std::to_string(summary.unitsCommitted) + " unit(s) this run); " +
+           (ledgerRows ? "the ledger accounts for " + std::to_string(*ledgerRows) + " rows in the table"
+                       : "the ledger holds over " + std::to_string(kSummedLedgerUnits) +
+                             " units of the table (not summed)");
 }
 
 // The load itself; runLoad() adds restoring durability changes and the final event.
@@ -285,12 +287,14 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         // The disk is judged with the target prepared but not committed: a load that does not fit
         // leaves nothing behind, not even a new empty table.
         const PreparedTarget prepared =
-            prepareTarget(control, request, dataset, layout, [&](const PreparedTarget& p) {
+            prepareTarget(control, request, dataset, layout, plan, [&](const PreparedTarget& p) {
                 std::uint64_t rows = 0;
                 for (const WorkUnit& u : plan.units()) {
                     rows += p.committed.count(u.key) > 0 ? 0 : u.rowCount;
                 }
-                const auto before = static_cast<double>(recordedRows(control, p.ledger));
+                // Unsummed in a warehouse's table: the room is then judged by its columns' size.
+                const auto before =
+                    static_cast<double>(recordedRows(control, p.ledger, kSummedLedgerUnits).value_or(0));
                 room = checkRoom(control, request, check, dataset,
                                  RoomRequest{rows, p.type, bytesBefore, before}, sink);
             });
@@ -402,9 +406,8 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         // verifies after that.
         if (!request.durability.any()) {
             try {
-                summary.ledgerRows = recordedRows(control, ledgerFor(control, request.table));
                 summary.verification =
-                    verifyLoad(control, request, summary, *summary.ledgerRows, summary.countedRows);
+                    verifyLoad(control, request, summary, summary.ledgerRows, summary.countedRows);
             } catch (const std::exception&) {
                 summary.ledgerRows.reset();
                 summary.countedRows.reset();
@@ -448,13 +451,18 @@ std::string LoadPhases::describe(const std::vector<Phase>& phases) {
 }
 
 std::string verifyLoad(Connection& conn, const LoadRequest& request, const LoadSummary& summary,
-                       std::uint64_t ledgerRows, std::optional<std::uint64_t>& counted) {
+                       std::optional<std::uint64_t>& ledgerRows, std::optional<std::uint64_t>& counted) {
+    const Verification how = request.verification;
+    const bool cancelled = summary.status == LoadStatus::Cancelled;
+    const LedgerTarget ledger = ledgerFor(conn, request.table);
+    ledgerRows = how == Verification::Full && !cancelled ? recordedRows(conn, ledger)
+                                                         : recordedRows(conn, ledger, kSummedLedgerUnits);
     // Not at all after a cancel: the user asked to stop (or to quit), not to wait.
-    if (summary.status == LoadStatus::Cancelled) {
+    if (cancelled) {
         return "not counted: the run was cancelled";
     }
-    const Verification how = request.verification;
-    if (how == Verification::Units || (how == Verification::Auto && ledgerRows > kCountedTableRows)) {
+    if (how == Verification::Units ||
+        (how == Verification::Auto && (!ledgerRows || *ledgerRows > kCountedTableRows))) {
         return unitsCounted(summary, ledgerRows) + "; count(*) of the table not run (--verify full runs it)";
     }
     // Asked for, it takes as long as it takes; on its own (a small table) a minute at most.
@@ -466,10 +474,10 @@ std::string verifyLoad(Connection& conn, const LoadRequest& request, const LoadS
         return e.sqlState() == "57014" ? "not counted: the table is too large to count within a minute"
                                        : std::string("not counted: ") + e.what();
     }
-    return *counted == ledgerRows ? "count(*) = " + std::to_string(*counted) + ", as the ledger says"
-                                  : "count(*) = " + std::to_string(*counted) + ", the ledger accounts for " +
-                                        std::to_string(ledgerRows) +
-                                        " (rows loaded by other means, or skipped all-missing units)";
+    return *counted == *ledgerRows ? "count(*) = " + std::to_string(*counted) + ", as the ledger says"
+                                   : "count(*) = " + std::to_string(*counted) + ", the ledger accounts for " +
+                                         std::to_string(*ledgerRows) +
+                                         " (rows loaded by other means, or skipped all-missing units)";
 }
 
 LoadSummary runLoad(const LoadRequest& request, const std::stop_token& userStop, LoadSink& sink) {

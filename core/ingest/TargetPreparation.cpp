@@ -114,7 +114,7 @@ TableLayout chooseColumns(Connection& conn, const LoadRequest& request, Dataset&
 }
 
 PreparedTarget prepareTarget(Connection& conn, const LoadRequest& request, const Dataset& dataset,
-                             const TableLayout& layout,
+                             const TableLayout& layout, const LoadPlan& plan,
                              const std::function<void(const PreparedTarget&)>& beforeCommit) {
     ensureMetadataSchema(conn);
     PreparedTarget p;
@@ -161,7 +161,12 @@ PreparedTarget prepareTarget(Connection& conn, const LoadRequest& request, const
     if (p.tableCreated || !hasLayoutRecord(conn, request.table)) {
         recordTableLayout(conn, request.table, layout);
     }
-    p.committed = committedUnits(conn, p.ledger);
+    std::vector<std::string> keys;
+    keys.reserve(plan.units().size());
+    for (const WorkUnit& u : plan.units()) {
+        keys.push_back(u.key);
+    }
+    p.committed = committedUnits(conn, p.ledger, keys);
     if (beforeCommit) {
         try {
             beforeCommit(p);

@@ -6,6 +6,7 @@
 #include "era5/Dataset.h"
 #include "ingest/LoadEvents.h"
 #include "ingest/Loader.h"
+#include "plan/LoadPlan.h"
 
 #include <functional>
 #include <set>
@@ -40,16 +41,16 @@ struct PreparedTarget {
     Autovacuum autovacuum = Autovacuum::AsItWas;
     TableType type = TableType::Regular;
     LedgerTarget ledger;
-    std::set<std::string> committed; // keys of the units already loaded
+    std::set<std::string> committed; // keys of the plan's units already loaded
 };
 
 // Creates or checks the table, its partitions and the ledger in one transaction, under the
 // preparation lock (see Ledger.h for the lock order): replace and restart are applied here.
-// The table gets `layout`'s columns (when created) and its record. `beforeCommit` sees the target
-// as prepared, inside the transaction: what it throws rolls everything back (a table it created
-// included).
+// The table gets `layout`'s columns (when created) and its record; `plan`'s units are looked up in
+// the ledger. `beforeCommit` sees the target as prepared, inside the transaction: what it throws
+// rolls everything back (a table it created included).
 PreparedTarget prepareTarget(Connection& conn, const LoadRequest& request, const Dataset& dataset,
-                             const TableLayout& layout,
+                             const TableLayout& layout, const LoadPlan& plan,
                              const std::function<void(const PreparedTarget&)>& beforeCommit = {});
 
 } // namespace isobar
