@@ -74,6 +74,49 @@ private slots:
         QCOMPARE(test::scalar(conn, "SELECT count(*) FROM " + table.toStdString()), QString::number(kRows));
     }
 
+    // A partition of the user's that covers the days of the file: the load makes none of its own
+    // beside it (the server refuses an overlap, 42P17, which is passed over) and the rows land in
+    // the user's.
+    void partitionOfTheUsersCoversTheDays() {
+        const CliRun first =
+            load("users_parts", {"--table-type", "partitioned", "--partition-interval", "year"});
+        QVERIFY2(first.exitCode == 0, qPrintable(first.err));
+        Connection conn = cluster_->connect();
+        conn.exec("DROP TABLE users_parts_p20240101");
+        conn.exec(
+            "CREATE TABLE mine PARTITION OF users_parts FOR VALUES FROM ('2024-01-15') TO ('2024-02-15')");
+        const CliRun run =
+            load("users_parts", {"--table-type", "partitioned", "--partition-interval", "day", "--replace"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(test::scalar(conn, "SELECT string_agg(inhrelid::regclass::text, ',') FROM pg_inherits WHERE "
+                                    "inhparent = 'users_parts'::regclass"),
+                 QString("mine"));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM mine"), QString::number(kRows));
+    }
+
+    // Without PL/pgSQL in the database (it can be dropped) the partitions are made one by one, with
+    // the same result, a user's overlapping partition passed over as above.
+    void partitionsWithoutPlpgsql() {
+        Connection conn = cluster_->connect();
+        conn.exec("BEGIN");
+        conn.exec("DROP EXTENSION plpgsql");
+        conn.exec("CREATE TABLE no_pl (time timestamptz NOT NULL, v real) PARTITION BY RANGE (time)");
+        conn.exec(
+            "CREATE TABLE no_pl_users PARTITION OF no_pl FOR VALUES FROM ('2024-03-02') TO ('2024-03-03')");
+        std::vector<PgTimestamp> times;
+        for (const char* t : {"2024-02-29T23:00:00Z", "2024-03-01T00:00:00Z", "2024-03-02T12:00:00Z"}) {
+            times.push_back(*parseTimestamp(t));
+        }
+        const QString failed = test::errorOf(
+            [&] { createPartitions(conn, TableName::parse("no_pl"), PartitionInterval::Day, times); });
+        const QString made = test::scalar(
+            conn, "SELECT string_agg(inhrelid::regclass::text, ',' ORDER BY inhrelid::regclass::text) FROM "
+                  "pg_inherits WHERE inhparent = 'no_pl'::regclass");
+        conn.exec("ROLLBACK");
+        QVERIFY2(failed.isEmpty(), qPrintable(failed));
+        QCOMPARE(made, QString("no_pl_p20240229,no_pl_p20240301,no_pl_users"));
+    }
+
     // Unlogged for speed, LOGGED once complete; the ledger moves to the logged one with it.
     void unloggedThenLogged() {
         const CliRun run = load("fast_then_safe", {"--table-type", "unlogged", "--set-logged-after"});

@@ -69,7 +69,8 @@ TableType ensureTargetTable(Connection& conn, const TableName& table, const Tabl
                             const TableOptions& options, bool& created);
 
 // Partitioned tables: creates the partitions that the given times fall into, ahead of the units
-// that need them (existing partitions are kept).
+// that need them, in one round trip (existing partitions are kept, and where a partition of the
+// user's covers part of a range, the range gets none). Inside a transaction.
 void createPartitions(Connection& conn, const TableName& table, PartitionInterval interval,
                       const std::vector<PgTimestamp>& times);
 
