@@ -12,6 +12,7 @@
 #include "db/ServerProbe.h"
 #include "db/ServerStorage.h"
 #include "ingest/Loader.h"
+#include "monitor/ServerMonitor.h"
 #include "util/Format.h"
 
 #include <QRegularExpression>
@@ -281,6 +282,44 @@ private slots:
                               std::chrono::seconds(5)));
         QCOMPARE(test::scalar(conn, "SELECT pg_total_relation_size('parted')"), QString("0"));
         conn.exec("DROP TABLE parted");
+    }
+
+    // The table's size is read as often as its reading's cost allows (a warehouse's tens of
+    // thousands of chunks take a second to size, which every sample would take from the server):
+    // with a share next to nothing only the first sample and the last have it, those between say
+    // unknown (-1), not a size gone stale; with the usual share a small table is sized every time.
+    void tableSizeIsReadAsItsCostAllows() {
+        Connection conn = cluster_->connect();
+        conn.exec(
+            "CREATE TABLE sized (time timestamptz NOT NULL, v real) PARTITION BY RANGE (time); "
+            "CREATE TABLE sized_jan PARTITION OF sized FOR VALUES FROM ('2024-01-01') TO ('2024-02-01')");
+        const std::string insert =
+            "INSERT INTO sized SELECT '2024-01-01'::timestamptz + g * interval '1 second', "
+            "g FROM generate_series(1, 20000) g";
+        conn.exec(insert);
+        const TableName sized = TableName::parse("sized");
+        ServerMonitor sparing(cluster_->conninfo(),
+                              ServerMonitor::Target{sized, TableType::Partitioned, {}, 1e-9});
+        std::vector<double> sizes;
+        for (int i = 0; i < 3; ++i) {
+            const auto s = sparing.sample(i);
+            QVERIFY(s.has_value());
+            sizes.push_back(s->tableBytes);
+        }
+        conn.exec(insert);
+        const auto last = sparing.sample(3, true);
+        QVERIFY(last.has_value());
+        QVERIFY2(sizes[0] > 0 && sizes[1] == -1 && sizes[2] == -1,
+                 qPrintable(QString("%1 %2 %3").arg(sizes[0]).arg(sizes[1]).arg(sizes[2])));
+        QVERIFY2(last->tableBytes > sizes[0],
+                 qPrintable(QString("%1 then %2").arg(sizes[0]).arg(last->tableBytes)));
+
+        ServerMonitor usual(cluster_->conninfo(), ServerMonitor::Target{sized, TableType::Partitioned, {}});
+        for (int i = 0; i < 3; ++i) {
+            const auto s = usual.sample(10.0 * i);
+            QVERIFY(s.has_value() && s->tableBytes > 0);
+        }
+        conn.exec("DROP TABLE sized");
     }
 
     // A load whose forecast does not fit the free space is refused before anything exists, with

@@ -36,11 +36,11 @@ void RateSampler::run(const std::stop_token& stop) {
         cv.wait_for(lock, stop, interval_, [] { return false; });
     }
     sampleRates(); // the final state
-    sampleServer();
+    sampleServer(true);
 }
 
-void RateSampler::sampleServer() {
-    if (auto server = monitor_.sample(std::chrono::duration<double>(Clock::now() - t0_).count())) {
+void RateSampler::sampleServer(bool last) {
+    if (auto server = monitor_.sample(std::chrono::duration<double>(Clock::now() - t0_).count(), last)) {
         server->workers =
             gauges_.workersRunning ? gauges_.workersRunning() : static_cast<int>(counters_.size());
         watchDisk(*server);

@@ -49,7 +49,7 @@ private:
     using Clock = std::chrono::steady_clock;
 
     void sampleRates();
-    void sampleServer();
+    void sampleServer(bool last = false);
     // Bytes per row, time to full and the stop before the disk is full, from the free space.
     void watchDisk(ServerSample& s);
 

@@ -1,6 +1,8 @@
 #include "monitor/ServerMonitor.h"
 
+#include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <sstream>
 #include <unistd.h>
 
@@ -13,7 +15,7 @@ ServerMonitor::ServerMonitor(std::string conninfo, Target target, OpenedAhead op
 
 ServerMonitor::~ServerMonitor() = default;
 
-std::optional<ServerSample> ServerMonitor::sample(double elapsed) {
+std::optional<ServerSample> ServerMonitor::sample(double elapsed, bool last) {
     try {
         if (openedAhead_) {
             conn_ = openedAhead_();
@@ -76,7 +78,7 @@ std::optional<ServerSample> ServerMonitor::sample(double elapsed) {
             }
             s.waitEvents[static_cast<std::size_t>(worker - 1)] = item.substr(eq + 1);
         }
-        sampleStorage(s);
+        sampleStorage(s, last);
         last_ = s;
         return s;
     } catch (const std::exception&) {
@@ -114,10 +116,13 @@ void ServerMonitor::sampleFreeSpace(ServerSample& s) {
     }
 }
 
-void ServerMonitor::sampleStorage(ServerSample& s) {
+void ServerMonitor::sampleStorage(ServerSample& s, bool last) {
     sampleFreeSpace(s);
-    if (target_.table) {
+    if (target_.table && (last || s.elapsed >= tableSizeDue_)) {
+        const auto t0 = std::chrono::steady_clock::now();
         s.tableBytes = tableBytes(*conn_, *target_.table, target_.type);
+        const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        tableSizeDue_ = s.elapsed + took / std::max(target_.tableSizeShare, 1e-9);
     }
     s.walDirBytes = walDirBytes(*conn_);
     const WalRetention wal = probeWalRetention(*conn_);

@@ -23,6 +23,10 @@ public:
         std::optional<TableName> table;
         TableType type = TableType::Regular; // how its size is read (a distributed table's by Citus)
         ServerStorage storage;
+        // The share of one server backend's time that reading the table's size may take: it is read
+        // again once its last reading's time divided by this has passed. Tens of thousands of
+        // partitions or chunks take a second to size; a plain table, a millisecond (every sample).
+        double tableSizeShare = 0.05;
     };
     // How the monitor's connection shows in pg_stat_activity.
     static constexpr const char* kApplicationName = "isobar monitor";
@@ -36,10 +40,12 @@ public:
     ServerMonitor(const ServerMonitor&) = delete;
     ServerMonitor& operator=(const ServerMonitor&) = delete;
 
-    std::optional<ServerSample> sample(double elapsed);
+    // A sample at `elapsed` seconds into the load; the table's size in it is -1 where it was not
+    // read this time (see Target::tableSizeShare), and always read in the `last` one.
+    std::optional<ServerSample> sample(double elapsed, bool last = false);
 
 private:
-    void sampleStorage(ServerSample& s);
+    void sampleStorage(ServerSample& s, bool last);
     void sampleFreeSpace(ServerSample& s);
     // What can be said while the server does not answer: the free space (nothing asked of it).
     std::optional<ServerSample> unanswered(double elapsed);
@@ -58,6 +64,7 @@ private:
     double lastElapsed_ = 0;
     bool haveArchiveBase_ = false;
     std::optional<ServerSample> last_; // the last sample the server answered
+    double tableSizeDue_ = 0;          // when the table's size is read next (elapsed seconds)
     std::uint64_t baseArchiveFailures_ = 0;
 };
 
