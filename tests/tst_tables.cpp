@@ -117,6 +117,41 @@ private slots:
         QCOMPARE(made, QString("no_pl_p20240229,no_pl_p20240301,no_pl_users"));
     }
 
+    // More new partitions than the server's lock table holds (each stays locked until the
+    // preparation commits): the load fails before anything exists, saying how many, the setting
+    // and what to do; a longer interval then loads.
+    void morePartitionsThanLocks() {
+        LocalClusterOptions options;
+        options.settings = {{"max_locks_per_transaction", "10"}, {"max_connections", "10"}};
+        const test::TestCluster small(options);
+        QStringList files;
+        for (const char* year : {"2021", "2022"}) {
+            files << small.workDir() + "/" + year + ".nc";
+            const CliRun sample = runCli({"sample", "--out", files.back(), "--hours", "8760", "--region",
+                                          "10,10,10,10", "--start", QString(year) + "-01-01T00"});
+            QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
+        }
+        const auto load = [&](const QString& interval) {
+            return runCli(QStringList{"load", "--dsn", QString::fromStdString(small.conninfo()), "--table",
+                                      "years", "--table-type", "partitioned", "--partition-interval",
+                                      interval, "--reporting-period", "0"}
+                          << files);
+        };
+        const CliRun daily = load("day");
+        QCOMPARE(daily.exitCode, 1);
+        QVERIFY2(daily.err.contains("730 day partitions in one load need more locks than the server's lock "
+                                    "table holds (max_locks_per_transaction = 10): load fewer files at a "
+                                    "time, choose a longer --partition-interval"),
+                 qPrintable(daily.err));
+        Connection conn = small.connect();
+        QCOMPARE(test::scalar(conn, "SELECT to_regclass('years') IS NULL"), QString("t"));
+        const CliRun monthly = load("month");
+        QVERIFY2(monthly.exitCode == 0, qPrintable(monthly.err));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM pg_inherits WHERE inhparent = 'years'::regclass"),
+                 QString("24"));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM years"), QString("17520"));
+    }
+
     // Unlogged for speed, LOGGED once complete; the ledger moves to the logged one with it.
     void unloggedThenLogged() {
         const CliRun run = load("fast_then_safe", {"--table-type", "unlogged", "--set-logged-after"});

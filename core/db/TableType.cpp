@@ -345,19 +345,36 @@ void createPartitions(Connection& conn, const TableName& table, PartitionInterva
                              conn.quoteLiteral(table.quoted(conn)) +
                              " || ' FOR VALUES FROM (' || r.lo || ') TO (' || r.hi || ')'; "
                              "EXCEPTION WHEN invalid_object_definition THEN NULL; END; END LOOP; END";
-    if (body.find(tag) != std::string::npos) { // a table named so: one by one
-        createPartitionsOneByOne(conn, table, parts);
-        return;
-    }
     try {
-        conn.exec("SAVEPOINT isobar_partitions; DO " + tag + body + tag +
-                  "; RELEASE SAVEPOINT isobar_partitions");
+        if (body.find(tag) != std::string::npos) { // a table named so: one by one
+            createPartitionsOneByOne(conn, table, parts);
+            return;
+        }
+        try {
+            conn.exec("SAVEPOINT isobar_partitions; DO " + tag + body + tag +
+                      "; RELEASE SAVEPOINT isobar_partitions");
+        } catch (const DbError& e) {
+            conn.exec("ROLLBACK TO SAVEPOINT isobar_partitions");
+            if (e.sqlState() != "42704") { // 42704: language "plpgsql" does not exist
+                throw;
+            }
+            createPartitionsOneByOne(conn, table, parts);
+        }
     } catch (const DbError& e) {
-        conn.exec("ROLLBACK TO SAVEPOINT isobar_partitions");
-        if (e.sqlState() != "42704") { // 42704: language "plpgsql" does not exist
+        // 53200: each new partition is locked until the preparation commits; the server's lock
+        // table holds max_locks_per_transaction x (max_connections + max_prepared_transactions)
+        // (6,400 by default), so some 17 years of daily partitions in one load do not fit.
+        if (e.sqlState() != "53200") {
             throw;
         }
-        createPartitionsOneByOne(conn, table, parts);
+        throw DbError(std::to_string(parts.size()) + " " + std::string(partitionIntervalName(interval)) +
+                          " partitions in one load need more locks than the server's lock table holds "
+                          "(max_locks_per_transaction = " +
+                          conn.query("SELECT current_setting('max_locks_per_transaction')").text(0, 0) +
+                          "): load fewer files at a time, choose a longer --partition-interval, or raise "
+                          "max_locks_per_transaction and restart the server (" +
+                          e.what() + ")",
+                      e.sqlState());
     }
 }
 
