@@ -195,6 +195,14 @@ private slots:
         QCOMPARE(static_cast<int>(summary.status), static_cast<int>(LoadStatus::Completed));
         QCOMPARE(*summary.ledgerRows, kRows + others * 1000);
         QCOMPARE(*summary.countedRows, std::uint64_t{kRows});
+
+        // Over 10,000 units of next to no rows (a point's hours) still make a small table, which
+        // auto sums and counts.
+        conn.exec("UPDATE isobar.ledger SET rows = 0 WHERE unit_key LIKE 'an earlier unit %'");
+        request.verification = Verification::Auto;
+        summary = runLoad(request, {}, sink_);
+        QCOMPARE(*summary.ledgerRows, std::uint64_t{kRows});
+        QCOMPARE(*summary.countedRows, std::uint64_t{kRows});
     }
 
 private:

@@ -165,17 +165,14 @@ std::uint64_t recordedRows(Connection& conn, const LedgerTarget& target) {
             .integer(0, 0));
 }
 
-std::optional<std::uint64_t> recordedRows(Connection& conn, const LedgerTarget& target,
-                                          std::uint64_t maxUnits) {
+LedgerSum recordedRows(Connection& conn, const LedgerTarget& target, std::uint64_t maxUnits) {
     const Result r =
-        conn.query("SELECT CASE WHEN count(*) <= $2::bigint THEN coalesce(sum(rows), 0) END FROM "
-                   "(SELECT rows FROM isobar.ledger WHERE relid = $1::oid UNION ALL SELECT rows "
-                   "FROM isobar.ledger_unlogged WHERE relid = $1::oid LIMIT $2::bigint + 1) u",
+        conn.query("SELECT count(*), coalesce(sum(rows), 0) FROM (SELECT rows FROM isobar.ledger "
+                   "WHERE relid = $1::oid UNION ALL SELECT rows FROM isobar.ledger_unlogged WHERE "
+                   "relid = $1::oid LIMIT $2::bigint + 1) u",
                    {target.relid, std::to_string(maxUnits)});
-    if (r.isNull(0, 0)) {
-        return std::nullopt;
-    }
-    return static_cast<std::uint64_t>(r.integer(0, 0));
+    return LedgerSum{static_cast<std::uint64_t>(r.integer(0, 1)),
+                     static_cast<std::uint64_t>(r.integer(0, 0)) <= maxUnits};
 }
 
 } // namespace isobar

@@ -80,10 +80,13 @@ bool claimUnit(Connection& conn, const LedgerTarget& target, const std::string& 
 // The rows both ledgers account for in the target. It reads each of the table's ledger rows: 0.35-1 s
 // for the 3 million units of a warehouse's table.
 std::uint64_t recordedRows(Connection& conn, const LedgerTarget& target);
-// The same where the ledger holds at most `maxUnits` units of the target (milliseconds);
-// nullopt, without summing, where it holds more.
-std::optional<std::uint64_t> recordedRows(Connection& conn, const LedgerTarget& target,
-                                          std::uint64_t maxUnits);
+// The rows of the target's first `maxUnits` + 1 ledger rows (milliseconds however large the
+// ledger), and whether that was all of them.
+struct LedgerSum {
+    std::uint64_t rows = 0;
+    bool complete = false;
+};
+LedgerSum recordedRows(Connection& conn, const LedgerTarget& target, std::uint64_t maxUnits);
 
 // Every transaction that claims, moves or clears ledger rows begins so: the claim's reasoning
 // needs each statement to see what committed before it, whatever default_transaction_isolation

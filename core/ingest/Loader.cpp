@@ -293,8 +293,8 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
                     rows += p.committed.count(u.key) > 0 ? 0 : u.rowCount;
                 }
                 // Unsummed in a warehouse's table: the room is then judged by its columns' size.
-                const auto before =
-                    static_cast<double>(recordedRows(control, p.ledger, kSummedLedgerUnits).value_or(0));
+                const LedgerSum summed = recordedRows(control, p.ledger, kSummedLedgerUnits);
+                const double before = summed.complete ? static_cast<double>(summed.rows) : 0.0;
                 room = checkRoom(control, request, check, dataset,
                                  RoomRequest{rows, p.type, bytesBefore, before}, sink);
             });
@@ -455,8 +455,15 @@ std::string verifyLoad(Connection& conn, const LoadRequest& request, const LoadS
     const Verification how = request.verification;
     const bool cancelled = summary.status == LoadStatus::Cancelled;
     const LedgerTarget ledger = ledgerFor(conn, request.table);
-    ledgerRows = how == Verification::Full && !cancelled ? recordedRows(conn, ledger)
-                                                         : recordedRows(conn, ledger, kSummedLedgerUnits);
+    const LedgerSum first = recordedRows(conn, ledger, kSummedLedgerUnits);
+    if (first.complete) {
+        ledgerRows = first.rows;
+    } else if (!cancelled && (how == Verification::Full ||
+                              (how == Verification::Auto && first.rows <= kCountedTableRows))) {
+        ledgerRows = recordedRows(conn, ledger);
+    } else {
+        ledgerRows.reset();
+    }
     // Not at all after a cancel: the user asked to stop (or to quit), not to wait.
     if (cancelled) {
         return "not counted: the run was cancelled";

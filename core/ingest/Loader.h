@@ -38,8 +38,9 @@ enum class Verification : std::uint8_t {
 // The largest table (rows, as the ledger says) Verification::Auto still counts: well under a
 // second to scan.
 inline constexpr std::uint64_t kCountedTableRows = 1'000'000;
-// The most units of a table whose rows a run sums from the ledger unasked (a few milliseconds); a
-// table with more holds far over kCountedTableRows rows whatever its units' size.
+// The most units of a table whose rows a run sums from the ledger unasked (a few milliseconds). A
+// table with more is summed only where its first units hold no more than kCountedTableRows rows
+// (units of a few points: its count(*) is cheap) or a full check asks.
 inline constexpr std::uint64_t kSummedLedgerUnits = 10'000;
 
 struct LoadRequest {
