@@ -156,8 +156,19 @@ std::vector<std::string> ServerInfo::extensionLines() const {
 
 ServerInfo probeServer(Connection& conn, const TableName* table) {
     ServerInfo info;
-    info.version = conn.query("SELECT version()").text(0, 0);
+    // What needs no other answer, in one round trip: a remote server's round trips are what the
+    // start of a load is made of. The data directory is a superuser-only setting, missing from
+    // pg_settings for other roles (NULL here).
+    const Result first = conn.query(
+        "SELECT version(), (SELECT setting FROM pg_settings WHERE name = 'data_directory'), "
+        "has_function_privilege('pg_catalog.pg_control_system()', 'EXECUTE'), (SELECT count(*) FROM "
+        "pg_stat_activity WHERE backend_type = 'client backend'), pg_backend_pid(), to_regclass($1)::oid",
+        {table != nullptr ? std::optional<std::string>(table->quoted(conn)) : std::nullopt});
+    info.version = first.text(0, 0);
     info.versionNumber = conn.serverVersion();
+    if (const auto dir = first.optionalText(0, 1)) {
+        info.dataDirectory = *dir;
+    }
     const Result r = conn.query(
         "SELECT name, current_setting(name), source, coalesce(sourcefile, '') FROM pg_settings WHERE name = "
         "ANY ($1) ORDER BY name",
@@ -165,20 +176,12 @@ ServerInfo probeServer(Connection& conn, const TableName* table) {
     for (int i = 0; i < r.rows(); ++i) {
         info.settings.push_back(ServerSetting{r.text(i, 0), r.text(i, 1), r.text(i, 2), r.text(i, 3)});
     }
-    // Superuser-only settings are simply missing from pg_settings for other roles.
-    const Result dir = conn.query("SELECT setting FROM pg_settings WHERE name = 'data_directory'");
-    if (dir.rows() == 1) {
-        info.dataDirectory = dir.text(0, 0);
-    }
-    if (conn.query("SELECT has_function_privilege('pg_catalog.pg_control_system()', 'EXECUTE')").text(0, 0) ==
-        "t") {
+    if (first.text(0, 2) == "t") {
         info.systemIdentifier =
             conn.query("SELECT system_identifier::text FROM pg_control_system()").text(0, 0);
     }
     info.role = probeRole(conn, info.versionNumber);
-    info.connectionsInUse = static_cast<int>(
-        conn.query("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'")
-            .integer(0, 0));
+    info.connectionsInUse = static_cast<int>(first.integer(0, 3));
     const Result ext = conn.query(
         "SELECT name, coalesce(default_version, ''), coalesce(installed_version, '') FROM "
         "pg_available_extensions WHERE name IN ('timescaledb', 'citus') OR installed_version IS NOT NULL "
@@ -187,18 +190,14 @@ ServerInfo probeServer(Connection& conn, const TableName* table) {
         info.extensions.push_back(ExtensionInfo{ext.text(i, 0), ext.text(i, 1), ext.text(i, 2)});
     }
     if (probeServerFileAccess(conn).onThisMachine) {
-        info.hugePages =
-            probeHugePages(static_cast<int>(conn.query("SELECT pg_backend_pid()").integer(0, 0)));
+        info.hugePages = probeHugePages(static_cast<int>(first.integer(0, 4)));
         if (info.hugePages) {
             const std::string needed = info.value("shared_memory_size_in_huge_pages");
             info.hugePages->needed = needed.empty() ? -1 : std::atoll(needed.c_str());
         }
     }
-    if (table != nullptr) {
-        const Result oid = conn.query("SELECT to_regclass($1)::oid", {table->quoted(conn)});
-        if (!oid.isNull(0, 0)) {
-            info.table = probeTable(conn, *table, oid.text(0, 0));
-        }
+    if (table != nullptr && !first.isNull(0, 5)) {
+        info.table = probeTable(conn, *table, first.text(0, 5));
     }
     return info;
 }
