@@ -331,8 +331,8 @@ void createPartitions(Connection& conn, const TableName& table, PartitionInterva
         return;
     }
     // All of them in one statement, each in a subtransaction of its own as above, so that the
-    // round trips do not grow with the partitions (on a server 10 ms away a year of days took 11 s
-    // of round trips alone). In PL/pgSQL, which a database has unless someone dropped it.
+    // round trips do not grow with the partitions (a year of days through a link of 2 ms round
+    // trip: 3.6 s one by one, 0.6 s so). In PL/pgSQL, which a database has unless it was dropped.
     std::string rows;
     for (const PartitionSql& p : parts) {
         rows += (rows.empty() ? "(" : ", (") + conn.quoteLiteral(p.name) + ", " + conn.quoteLiteral(p.start) +
