@@ -3,7 +3,6 @@
 #include "db/Connection.h"
 
 #include <cstdint>
-#include <optional>
 #include <set>
 #include <string>
 #include <utility>
