@@ -406,6 +406,46 @@ private slots:
         // And the rest of the check a load makes works for that role too.
         QVERIFY(!timescaledbStatus(plain).usable);
         QVERIFY(!citusStatus(plain).usable);
+        // The server check judges from what its probe read, asking nothing again: the same answers
+        // for either role (here: not installed; on a server with the packages, their versions).
+        for (Connection* c : {&conn, &plain}) {
+            const ServerInfo info = probeServer(*c);
+            for (const auto& [fromProbe, asked] : {std::pair{timescaledbStatus(info), timescaledbStatus(*c)},
+                                                   std::pair{citusStatus(info), citusStatus(*c)}}) {
+                QCOMPARE(fromProbe.usable, asked.usable);
+                QCOMPARE(QString::fromStdString(fromProbe.availableVersion),
+                         QString::fromStdString(asked.availableVersion));
+                QCOMPARE(QString::fromStdString(fromProbe.installedVersion),
+                         QString::fromStdString(asked.installedVersion));
+                QCOMPARE(QString::fromStdString(fromProbe.reason), QString::fromStdString(asked.reason));
+            }
+        }
+    }
+
+    // What the probe read decides, and a setting the role may not read is told from an empty one.
+    void extensionStatusFromTheProbe() {
+        ServerInfo info;
+        info.versionNumber = 150020;
+        VERIFY_MESSAGE(QString::fromStdString(timescaledbStatus(info).reason),
+                       "not installed on this server (PostgreSQL 15)", "docs.timescale.com");
+        info.extensions.push_back(ExtensionInfo{"timescaledb", "2.28.3", ""});
+        VERIFY_MESSAGE(QString::fromStdString(timescaledbStatus(info).reason), "version 2.28.3 is installed",
+                       "may not read shared_preload_libraries");
+        info.settings.push_back(ServerSetting{"shared_preload_libraries", "", "default", ""});
+        VERIFY_MESSAGE(QString::fromStdString(timescaledbStatus(info).reason),
+                       "is installed but not in shared_preload_libraries: add it there "
+                       "(ALTER SYSTEM SET shared_preload_libraries = 'timescaledb')");
+        info.settings.back().value = "pg_stat_statements";
+        VERIFY_MESSAGE(QString::fromStdString(citusStatus(info).reason), "not installed on this server");
+        info.extensions.push_back(ExtensionInfo{"citus", "13.2-1", ""});
+        VERIFY_MESSAGE(QString::fromStdString(citusStatus(info).reason),
+                       "not in shared_preload_libraries (pg_stat_statements)", "'citus,pg_stat_statements'");
+        info.settings.back().value = "citus,timescaledb";
+        for (const ExtensionStatus& s : {timescaledbStatus(info), citusStatus(info)}) {
+            QVERIFY(s.usable);
+            QVERIFY(s.reason.empty());
+            QVERIFY(s.installedVersion.empty()); // created by the load that needs it
+        }
     }
 
 private:

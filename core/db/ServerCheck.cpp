@@ -30,8 +30,8 @@ ServerCheck checkServer(Connection& conn, const ServerCheckRequest& request) {
             check.warnings.begin(), check.warnings.end(),
             [](const SettingWarning& a, const SettingWarning& b) { return a.severity < b.severity; });
     }
-    check.timescaledb = timescaledbStatus(conn);
-    check.citus = citusStatus(conn);
+    check.timescaledb = timescaledbStatus(check.info);
+    check.citus = citusStatus(check.info);
     if (const auto slots = connectionSlots(check.info)) {
         check.maxWorkers = std::clamp(slots->available() - intent.extraConnections, 1, 64);
     }

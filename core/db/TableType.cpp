@@ -100,29 +100,34 @@ std::string preloadListWith(const std::string& current, const std::string& libra
     return list;
 }
 
-ExtensionStatus extensionStatus(Connection& conn, const std::string& name, const std::string& howToGet) {
+namespace {
+
+// The facts an extension's status is judged from. `available`: {default version, installed
+// version}, nullopt when the server has no such extension; `preload`: shared_preload_libraries,
+// nullopt when the role may not read it.
+struct ExtensionFacts {
+    std::optional<std::pair<std::string, std::string>> available;
+    std::optional<std::string> preload;
+    int serverMajor = 0;
+};
+
+ExtensionStatus judgeExtension(const std::string& name, const std::string& howToGet,
+                               const ExtensionFacts& facts) {
     ExtensionStatus s;
-    const Result r = conn.query("SELECT coalesce(default_version, ''), coalesce(installed_version, '') FROM "
-                                "pg_available_extensions WHERE name = $1",
-                                {name});
-    if (r.rows() == 0) {
-        s.reason = "it is not installed on this server (PostgreSQL " +
-                   std::to_string(conn.serverVersion() / 10000) + "): " + howToGet;
+    if (!facts.available) {
+        s.reason = "it is not installed on this server (PostgreSQL " + std::to_string(facts.serverMajor) +
+                   "): " + howToGet;
         return s;
     }
-    s.availableVersion = r.text(0, 0);
-    s.installedVersion = r.text(0, 1);
-    // Through pg_settings, which any role may read: current_setting() of this superuser-only setting
-    // fails for a role without pg_read_all_settings (no row then: it cannot be told).
-    const Result preload =
-        conn.query("SELECT setting FROM pg_settings WHERE name = 'shared_preload_libraries'");
-    if (preload.rows() == 0) {
+    s.availableVersion = facts.available->first;
+    s.installedVersion = facts.available->second;
+    if (!facts.preload) {
         s.reason = "version " + s.availableVersion +
                    " is installed, but this role may not read shared_preload_libraries to tell whether it "
                    "is loaded (a superuser, or GRANT pg_read_all_settings)";
         return s;
     }
-    const std::string loaded = preload.text(0, 0);
+    const std::string& loaded = *facts.preload;
     if (loaded.find(name) == std::string::npos) {
         s.reason = "version " + s.availableVersion + " is installed but not in shared_preload_libraries" +
                    (loaded.empty() ? "" : " (" + loaded + ")") +
@@ -132,6 +137,53 @@ ExtensionStatus extensionStatus(Connection& conn, const std::string& name, const
     }
     s.usable = true;
     return s;
+}
+
+// probeServer() asked pg_available_extensions for these two (and every extension created).
+ExtensionStatus extensionStatus(const ServerInfo& info, const std::string& name,
+                                const std::string& howToGet) {
+    ExtensionFacts facts;
+    facts.serverMajor = info.versionNumber / 10000;
+    for (const ExtensionInfo& e : info.extensions) {
+        if (e.name == name) {
+            facts.available.emplace(e.defaultVersion, e.installedVersion);
+        }
+    }
+    // The probe reads pg_settings too: a setting the role may not read is not among them.
+    for (const ServerSetting& setting : info.settings) {
+        if (setting.name == "shared_preload_libraries") {
+            facts.preload = setting.value;
+        }
+    }
+    return judgeExtension(name, howToGet, facts);
+}
+
+const char* const kTimescaledbHowToGet =
+    "install TimescaleDB for this PostgreSQL version (https://docs.timescale.com: it is not in Debian's "
+    "archive), add it to shared_preload_libraries and restart";
+const char* const kCitusHowToGet =
+    "install Citus for this PostgreSQL version (https://docs.citusdata.com: it is not in Debian's "
+    "archive), add it to shared_preload_libraries, restart, and point --dsn at the coordinator";
+
+} // namespace
+
+ExtensionStatus extensionStatus(Connection& conn, const std::string& name, const std::string& howToGet) {
+    ExtensionFacts facts;
+    facts.serverMajor = conn.serverVersion() / 10000;
+    const Result r = conn.query("SELECT coalesce(default_version, ''), coalesce(installed_version, '') FROM "
+                                "pg_available_extensions WHERE name = $1",
+                                {name});
+    if (r.rows() > 0) {
+        facts.available.emplace(r.text(0, 0), r.text(0, 1));
+        // Through pg_settings, which any role may read: current_setting() of this superuser-only
+        // setting fails for a role without pg_read_all_settings (no row then: it cannot be told).
+        const Result preload =
+            conn.query("SELECT setting FROM pg_settings WHERE name = 'shared_preload_libraries'");
+        if (preload.rows() > 0) {
+            facts.preload = preload.text(0, 0);
+        }
+    }
+    return judgeExtension(name, howToGet, facts);
 }
 
 std::optional<TableType> parseTableType(std::string_view name) {
@@ -185,18 +237,19 @@ std::string_view partitionIntervalName(PartitionInterval interval) {
 }
 
 ExtensionStatus timescaledbStatus(Connection& conn) {
-    return extensionStatus(
-        conn, "timescaledb",
-        "install TimescaleDB for this PostgreSQL version (https://docs.timescale.com: it is not "
-        "in Debian's archive), add it to shared_preload_libraries and restart");
+    return extensionStatus(conn, "timescaledb", kTimescaledbHowToGet);
 }
 
 ExtensionStatus citusStatus(Connection& conn) {
-    return extensionStatus(
-        conn, "citus",
-        "install Citus for this PostgreSQL version (https://docs.citusdata.com: it is not in "
-        "Debian's archive), add it to shared_preload_libraries, restart, and point --dsn at the "
-        "coordinator");
+    return extensionStatus(conn, "citus", kCitusHowToGet);
+}
+
+ExtensionStatus timescaledbStatus(const ServerInfo& info) {
+    return extensionStatus(info, "timescaledb", kTimescaledbHowToGet);
+}
+
+ExtensionStatus citusStatus(const ServerInfo& info) {
+    return extensionStatus(info, "citus", kCitusHowToGet);
 }
 
 TableType existingTableType(Connection& conn, const TableName& table) {

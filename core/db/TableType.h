@@ -2,6 +2,7 @@
 
 #include "db/Connection.h"
 #include "db/Ledger.h"
+#include "db/ServerProbe.h"
 #include "domain/Columns.h"
 #include "domain/Timestamp.h"
 
@@ -57,6 +58,9 @@ std::string preloadListWith(const std::string& current, const std::string& libra
 ExtensionStatus extensionStatus(Connection& conn, const std::string& name, const std::string& howToGet);
 ExtensionStatus timescaledbStatus(Connection& conn);
 ExtensionStatus citusStatus(Connection& conn);
+// The same from what probeServer() read (its extensions and settings), without asking again.
+ExtensionStatus timescaledbStatus(const ServerInfo& info);
+ExtensionStatus citusStatus(const ServerInfo& info);
 
 // The type an existing table has.
 TableType existingTableType(Connection& conn, const TableName& table);
