@@ -55,8 +55,8 @@ void forgetDroppedTables(Connection& conn);
 std::set<std::string> committedUnits(Connection& conn, const LedgerTarget& target,
                                      const std::vector<std::string>& keys);
 
-// Forgets the target's progress (both ledgers), under lockLedgerMove. Rows already in the table
-// stay.
+// Forgets the target's progress (both ledgers). The caller holds lockLedgerMove: a run setting
+// the table LOGGED must not move rows back meanwhile. Rows already in the table stay.
 void clearLedger(Connection& conn, const LedgerTarget& target);
 
 // First in a unit transaction (READ COMMITTED), before its COPY touches the table (lock order: this,

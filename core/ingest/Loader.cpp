@@ -293,7 +293,9 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
                     rows += p.committed.count(u.key) > 0 ? 0 : u.rowCount;
                 }
                 // Unsummed in a warehouse's table: the room is then judged by its columns' size.
-                const LedgerSum summed = recordedRows(control, p.ledger, kSummedLedgerUnits);
+                const LedgerSum summed = p.ledgerCleared
+                                             ? LedgerSum{0, true}
+                                             : recordedRows(control, p.ledger, kSummedLedgerUnits);
                 const double before = summed.complete ? static_cast<double>(summed.rows) : 0.0;
                 room = checkRoom(control, request, check, dataset,
                                  RoomRequest{rows, p.type, bytesBefore, before}, sink);

@@ -139,7 +139,13 @@ PreparedTarget prepareTarget(Connection& conn, const LoadRequest& request, const
     if (!p.tableCreated && autovacuumPausedByLoad(conn, p.ledger.relid)) {
         p.autovacuum = PreparedTarget::Autovacuum::PausedEarlier;
     }
-    adoptStrayLedgerRows(conn, p.ledger);
+    // A table created just now holds nothing, whatever an old ledger row with a reused OID says;
+    // --replace and --restart start it again. Its ledger rows go below (both ledgers'): none to
+    // adopt from the other ledger first, none to look up after.
+    p.ledgerCleared = request.replace || request.restart || p.tableCreated;
+    if (!p.ledgerCleared) {
+        adoptStrayLedgerRows(conn, p.ledger);
+    }
     if (p.type == TableType::Partitioned) {
         std::vector<PgTimestamp> times;
         for (const DatasetStep& step : dataset.steps()) {
@@ -151,9 +157,8 @@ PreparedTarget prepareTarget(Connection& conn, const LoadRequest& request, const
     if (request.replace && !p.tableCreated) {
         conn.exec("TRUNCATE " + request.table.quoted(conn));
     }
-    // A table created just now holds nothing, whatever an old ledger row with a reused OID says.
-    if (request.replace || request.restart || p.tableCreated) {
-        clearLedger(conn, p.ledger);
+    if (p.ledgerCleared) {
+        clearLedger(conn, p.ledger); // under the move lock taken above
     }
     checkTableGrid(conn, request.table,
                    TableGrid{dataset.grid().step(), dataset.grid().describe(), dataset.productName(),
@@ -161,12 +166,14 @@ PreparedTarget prepareTarget(Connection& conn, const LoadRequest& request, const
     if (p.tableCreated || !hasLayoutRecord(conn, request.table)) {
         recordTableLayout(conn, request.table, layout);
     }
-    std::vector<std::string> keys;
-    keys.reserve(plan.units().size());
-    for (const WorkUnit& u : plan.units()) {
-        keys.push_back(u.key);
+    if (!p.ledgerCleared) {
+        std::vector<std::string> keys;
+        keys.reserve(plan.units().size());
+        for (const WorkUnit& u : plan.units()) {
+            keys.push_back(u.key);
+        }
+        p.committed = committedUnits(conn, p.ledger, keys);
     }
-    p.committed = committedUnits(conn, p.ledger, keys);
     if (beforeCommit) {
         try {
             beforeCommit(p);

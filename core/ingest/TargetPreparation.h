@@ -41,6 +41,9 @@ struct PreparedTarget {
     Autovacuum autovacuum = Autovacuum::AsItWas;
     TableType type = TableType::Regular;
     LedgerTarget ledger;
+    // The table's ledger rows were deleted by this preparation (a new table, --replace,
+    // --restart): nothing of it is loaded yet.
+    bool ledgerCleared = false;
     std::set<std::string> committed; // keys of the plan's units already loaded
 };
 
