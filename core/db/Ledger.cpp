@@ -117,8 +117,9 @@ std::set<std::string> committedUnits(Connection& conn, const LedgerTarget& targe
 }
 
 void clearLedger(Connection& conn, const LedgerTarget& target) {
-    conn.query("DELETE FROM isobar.ledger WHERE relid = $1::oid", {target.relid});
-    conn.query("DELETE FROM isobar.ledger_unlogged WHERE relid = $1::oid", {target.relid});
+    const std::string relid = conn.quoteLiteral(target.relid) + "::oid";
+    conn.exec("DELETE FROM isobar.ledger WHERE relid = " + relid +
+              "; DELETE FROM isobar.ledger_unlogged WHERE relid = " + relid); // one round trip
 }
 
 void holdLedgerForClaims(Connection& conn, const LedgerTarget& target) {
