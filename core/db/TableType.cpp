@@ -144,16 +144,12 @@ ExtensionStatus extensionStatus(const ServerInfo& info, const std::string& name,
                                 const std::string& howToGet) {
     ExtensionFacts facts;
     facts.serverMajor = info.versionNumber / 10000;
-    for (const ExtensionInfo& e : info.extensions) {
-        if (e.name == name) {
-            facts.available.emplace(e.defaultVersion, e.installedVersion);
-        }
+    if (const ExtensionInfo* e = info.extension(name)) {
+        facts.available.emplace(e->defaultVersion, e->installedVersion);
     }
     // The probe reads pg_settings too: a setting the role may not read is not among them.
-    for (const ServerSetting& setting : info.settings) {
-        if (setting.name == "shared_preload_libraries") {
-            facts.preload = setting.value;
-        }
+    if (const ServerSetting* preload = info.find("shared_preload_libraries")) {
+        facts.preload = preload->value;
     }
     return judgeExtension(name, howToGet, facts);
 }
