@@ -189,7 +189,8 @@ ServerInfo probeServer(Connection& conn, const TableName* table) {
     for (int i = 0; i < ext.rows(); ++i) {
         info.extensions.push_back(ExtensionInfo{ext.text(i, 0), ext.text(i, 1), ext.text(i, 2)});
     }
-    if (probeServerFileAccess(conn).onThisMachine) {
+    info.onThisMachine = probeServerFileAccess(conn).onThisMachine;
+    if (*info.onThisMachine) {
         info.hugePages = probeHugePages(static_cast<int>(first.integer(0, 4)));
         if (info.hugePages) {
             const std::string needed = info.value("shared_memory_size_in_huge_pages");

@@ -77,6 +77,9 @@ struct ServerInfo {
     // For a server on this machine (a unix socket or a loopback address): its huge pages, as
     // /proc shows them; nullopt for a server elsewhere.
     std::optional<HugePages> hugePages;
+    // Whether the server runs on this machine (probeServerFileAccess), as probeServer() found it;
+    // nullopt in a ServerInfo it did not make.
+    std::optional<bool> onThisMachine;
 
     const ServerSetting* find(const std::string& name) const;
     // The setting's value, or "" when the server does not have it (older versions) or hides it.

@@ -79,7 +79,10 @@ ServerStorage probeStorage(Connection& conn, const ServerInfo& info, const Table
         s.unseen = "the role may not see where the server keeps its data (superuser or pg_read_all_settings)";
         return s;
     }
-    if (!probeServerFileAccess(conn).onThisMachine) {
+    // Asked again only of a ServerInfo that probeServer() did not make.
+    const bool onThisMachine =
+        info.onThisMachine ? *info.onThisMachine : probeServerFileAccess(conn).onThisMachine;
+    if (!onThisMachine) {
         s.unseen = "the server is on another machine";
         return s;
     }
