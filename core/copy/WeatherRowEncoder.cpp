@@ -35,7 +35,9 @@ struct BandParts {
     const std::uint64_t* longitudeField;
     std::size_t latBegin;
     std::size_t latCount;
-    std::size_t nlon;
+    std::size_t nlon; // the box's columns: the stride of the values
+    std::size_t colBegin;
+    std::size_t colCount;
 };
 
 // Fixed > 0: the number of value columns, known at compile time so that the column loop unrolls
@@ -49,11 +51,11 @@ void encodeRows(const BandParts& b, const float* const* columnsIn, std::size_t c
         std::copy_n(columnsIn, Fixed, fixedColumns.begin());
     }
     const std::size_t n = Fixed > 0 ? Fixed : columnCount;
-    std::size_t k = 0;
     for (std::size_t i = b.latBegin; i < b.latBegin + b.latCount; ++i) {
         const std::uint64_t latField = b.latitudeField[i];
         const std::int32_t firstId = b.rowFirstId[i];
-        for (std::size_t j = 0; j < b.nlon; ++j, ++k) {
+        std::size_t k = (i - b.latBegin) * b.nlon + b.colBegin;
+        for (std::size_t j = b.colBegin; j < b.colBegin + b.colCount; ++j, ++k) {
             // Reserve was for the worst case; each row takes what it needs.
             constexpr std::size_t kPrefix = Level ? 26 : 18;
             char* p = out.append(kPrefix + 4 + 8 + 8);
@@ -88,11 +90,15 @@ WeatherRowEncoder::WeatherRowEncoder(GridGeometry geometry)
 }
 
 void WeatherRowEncoder::encode(PgTimestamp time, std::optional<float> level, std::size_t latBegin,
-                               std::size_t latCount, const BandValues& values, BinaryCopyBuffer& out) const {
+                               std::size_t latCount, const BandValues& values, BinaryCopyBuffer& out,
+                               std::size_t colBegin, std::size_t colCount) const {
     static_assert(std::endian::native == std::endian::little,
                   "the row layout below assumes a little-endian host");
     const std::size_t nlon = geometry_.longitude.size();
-    out.reserve(latCount * nlon * maxWeatherRowBytes(values.size(), level.has_value()));
+    if (colCount == 0) {
+        colCount = nlon - std::min(colBegin, nlon);
+    }
+    out.reserve(latCount * colCount * maxWeatherRowBytes(values.size(), level.has_value()));
     // The first bytes are the same for every row of the band: field count, the timestamp field,
     // the pressure_level field (on pressure levels) and the length of location_id.
     char prefix[26];
@@ -118,7 +124,9 @@ void WeatherRowEncoder::encode(PgTimestamp time, std::optional<float> level, std
                           longitudeField_.data(),
                           latBegin,
                           latCount,
-                          nlon};
+                          nlon,
+                          colBegin,
+                          colCount};
     if (level) {
         encodeRows<0, true>(parts, values.data(), values.size(), out);
     } else if (values.size() == kSeedVariables.size()) {

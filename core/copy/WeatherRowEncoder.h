@@ -27,9 +27,12 @@ public:
 
     // Appends the rows of latitude rows [latBegin, latBegin + latCount) at one time step (and
     // pressure level, in hPa, for a pressure-level table) to `out`: time, [pressure_level,]
-    // location_id, latitude, longitude, then `values` in their order.
+    // location_id, latitude, longitude, then `values` in their order. `values` hold every column
+    // of the box for each of those rows; only columns [colBegin, colBegin + colCount) are encoded
+    // (colCount 0: to the last).
     void encode(PgTimestamp time, std::optional<float> level, std::size_t latBegin, std::size_t latCount,
-                const BandValues& values, BinaryCopyBuffer& out) const;
+                const BandValues& values, BinaryCopyBuffer& out, std::size_t colBegin = 0,
+                std::size_t colCount = 0) const;
 
 private:
     GridGeometry geometry_;
