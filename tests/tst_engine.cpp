@@ -131,7 +131,7 @@ private slots:
         const CliRun run = load_("checked", {"--workers", "1"});
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.contains("before_noon"), qPrintable(run.err));
-        QVERIFY2(run.err.contains("unit 2024-01-01T12:00:00Z rows"), qPrintable(run.err));
+        QVERIFY2(run.err.contains("unit 2024-01-01T12:00:00Z lat "), qPrintable(run.err));
         QVERIFY2(run.err.contains("23514"), qPrintable(run.err));
         QCOMPARE(test::scalar(conn, "SELECT count(*) FROM checked"), ledgerRows(conn, "checked"));
         QCOMPARE(test::scalar(conn, "SELECT count(*) FROM checked WHERE time >= '2024-01-01 12:00:00+00'"),

@@ -312,6 +312,10 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
         {"reporting-period", "DURATION", "print a progress line this often (default 10s; 0: never)"},
         {"replace", "", "empty the table and forget its progress first (readers see it refill)"},
         {"restart", "", "forget which units are loaded and load all again (needs --yes)"},
+        {"overlap", "refuse|skip|replace",
+         "rows the table already holds from another load with other values (not ERA5T, which final ERA5 "
+         "always replaces): refuse the load before anything is written (default), keep the table's rows "
+         "(skip), or put these files' rows in their place (replace)"},
         {"yes", "", "confirm --restart, or a durability trade (--durability fast, --fsync off, ...)"},
         {"all-missing", "skip|load", "units whose every value is missing: skip (default) or load NULL rows"},
         {"force", "",
@@ -385,6 +389,13 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
     request.replace = parsed.flag("replace");
     request.force = parsed.flag("force");
     request.restart = parsed.flag("restart");
+    if (const auto overlap = parsed.value("overlap")) {
+        try {
+            request.overlap = parseOverlapPolicy(*overlap);
+        } catch (const Error& e) {
+            throw UsageError{e.what()};
+        }
+    }
     if (request.restart && !parsed.flag("yes")) {
         throw UsageError{
             "--restart forgets which units are already loaded, so all of them load again and rows "

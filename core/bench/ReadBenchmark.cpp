@@ -28,11 +28,12 @@ std::vector<WorkUnit> benchmarkBands(const Dataset& dataset) {
         const std::size_t band = std::max<std::size_t>(1, kTargetBandRows / box.cols);
         for (std::size_t row0 = 0; row0 < box.rows; row0 += band) {
             const std::size_t rows = std::min(band, box.rows - row0);
-            bands.push_back(WorkUnit{static_cast<std::uint32_t>(s),
-                                     static_cast<std::uint32_t>(row0),
-                                     static_cast<std::uint32_t>(rows),
-                                     rows * box.cols,
-                                     {}});
+            WorkUnit& unit = bands.emplace_back();
+            unit.step = static_cast<std::uint32_t>(s);
+            unit.row0 = static_cast<std::uint32_t>(row0);
+            unit.rows = static_cast<std::uint32_t>(rows);
+            unit.cols = static_cast<std::uint32_t>(box.cols);
+            unit.rowCount = rows * box.cols;
         }
     }
     return bands;

@@ -1,25 +1,72 @@
 #include "db/Ledger.h"
 
+#include <cmath>
+#include <cstdio>
+#include <regex>
+
 namespace isobar {
+
+// The columns a ledger row has besides relid, unit_key, rows and committed_at (added after the
+// first release; in this order in both ledgers, which moveLedgerRows copies with SELECT *).
+static constexpr const char* kRecordColumns =
+    "valid_time timestamptz, level float8, north int, south int, west int, east int, sparse boolean, "
+    "files text, bytes bigint, files_print bigint, legacy_print bigint, values_print bigint, expver text, "
+    "product text, columns text";
 
 void ensureLedgerTables(Connection& conn) {
     for (const char* persistence : {"", "UNLOGGED "}) {
-        conn.exec(std::string("CREATE ") + persistence + "TABLE IF NOT EXISTS isobar.ledger" +
-                  (*persistence != '\0' ? "_unlogged" : "") +
+        const std::string table = std::string("isobar.ledger") + (*persistence != '\0' ? "_unlogged" : "");
+        conn.exec(std::string("CREATE ") + persistence + "TABLE IF NOT EXISTS " + table +
                   " (relid oid NOT NULL, unit_key text NOT NULL, rows bigint NOT NULL, "
                   "committed_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (relid, unit_key))");
+        std::string add;
+        std::string columns = kRecordColumns;
+        for (std::size_t from = 0; from < columns.size();) {
+            const std::size_t comma = std::min(columns.find(", ", from), columns.size());
+            add += (add.empty() ? " ADD COLUMN IF NOT EXISTS " : ", ADD COLUMN IF NOT EXISTS ") +
+                   columns.substr(from, comma - from);
+            from = comma + 2;
+        }
+        conn.exec("ALTER TABLE " + table + add);
+        // What a load of some hours may overlap, found by time (a warehouse's ledger has millions
+        // of rows).
+        conn.exec("CREATE INDEX IF NOT EXISTS " + table.substr(7) + "_time ON " + table +
+                  " (relid, valid_time)");
     }
+}
+
+std::string ledgerTablesCompleteSql() {
+    return "(SELECT count(*) FROM pg_attribute WHERE attrelid IN (to_regclass('isobar.ledger'), "
+           "to_regclass('isobar.ledger_unlogged')) AND attname = 'columns' AND NOT attisdropped) = 2 AND "
+           "to_regclass('isobar.ledger_time') IS NOT NULL AND to_regclass('isobar.ledger_unlogged_time') IS "
+           "NOT "
+           "NULL";
 }
 
 namespace {
 
-// A PostgreSQL array literal of `items`, each element quoted.
-template <typename T, typename Text>
-std::string arrayLiteral(const std::vector<T>& items, Text text) {
+// A uint64 print as the bigint the ledger keeps (0: NULL, not known).
+std::string printText(std::uint64_t print) {
+    return print == 0 ? "NULL" : std::to_string(static_cast<std::int64_t>(print));
+}
+
+std::uint64_t printOf(const std::string& text) {
+    return text.empty() ? 0 : static_cast<std::uint64_t>(std::stoll(text));
+}
+
+// A PostgreSQL array literal of texts, each quoted, "NULL" as a NULL element when `nulls`.
+std::string quotedArray(const std::vector<std::string>& items, bool nulls = false) {
     std::string out = "{";
-    for (const T& item : items) {
-        out += out.size() > 1 ? ",\"" : "\"";
-        for (char c : text(item)) {
+    for (const std::string& item : items) {
+        if (out.size() > 1) {
+            out += ',';
+        }
+        if (nulls && item == "NULL") {
+            out += "NULL";
+            continue;
+        }
+        out += '"';
+        for (char c : item) {
             if (c == '"' || c == '\\') {
                 out += '\\';
             }
@@ -28,6 +75,10 @@ std::string arrayLiteral(const std::vector<T>& items, Text text) {
         out += '"';
     }
     return out + "}";
+}
+
+std::string timeText(PgTimestamp t) {
+    return formatTimestamp(t);
 }
 
 // The distinct relids of a table whose primary key begins with relid, one index probe each
@@ -101,21 +152,6 @@ void moveLedgerRows(Connection& conn, const LedgerTarget& to) {
     conn.query(std::string("DELETE FROM ") + otherLedger(to) + " WHERE relid = $1::oid", {to.relid});
 }
 
-std::set<std::string> committedUnits(Connection& conn, const LedgerTarget& target,
-                                     const std::vector<std::string>& keys) {
-    std::set<std::string> committed;
-    if (keys.empty()) {
-        return committed;
-    }
-    const Result r = conn.query(
-        "SELECT unit_key FROM " + target.table + " WHERE relid = $1::oid AND unit_key = ANY ($2::text[])",
-        {target.relid, arrayLiteral(keys, [](const std::string& k) -> const std::string& { return k; })});
-    for (int i = 0; i < r.rows(); ++i) {
-        committed.insert(r.text(i, 0));
-    }
-    return committed;
-}
-
 void clearLedger(Connection& conn, const LedgerTarget& target) {
     const std::string relid = conn.quoteLiteral(target.relid) + "::oid";
     conn.exec("DELETE FROM isobar.ledger WHERE relid = " + relid +
@@ -127,7 +163,7 @@ void holdLedgerForClaims(Connection& conn, const LedgerTarget& target) {
 }
 
 std::set<std::string> claimUnits(Connection& conn, const LedgerTarget& target,
-                                 const std::vector<std::pair<std::string, std::uint64_t>>& units) {
+                                 const std::vector<UnitRecord>& units) {
     // The statements here take their snapshots after holdLedgerForClaims waited (READ COMMITTED),
     // so they see the table's persistence and the rows as a move left them: every run of the
     // table claims in the same ledger, where the primary key serialises them.
@@ -136,15 +172,48 @@ std::set<std::string> claimUnits(Connection& conn, const LedgerTarget& target,
         conn.query("SELECT relpersistence = 'u' FROM pg_class WHERE oid = $1::oid", {target.relid})
                 .text(0, 0) == "t");
     // The other ledger is looked at too, in case the persistence changed outside Isobar.
+    std::vector<std::vector<std::string>> c(17);
+    for (const UnitRecord& u : units) {
+        const UnitPlace& p = u.place;
+        const bool placed = p.time.micros != 0 || p.north != 0 || p.east != 0;
+        const std::vector<std::string> row{u.key,
+                                           std::to_string(u.rows),
+                                           placed ? timeText(p.time) : "NULL",
+                                           p.level ? std::to_string(*p.level) : "NULL",
+                                           std::to_string(p.north),
+                                           std::to_string(p.south),
+                                           std::to_string(p.west),
+                                           std::to_string(p.east),
+                                           p.sparse ? "t" : "f",
+                                           u.files,
+                                           std::to_string(u.bytes),
+                                           printText(u.filesPrint),
+                                           printText(u.legacyPrint),
+                                           printText(u.valuesPrint),
+                                           u.expver.empty() ? "NULL" : u.expver,
+                                           u.product,
+                                           u.columns};
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            c[i].push_back(row[i]);
+        }
+    }
+    std::vector<std::optional<std::string>> params{target.relid};
+    for (const auto& column : c) {
+        params.push_back(quotedArray(column, true));
+    }
     const Result r = conn.query(
         "INSERT INTO " + now.table +
-            " (relid, unit_key, rows) SELECT $1::oid, u.k, u.r FROM unnest($2::text[], $3::bigint[]) AS u(k, "
-            "r) WHERE NOT EXISTS (SELECT 1 FROM " +
+            " (relid, unit_key, rows, valid_time, level, north, south, west, east, sparse, files, bytes, "
+            "files_print, legacy_print, values_print, expver, product, columns) SELECT $1::oid, u.* FROM "
+            "unnest($2::text[], $3::bigint[], $4::timestamptz[], $5::float8[], $6::int[], $7::int[], "
+            "$8::int[], "
+            "$9::int[], $10::boolean[], $11::text[], $12::bigint[], $13::bigint[], $14::bigint[], "
+            "$15::bigint[], "
+            "$16::text[], $17::text[], $18::text[]) AS u(k) WHERE NOT EXISTS (SELECT 1 FROM " +
             otherLedger(now) +
             " o WHERE o.relid = $1::oid AND o.unit_key = u.k) ON CONFLICT DO NOTHING "
             "RETURNING unit_key",
-        {target.relid, arrayLiteral(units, [](const auto& u) -> const std::string& { return u.first; }),
-         arrayLiteral(units, [](const auto& u) { return std::to_string(u.second); })});
+        params);
     std::set<std::string> claimed;
     for (int i = 0; i < r.rows(); ++i) {
         claimed.insert(r.text(i, 0));
@@ -154,7 +223,174 @@ std::set<std::string> claimUnits(Connection& conn, const LedgerTarget& target,
 
 bool claimUnit(Connection& conn, const LedgerTarget& target, const std::string& key, std::uint64_t rows) {
     holdLedgerForClaims(conn, target);
-    return claimUnits(conn, target, {{key, rows}}).size() == 1;
+    UnitRecord unit;
+    unit.key = key;
+    unit.rows = rows;
+    return claimUnits(conn, target, {unit}).size() == 1;
+}
+
+std::size_t forgetUnits(Connection& conn, const LedgerTarget& target, const std::vector<std::string>& keys) {
+    if (keys.empty()) {
+        return 0;
+    }
+    return static_cast<std::size_t>(
+        conn.query(
+                "WITH a AS (DELETE FROM isobar.ledger WHERE relid = $1::oid AND unit_key = ANY ($2::text[]) "
+                "RETURNING 1), b AS (DELETE FROM isobar.ledger_unlogged WHERE relid = $1::oid AND unit_key = "
+                "ANY ($2::text[]) RETURNING 1) SELECT (SELECT count(*) FROM a) + (SELECT count(*) FROM b)",
+                {target.relid, quotedArray(keys)})
+            .integer(0, 0));
+}
+
+std::vector<UnitRecord> recordedUnitsAt(Connection& conn, const LedgerTarget& target,
+                                        const std::vector<PgTimestamp>& times) {
+    std::vector<UnitRecord> out;
+    if (times.empty()) {
+        return out;
+    }
+    std::vector<std::string> texts;
+    texts.reserve(times.size());
+    for (const PgTimestamp t : times) {
+        texts.push_back(timeText(t));
+    }
+    std::string sql;
+    for (const char* ledger : {"isobar.ledger", "isobar.ledger_unlogged"}) {
+        sql +=
+            std::string(sql.empty() ? "" : " UNION ALL ") +
+            "SELECT unit_key, rows, (extract(epoch FROM valid_time) * 1000000)::bigint - 946684800000000, "
+            "level, north, south, west, east, coalesce(sparse, false), coalesce(files, ''), coalesce(bytes, "
+            "0), "
+            "files_print, legacy_print, values_print, coalesce(expver, ''), coalesce(product, ''), "
+            "coalesce(columns, ''), to_char(committed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') || ' UTC' "
+            "FROM " +
+            ledger + " WHERE relid = $1::oid AND valid_time = ANY ($2::timestamptz[])";
+    }
+    const Result r = conn.query(sql + " ORDER BY 1", {target.relid, quotedArray(texts)});
+    for (int i = 0; i < r.rows(); ++i) {
+        UnitRecord u;
+        u.key = r.text(i, 0);
+        u.rows = static_cast<std::uint64_t>(r.integer(i, 1));
+        u.place.time = PgTimestamp{r.integer(i, 2)};
+        if (!r.text(i, 3).empty()) {
+            u.place.level = std::stod(r.text(i, 3));
+        }
+        u.place.north = static_cast<std::int32_t>(r.integer(i, 4));
+        u.place.south = static_cast<std::int32_t>(r.integer(i, 5));
+        u.place.west = static_cast<std::int32_t>(r.integer(i, 6));
+        u.place.east = static_cast<std::int32_t>(r.integer(i, 7));
+        u.place.sparse = r.text(i, 8) == "t";
+        u.files = r.text(i, 9);
+        u.bytes = static_cast<std::uint64_t>(r.integer(i, 10));
+        u.filesPrint = printOf(r.text(i, 11));
+        u.legacyPrint = printOf(r.text(i, 12));
+        u.valuesPrint = printOf(r.text(i, 13));
+        u.expver = r.text(i, 14);
+        u.product = r.text(i, 15);
+        u.columns = r.text(i, 16);
+        u.committedAt = r.text(i, 17);
+        out.push_back(std::move(u));
+    }
+    return out;
+}
+
+std::optional<std::pair<UnitPlace, std::uint64_t>> parseLegacyKey(const std::string& key,
+                                                                  const GlobalGrid& grid) {
+    static const std::regex legacy(
+        R"(^(\S+?)(?: (\S+) hPa)? rows (\d+)-(\d+) of ([-0-9.e+]+?)\.\.([-0-9.e+]+) x )"
+        R"(([-0-9.e+]+?)\.\.([-0-9.e+]+) on (\S+) \[([0-9a-f]{16})\]$)");
+    std::smatch m;
+    if (!std::regex_match(key, m, legacy) || m[9].str() != grid.stepText()) {
+        return std::nullopt;
+    }
+    const auto time = parseTimestamp(m[1].str());
+    if (!time) {
+        return std::nullopt;
+    }
+    try {
+        UnitPlace place;
+        place.time = *time;
+        if (m[2].matched) {
+            place.level = std::stod(m[2].str());
+        }
+        // The band's rows counted from the box's northern row (the box was dense: the grid's rows).
+        const std::int32_t northRow = grid.latitudeIndex(std::stod(m[5].str()));
+        place.north = northRow - std::stoi(m[3].str());
+        place.south = northRow - std::stoi(m[4].str());
+        place.west = grid.longitudeIndex(std::stod(m[7].str()));
+        place.east = grid.longitudeIndex(std::stod(m[8].str()));
+        if (place.east < place.west) { // across the date line: compared whole, as its bounds
+            place.west = 0;
+            place.east = grid.longitudes() - 1;
+            place.sparse = true;
+        }
+        return std::make_pair(place, static_cast<std::uint64_t>(std::stoull(m[10].str(), nullptr, 16)));
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+std::size_t migrateLegacyUnits(Connection& conn, const LedgerTarget& target, const GlobalGrid& grid) {
+    const Result r =
+        conn.query("SELECT unit_key FROM isobar.ledger WHERE relid = $1::oid AND valid_time IS NULL "
+                   "UNION ALL SELECT unit_key FROM isobar.ledger_unlogged WHERE relid = $1::oid AND "
+                   "valid_time IS NULL",
+                   {target.relid});
+    std::vector<std::vector<std::string>> c(9);
+    for (int i = 0; i < r.rows(); ++i) {
+        const std::string key = r.text(i, 0);
+        const auto parsed = parseLegacyKey(key, grid);
+        if (!parsed) {
+            continue; // not a key of this grid (or not Isobar's): never overlaps anything
+        }
+        const UnitPlace& p = parsed->first;
+        const std::vector<std::string> row{key,
+                                           timeText(p.time),
+                                           p.level ? std::to_string(*p.level) : "NULL",
+                                           std::to_string(p.north),
+                                           std::to_string(p.south),
+                                           std::to_string(p.west),
+                                           std::to_string(p.east),
+                                           p.sparse ? "t" : "f",
+                                           printText(parsed->second)};
+        for (std::size_t k = 0; k < row.size(); ++k) {
+            c[k].push_back(row[k]);
+        }
+    }
+    if (c[0].empty()) {
+        return 0;
+    }
+    std::vector<std::optional<std::string>> params{target.relid};
+    for (const auto& column : c) {
+        params.push_back(quotedArray(column, true));
+    }
+    for (const char* ledger : {"isobar.ledger", "isobar.ledger_unlogged"}) {
+        conn.query(
+            std::string("UPDATE ") + ledger +
+                " x SET valid_time = u.t, level = u.lv, north = u.n, south = u.s, west = u.w, east = u.e, "
+                "sparse = u.sp, legacy_print = u.p FROM unnest($2::text[], $3::timestamptz[], "
+                "$4::float8[], $5::int[], $6::int[], $7::int[], $8::int[], $9::boolean[], $10::bigint[]) "
+                "AS u(k, t, lv, n, s, w, e, sp, p) WHERE x.relid = $1::oid AND x.unit_key = u.k",
+            params);
+    }
+    return c[0].size();
+}
+
+std::string placeCondition(Connection& conn, const UnitPlace& place, const GlobalGrid& grid,
+                           bool levelColumn) {
+    const std::int64_t n = grid.longitudes();
+    std::string sql = "time = " + conn.quoteLiteral(timeText(place.time)) + "::timestamptz";
+    if (levelColumn && place.level) {
+        char level[48];
+        std::snprintf(level, sizeof level, "%.9g", *place.level);
+        sql += std::string(" AND pressure_level = ") + level + "::float4";
+    }
+    sql += " AND location_id BETWEEN " + std::to_string(place.south * n + place.west + 1) + " AND " +
+           std::to_string(place.north * n + place.east + 1);
+    if (place.west > 0 || place.east < n - 1) {
+        sql += " AND (location_id - 1) % " + std::to_string(n) + " BETWEEN " + std::to_string(place.west) +
+               " AND " + std::to_string(place.east);
+    }
+    return sql;
 }
 
 std::uint64_t recordedRows(Connection& conn, const LedgerTarget& target) {

@@ -1,8 +1,10 @@
 #pragma once
 
 #include "db/Connection.h"
+#include "domain/UnitPlace.h"
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -25,8 +27,48 @@ struct LedgerTarget {
     }
 };
 
-// Creates the ledger tables if missing (autocommitted; see ensureMetadataSchema).
+// Creates the ledger tables if missing, or adds what this version records to those of an earlier
+// one (autocommitted; see ensureMetadataSchema).
 void ensureLedgerTables(Connection& conn);
+// True when the ledger tables have every column and index ensureLedgerTables makes.
+std::string ledgerTablesCompleteSql();
+
+// What a unit's ledger row says besides its key and rows: where its rows lie (the key's content),
+// where they came from and how to recognise them again.
+struct UnitRecord {
+    std::string key;
+    std::uint64_t rows = 0;
+    UnitPlace place;
+    std::string files;             // "a.nc, b.nc"
+    std::uint64_t bytes = 0;       // their size
+    std::uint64_t filesPrint = 0;  // LoadPlan's UnitOrigin::filesPrint (0: not recorded)
+    std::uint64_t legacyPrint = 0; // the print in the key of an earlier version's unit (0: none)
+    std::uint64_t valuesPrint = 0; // UnitSource::print of the rows (0: not known)
+    std::string expver;            // "0001", "0005", "0001+0005", empty: not labelled
+    std::string product;
+    std::string columns;     // the columns it filled, "t2m,u10"
+    std::string committedAt; // "2026-12-06 14:00:00+00" (read back only)
+};
+
+// The units recorded in the target's ledgers (both) at any of `times`: what a load of those
+// times may overlap. Units of earlier versions get their place from their keys first
+// (migrateLegacyUnits).
+std::vector<UnitRecord> recordedUnitsAt(Connection& conn, const LedgerTarget& target,
+                                        const std::vector<PgTimestamp>& times);
+
+// Ledger rows of the target written by versions whose keys named the files (".. rows 0-8 of
+// 42..40 x 0..2 on 0.25 [156180d889d9b30f]") get their place and their files' print from the key,
+// once; their keys stay. Rows of another grid than `grid` are left as they are. Returns how many
+// were given their place.
+std::size_t migrateLegacyUnits(Connection& conn, const LedgerTarget& target, const GlobalGrid& grid);
+// The place and print of a legacy key on `grid`; nullopt when it is not one.
+std::optional<std::pair<UnitPlace, std::uint64_t>> parseLegacyKey(const std::string& key,
+                                                                  const GlobalGrid& grid);
+
+// The condition on a weather table's rows that selects the rows of `place` on `grid`: its time,
+// pressure level and location_ids (`levelColumn`: the table has pressure_level).
+std::string placeCondition(Connection& conn, const UnitPlace& place, const GlobalGrid& grid,
+                           bool levelColumn);
 
 // The ledger that matches the table's persistence now.
 LedgerTarget ledgerFor(Connection& conn, const TableName& table);
@@ -50,11 +92,6 @@ void moveLedgerRows(Connection& conn, const LedgerTarget& to);
 // millions.
 void forgetDroppedTables(Connection& conn);
 
-// Which of `keys` are units already committed into the target: the plan's, not all of the table's
-// (a table loaded for years has millions).
-std::set<std::string> committedUnits(Connection& conn, const LedgerTarget& target,
-                                     const std::vector<std::string>& keys);
-
 // Forgets the target's progress (both ledgers). The caller holds lockLedgerMove: a run setting
 // the table LOGGED must not move rows back meanwhile. Rows already in the table stay.
 void clearLedger(Connection& conn, const LedgerTarget& target);
@@ -65,16 +102,22 @@ void clearLedger(Connection& conn, const LedgerTarget& target);
 void holdLedgerForClaims(Connection& conn, const LedgerTarget& target);
 
 // After holdLedgerForClaims, in the transaction that copied the units' rows: records each unit
-// (key, rows) and returns the keys it recorded. A key already recorded in either ledger (committed
-// by an earlier or a concurrent run: its rows are in the table) is not recorded, and the caller
+// (its key, rows, place and origin) and returns the keys it recorded. A key already recorded in either ledger
+// (committed by an earlier or a concurrent run: its rows are in the table) is not recorded, and the caller
 // must roll back; a concurrent run recording the same key waits here for this transaction to end,
 // then sees it. The ledger is the one of the table's persistence now, not `target`'s: a
 // concurrent run may have set the table LOGGED and moved the rows since.
 std::set<std::string> claimUnits(Connection& conn, const LedgerTarget& target,
-                                 const std::vector<std::pair<std::string, std::uint64_t>>& units);
+                                 const std::vector<UnitRecord>& units);
 
 // One unit: holdLedgerForClaims and claimUnits; false when it is already recorded.
 bool claimUnit(Connection& conn, const LedgerTarget& target, const std::string& key, std::uint64_t rows);
+
+// After holdLedgerForClaims, in a unit's transaction before its COPY: forgets the recorded units
+// `keys` (either ledger). Returns how many it found: fewer than asked means another run replaced
+// or removed some meanwhile, and the caller must roll back. Waits for a run replacing the same
+// units to end first (their rows are locked).
+std::size_t forgetUnits(Connection& conn, const LedgerTarget& target, const std::vector<std::string>& keys);
 
 // The rows both ledgers account for in the target. It reads each of the table's ledger rows: 0.35-1 s
 // for the 3 million units of a warehouse's table.

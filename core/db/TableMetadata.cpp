@@ -22,7 +22,8 @@ bool metadataSchemaComplete(Connection& conn) {
                    "NULL AND to_regclass('isobar.ledger_unlogged') IS NOT NULL AND "
                    "to_regclass('isobar.paused_autovacuum') IS NOT NULL AND (SELECT count(*) FROM "
                    "pg_attribute WHERE attrelid = to_regclass('isobar.table_grid') AND attname IN "
-                   "('variables', 'vertical') AND NOT attisdropped) = 2")
+                   "('variables', 'vertical') AND NOT attisdropped) = 2 AND " +
+                   ledgerTablesCompleteSql())
                .text(0, 0) == "t";
 }
 

@@ -82,4 +82,10 @@ void createPartitions(Connection& conn, const TableName& table, PartitionInterva
 // Returns whether it was made now (false: it was there).
 bool buildTimeIndex(Connection& conn, const TableName& table);
 
+// Before a load deletes the rows of units it replaces: brings the table's BRIN indexes on time up
+// to date (what was loaded since autovacuum last summarized them is otherwise read by every
+// lookup). Returns a warning when the table has no index on time at all (a table of an earlier
+// version): each replacement then reads the whole table.
+std::optional<std::string> prepareTimeLookup(Connection& conn, const TableName& table);
+
 } // namespace isobar

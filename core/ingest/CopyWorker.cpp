@@ -106,6 +106,7 @@ void CopyWorker::prepare(Pending& unit) {
     shared_.recycle(std::move(*unit.raw));
     unit.raw.reset(); // memory stays one unit per worker, however long the transaction
     unit.rows = work.rowCount;
+    unit.print = shared_.source.print(work, decoded_);
     if (shared_.request.allMissing == AllMissingPolicy::Skip && allMissing(decoded_.values, unit.rows)) {
         unit.rows = 0; // recorded with no rows, so a rerun knows the unit is done
     }
@@ -113,7 +114,7 @@ void CopyWorker::prepare(Pending& unit) {
 
 void CopyWorker::send(const Pending& unit, Connection& conn, bool& copying, const std::stop_token& stop) {
     const WorkUnit& work = shared_.plan.units()[unit.planIndex];
-    const std::size_t cols = work.rowCount / work.rows;
+    const std::size_t cols = work.cols;
     const std::size_t pieceRows = shared_.source.rowsPerPiece(work, kPieceBytes);
     for (std::size_t first = 0; first < work.rows; first += pieceRows) {
         const std::size_t count = std::min<std::size_t>(pieceRows, work.rows - first);
@@ -132,6 +133,30 @@ void CopyWorker::send(const Pending& unit, Connection& conn, bool& copying, cons
             counters_.rowsSent += rows;
         });
     }
+}
+
+bool CopyWorker::replaceEarlier(Pending& unit, Connection& conn) {
+    const WorkUnit& work = shared_.plan.units()[unit.planIndex];
+    std::vector<std::string> keys;
+    for (const ReplacedUnit& r : work.replaces) {
+        keys.push_back(r.key);
+    }
+    // The ledger rows first: a run replacing the same units waits here for this one to end, then
+    // finds them gone.
+    if (forgetUnits(conn, shared_.ledger, keys) < keys.size()) {
+        return false;
+    }
+    const std::string table = shared_.request.table.quoted(conn);
+    unit.deleted = 0;
+    for (const ReplacedUnit& r : work.replaces) {
+        unit.deleted += static_cast<std::uint64_t>(
+            conn.query("WITH d AS (DELETE FROM " + table + " WHERE " +
+                       placeCondition(conn, r.place, shared_.source.dataset().grid(),
+                                      r.place.level.has_value()) +
+                       " RETURNING 1) SELECT count(*) FROM d")
+                .integer(0, 0));
+    }
+    return true;
 }
 
 std::set<std::string> CopyWorker::commitTogether(std::vector<Pending>& units, bool grow,
@@ -159,7 +184,18 @@ std::set<std::string> CopyWorker::commitTogether(std::vector<Pending>& units, bo
     }
     bool copying = false;
     std::uint64_t planned = 0;
-    std::uint64_t sent = 0;
+    std::uint64_t sent = 0; // in the COPY running
+    // Ends the COPY running: a unit that replaces others deletes their rows between two COPYs.
+    const auto endCopy = [&] {
+        const Timed timed(counters_.copyEndNanos);
+        copying = false;
+        const std::uint64_t copied = method_->finish(stop);
+        if (copied != sent) {
+            throw Error("the server reports " + std::to_string(copied) + " rows copied, but " +
+                        std::to_string(sent) + " were sent");
+        }
+        sent = 0;
+    };
     try {
         for (std::size_t i = 0;; ++i) {
             if (i == units.size()) {
@@ -179,8 +215,20 @@ std::set<std::string> CopyWorker::commitTogether(std::vector<Pending>& units, bo
                 units.push_back(Pending{next->planIndex, std::move(next->raw), 0});
             }
             Pending& unit = units[i];
-            planned += shared_.plan.units()[unit.planIndex].rowCount;
+            const WorkUnit& work = shared_.plan.units()[unit.planIndex];
+            planned += work.rowCount;
             prepare(unit);
+            if (!work.replaces.empty()) {
+                if (copying) {
+                    endCopy();
+                }
+                const Timed timed(counters_.ledgerNanos);
+                if (!replaceEarlier(unit, conn)) {
+                    // Replaced by another run meanwhile: its rows are the table's now.
+                    conn.exec("ROLLBACK");
+                    return {work.key};
+                }
+            }
             if (unit.rows == 0) {
                 continue; // all missing: only its ledger row (counted as skipped once committed)
             }
@@ -188,13 +236,7 @@ std::set<std::string> CopyWorker::commitTogether(std::vector<Pending>& units, bo
             sent += unit.rows;
         }
         if (copying) {
-            const Timed timed(counters_.copyEndNanos);
-            copying = false;
-            const std::uint64_t copied = method_->finish(stop);
-            if (copied != sent) {
-                throw Error("the server reports " + std::to_string(copied) + " rows copied, but " +
-                            std::to_string(sent) + " were sent");
-            }
+            endCopy();
         }
     } catch (...) {
         if (copying) {
@@ -202,14 +244,27 @@ std::set<std::string> CopyWorker::commitTogether(std::vector<Pending>& units, bo
         }
         throw;
     }
-    std::vector<std::pair<std::string, std::uint64_t>> claims;
+    std::vector<UnitRecord> claims;
     claims.reserve(units.size());
     for (const Pending& u : units) {
-        claims.emplace_back(shared_.plan.units()[u.planIndex].key, u.rows);
+        const WorkUnit& work = shared_.plan.units()[u.planIndex];
+        const UnitOrigin& origin = shared_.plan.originOf(work);
+        UnitRecord& r = claims.emplace_back();
+        r.key = work.key;
+        r.rows = u.rows;
+        r.place = work.place;
+        r.files = origin.files;
+        r.bytes = origin.bytes;
+        r.filesPrint = origin.filesPrint;
+        r.valuesPrint = u.print;
+        r.expver = origin.expver;
+        r.product = origin.product;
+        r.columns = origin.columns;
     }
     // In key order: two runs claiming some of the same units then wait for each other in one
     // order instead of deadlocking.
-    std::sort(claims.begin(), claims.end());
+    std::sort(claims.begin(), claims.end(),
+              [](const UnitRecord& a, const UnitRecord& b) { return a.key < b.key; });
     std::set<std::string> claimed;
     {
         const Timed timed(counters_.ledgerNanos);
@@ -218,9 +273,9 @@ std::set<std::string> CopyWorker::commitTogether(std::vector<Pending>& units, bo
     if (claimed.size() < claims.size()) {
         conn.exec("ROLLBACK");
         std::set<std::string> taken;
-        for (const auto& [key, rows] : claims) {
-            if (claimed.count(key) == 0) {
-                taken.insert(key);
+        for (const UnitRecord& c : claims) {
+            if (claimed.count(c.key) == 0) {
+                taken.insert(c.key);
             }
         }
         return taken;
@@ -239,6 +294,10 @@ void CopyWorker::reportCommitted(const std::vector<Pending>& units, int attempt)
         }
         ++counters_.units;
         const WorkUnit& work = shared_.plan.units()[u.planIndex];
+        if (!work.replaces.empty()) {
+            ++(work.finalOverEra5t ? counters_.era5tReplacedUnits : counters_.overlapReplacedUnits);
+            counters_.replacedRows += u.deleted;
+        }
         shared_.emit([&](LoadSink& sink) {
             sink.unitCommitted(UnitEvent{work.key, id_, u.rows, attempt, false});
         });

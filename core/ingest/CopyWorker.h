@@ -57,6 +57,8 @@ private:
         std::size_t planIndex = 0;
         std::optional<RawUnit> raw;
         std::uint64_t rows = 0;
+        std::uint64_t print = 0;   // UnitSource::print of its rows, once decoded
+        std::uint64_t deleted = 0; // rows of the units it replaces, deleted in its transaction
     };
     // Loads `units` in one transaction, taking more units from the queue while they are waiting
     // and the transaction is short (`grow`). Returns the keys another run had already committed
@@ -67,8 +69,11 @@ private:
     bool load(std::vector<Pending> units, const std::stop_token& stop, bool grow);
     bool loadAlone(Pending unit, const std::stop_token& stop);
     void reportCommitted(const std::vector<Pending>& units, int attempt);
-    // Decodes one unit (reading it again when it has no raw values), setting its rows.
+    // Decodes one unit (reading it again when it has no raw values), setting its rows and print.
     void prepare(Pending& unit);
+    // Deletes the rows and ledger rows of the units `unit` replaces, in the open transaction (no
+    // COPY running). False when another run replaced or removed them meanwhile.
+    bool replaceEarlier(Pending& unit, Connection& conn);
     // Encodes the decoded unit piece by piece into buffer_ and sends each piece, beginning the
     // COPY on `conn` first when `copying` is false.
     void send(const Pending& unit, Connection& conn, bool& copying, const std::stop_token& stop);

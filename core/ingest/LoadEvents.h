@@ -22,6 +22,9 @@ struct LoadError {
     int worker = -1;      // the worker, when one is concerned
     std::string sqlState; // the server's SQLSTATE, when the server reported it
     std::string message;  // one line (or a few) naming what is wrong
+    // The load was refused because the table already holds some of its rows with other values:
+    // the same load with --overlap skip or replace goes ahead (the GUI asks which).
+    bool overlap = false;
 };
 
 enum class LoadStatus { Completed, Cancelled, Failed };
@@ -82,7 +85,21 @@ struct LoadSummary {
     std::uint64_t rows = 0;        // rows committed by this run
     std::uint64_t resumedRows = 0; // rows an earlier run had committed (skipped)
     std::uint64_t skippedRows = 0; // rows whose every value was missing, skipped by request
-    std::uint64_t bytes = 0;       // COPY bytes sent
+    // Rows the table already held from other files (OverlapCheck), within resumedRows: the same
+    // values (skipped), or other values kept by --overlap skip.
+    std::uint64_t sameRows = 0;
+    std::size_t sameUnits = 0;
+    std::uint64_t keptRows = 0;
+    std::size_t keptUnits = 0;
+    // Units whose earlier rows this run replaced, committed: ERA5T by final ERA5 (and the hours
+    // they cover), other values by --overlap replace; and the earlier rows deleted for them.
+    std::size_t era5tReplacedUnits = 0;
+    std::uint64_t era5tReplacedHours = 0;
+    std::size_t overlapReplacedUnits = 0;
+    std::uint64_t replacedRows = 0;
+    // What was decided about rows already in the table, in words (also given as notes).
+    std::vector<std::string> overlaps;
+    std::uint64_t bytes = 0; // COPY bytes sent
     std::size_t unitsCommitted = 0;
     std::size_t unitsResumed = 0;
     std::size_t retries = 0; // transient failures retried

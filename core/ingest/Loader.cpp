@@ -7,6 +7,7 @@
 #include "db/Ledger.h"
 #include "db/ServerProbe.h"
 #include "db/ServerStorage.h"
+#include "db/TableType.h"
 #include "db/WarmConnections.h"
 #include "db/WeatherSchema.h"
 #include "ingest/CopyWorker.h"
@@ -281,13 +282,14 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         WarmConnections warm(loadConnections(request, workers.first));
         phase.done("check server");
         const TableLayout layout = chooseColumns(control, request, dataset, sink);
-        const LoadPlan plan = LoadPlan::build(dataset, request.rowsPerUnit, request.bandRows);
+        LoadPlan plan = LoadPlan::build(dataset, request.rowsPerUnit, request.bandRows);
+        const UnitSource source(dataset);
         const double bytesBefore = tableBytes(control, request.table);
         RoomCheck room;
         // The disk is judged with the target prepared but not committed: a load that does not fit
         // leaves nothing behind, not even a new empty table.
         const PreparedTarget prepared =
-            prepareTarget(control, request, dataset, layout, plan, [&](const PreparedTarget& p) {
+            prepareTarget(control, request, source, layout, plan, [&](const PreparedTarget& p) {
                 std::uint64_t rows = 0;
                 for (const WorkUnit& u : plan.units()) {
                     rows += p.committed.count(u.key) > 0 ? 0 : u.rowCount;
@@ -302,6 +304,26 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
             });
         phase.done("prepare table");
         summary.tableCreated = prepared.tableCreated;
+        const OverlapOutcome& overlaps = prepared.overlaps;
+        summary.sameRows = overlaps.sameRows;
+        summary.sameUnits = overlaps.sameUnits;
+        summary.keptRows = overlaps.keptRows;
+        summary.keptUnits = overlaps.keptUnits;
+        summary.overlaps = overlaps.lines;
+        if (overlaps.legacyUnits > 0) {
+            sink.note(std::to_string(overlaps.legacyUnits) + " unit(s) of " + request.table.display() +
+                      " recorded by an earlier version of Isobar were given their place on the grid from "
+                      "their keys");
+        }
+        for (const std::string& line : overlaps.lines) {
+            sink.note(line);
+        }
+        if (std::any_of(plan.units().begin(), plan.units().end(),
+                        [](const WorkUnit& u) { return !u.replaces.empty(); })) {
+            if (const auto slow = prepareTimeLookup(control, request.table)) {
+                sink.warning(*slow);
+            }
+        }
         std::optional<AutovacuumResumer> autovacuum;
         if (prepared.autovacuum != PreparedTarget::Autovacuum::AsItWas) {
             sink.note(
@@ -337,7 +359,6 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         }
         sink.started(start);
 
-        const UnitSource source(dataset);
         // One unit waiting per worker: enough to keep them busy, little enough to bound memory.
         BoundedQueue<QueuedUnit> queue(static_cast<std::size_t>(start.maxWorkers) + 1);
         std::optional<TempDir> unitFiles;
@@ -403,6 +424,7 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         summary.seconds = secondsSince(t0); // the index, compression, SET LOGGED are part of the load
         phase.done(LoadPhases::kFinishTable);
         summary.status = LoadStatus::Completed;
+        summary.era5tReplacedHours = summary.era5tReplacedUnits > 0 ? overlaps.era5tHours : 0;
         // On this connection, not a new one: a connection costs the server some 20 ms. Not while
         // durability is traded for speed: the settings go back first (runLoad), and the report
         // verifies after that.
@@ -431,6 +453,9 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         return summary;
     } catch (const DbError& e) {
         summary.error = LoadError{{}, {}, {}, 0, e.sqlState(), e.what()};
+    } catch (const OverlapRefused& e) {
+        summary.error = LoadError{{}, {}, {}, 0, {}, e.what()};
+        summary.error->overlap = true;
     } catch (const Error& e) {
         summary.error = LoadError{{}, {}, {}, 0, {}, e.what()};
     } catch (const std::exception& e) {

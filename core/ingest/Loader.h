@@ -5,6 +5,7 @@
 #include "db/TableType.h"
 #include "era5/Era5File.h"
 #include "ingest/LoadEvents.h"
+#include "ingest/OverlapCheck.h"
 #include "monitor/WorkerTuner.h"
 
 #include <chrono>
@@ -84,6 +85,9 @@ struct LoadRequest {
     // Empty the table (TRUNCATE) and its ledger before loading. Committed before the units load,
     // so readers see the table refill.
     bool replace = false;
+    // Rows the table already holds from another load with other values (not ERA5T given way to
+    // final ERA5): refuse the load, keep the table's, or replace them (see OverlapCheck).
+    OverlapPolicy overlap = OverlapPolicy::Refuse;
     // How often the sampler reports; 4-10 Hz is what the UI wants.
     std::chrono::milliseconds sampleInterval{200};
 };

@@ -113,9 +113,10 @@ TableLayout chooseColumns(Connection& conn, const LoadRequest& request, Dataset&
     return layout;
 }
 
-PreparedTarget prepareTarget(Connection& conn, const LoadRequest& request, const Dataset& dataset,
-                             const TableLayout& layout, const LoadPlan& plan,
+PreparedTarget prepareTarget(Connection& conn, const LoadRequest& request, const UnitSource& source,
+                             const TableLayout& layout, LoadPlan& plan,
                              const std::function<void(const PreparedTarget&)>& beforeCommit) {
+    const Dataset& dataset = source.dataset();
     ensureMetadataSchema(conn);
     PreparedTarget p;
     conn.exec(kBeginReadCommitted);
@@ -166,21 +167,19 @@ PreparedTarget prepareTarget(Connection& conn, const LoadRequest& request, const
     if (p.tableCreated || !hasLayoutRecord(conn, request.table)) {
         recordTableLayout(conn, request.table, layout);
     }
-    if (!p.ledgerCleared) {
-        std::vector<std::string> keys;
-        keys.reserve(plan.units().size());
-        for (const WorkUnit& u : plan.units()) {
-            keys.push_back(u.key);
+    try {
+        if (!p.ledgerCleared) {
+            // Under the ledger-move lock: no other run's claims land while this decides.
+            p.overlaps =
+                resolveOverlaps(conn, p.ledger, source, plan, request.overlap, request.table.display());
+            p.committed = p.overlaps.done;
         }
-        p.committed = committedUnits(conn, p.ledger, keys);
-    }
-    if (beforeCommit) {
-        try {
+        if (beforeCommit) {
             beforeCommit(p);
-        } catch (...) {
-            conn.exec("ROLLBACK");
-            throw;
         }
+    } catch (...) {
+        conn.exec("ROLLBACK");
+        throw;
     }
     conn.exec("COMMIT");
     return p;

@@ -6,6 +6,8 @@
 #include "era5/Dataset.h"
 #include "ingest/LoadEvents.h"
 #include "ingest/Loader.h"
+#include "ingest/OverlapCheck.h"
+#include "ingest/UnitSource.h"
 #include "plan/LoadPlan.h"
 
 #include <functional>
@@ -44,16 +46,19 @@ struct PreparedTarget {
     // The table's ledger rows were deleted by this preparation (a new table, --replace,
     // --restart): nothing of it is loaded yet.
     bool ledgerCleared = false;
-    std::set<std::string> committed; // keys of the plan's units already loaded
+    std::set<std::string> committed; // keys of the plan's units not to load (OverlapOutcome::done)
+    // What the table held of the plan's rows, and what the load does about it.
+    OverlapOutcome overlaps;
 };
 
 // Creates or checks the table, its partitions and the ledger in one transaction, under the
 // preparation lock (see Ledger.h for the lock order): replace and restart are applied here.
 // The table gets `layout`'s columns (when created) and its record; `plan`'s units are looked up in
-// the ledger. `beforeCommit` sees the target as prepared, inside the transaction: what it throws
-// rolls everything back (a table it created included).
-PreparedTarget prepareTarget(Connection& conn, const LoadRequest& request, const Dataset& dataset,
-                             const TableLayout& layout, const LoadPlan& plan,
+// the ledger and resolved against what the table holds (resolveOverlaps, which may cut them into
+// pieces and throws OverlapRefused). `beforeCommit` sees the target as prepared, inside the
+// transaction: what it throws rolls everything back (a table it created included).
+PreparedTarget prepareTarget(Connection& conn, const LoadRequest& request, const UnitSource& source,
+                             const TableLayout& layout, LoadPlan& plan,
                              const std::function<void(const PreparedTarget&)>& beforeCommit = {});
 
 } // namespace isobar

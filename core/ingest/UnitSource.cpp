@@ -1,7 +1,9 @@
 #include "ingest/UnitSource.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <set>
 
 namespace isobar {
@@ -33,21 +35,94 @@ void UnitSource::encode(const WorkUnit& unit, const DecodedBand& band, std::size
         step.level ? std::optional<float>(static_cast<float>(*step.level)) : std::nullopt;
     BandValues values = band.values;
     if (first > 0) {
-        const std::size_t cols = unit.rows > 0 ? unit.rowCount / unit.rows : 0;
+        const std::size_t cols = dataset_.geometries()[step.geometry].box.cols; // the values' stride
         for (const float*& column : values) {
             if (column != nullptr) {
                 column += first * cols;
             }
         }
     }
-    encoders_[step.geometry].encode(step.time, level, unit.row0 + first, count, values, out);
+    encoders_[step.geometry].encode(step.time, level, unit.row0 + first, count, values, out, unit.col0,
+                                    unit.cols);
 }
 
 std::size_t UnitSource::rowsPerPiece(const WorkUnit& unit, std::size_t bytes) const {
-    const std::size_t cols = unit.rows > 0 ? unit.rowCount / unit.rows : 1;
+    const std::size_t cols = std::max<std::size_t>(1, unit.cols);
     const std::size_t rowBytes =
         maxWeatherRowBytes(dataset_.columns().size(), dataset_.steps()[unit.step].level.has_value());
     return std::max<std::size_t>(1, bytes / std::max<std::size_t>(1, cols * rowBytes));
+}
+
+namespace {
+
+// Four independent multiply-xor chains over the values' bits, so the CPU runs them side by side.
+class ValuePrint {
+public:
+    explicit ValuePrint(std::uint64_t seed)
+        : lanes_{seed, seed ^ 0x9e3779b97f4a7c15ULL, seed ^ 0xbf58476d1ce4e5b9ULL,
+                 seed ^ 0x94d049bb133111ebULL} {}
+
+    void add(const float* v, std::size_t n) {
+        std::size_t k = 0;
+        for (; k + 4 <= n; k += 4) {
+            for (std::size_t l = 0; l < 4; ++l) {
+                lanes_[l] = (lanes_[l] ^ bits(v[k + l])) * kPrime;
+            }
+        }
+        for (; k < n; ++k) {
+            lanes_[0] = (lanes_[0] ^ bits(v[k])) * kPrime;
+        }
+    }
+    void add(std::uint64_t word) { lanes_[1] = (lanes_[1] ^ word) * kPrime; }
+
+    std::uint64_t value() const {
+        std::uint64_t h = 0;
+        for (std::uint64_t lane : lanes_) {
+            h = (h ^ lane) * kPrime;
+            h ^= h >> 31; // splitmix64's finish: every bit of every lane reaches every bit
+            h *= 0xbf58476d1ce4e5b9ULL;
+            h ^= h >> 29;
+        }
+        return h;
+    }
+
+private:
+    static constexpr std::uint64_t kPrime = 0x100000001b3ULL * 0x9e3779b1ULL + 1; // odd
+    // Every NaN is the same NULL in the table.
+    static std::uint64_t bits(float x) {
+        std::uint32_t b = 0;
+        std::memcpy(&b, &x, 4);
+        return std::isnan(x) ? 0x7fc00000ULL : b;
+    }
+    std::array<std::uint64_t, 4> lanes_;
+};
+
+} // namespace
+
+std::uint64_t UnitSource::print(const WorkUnit& unit, const DecodedBand& band) const {
+    const DatasetStep& step = dataset_.steps()[unit.step];
+    const DatasetGeometry& geometry = dataset_.geometries()[step.geometry];
+    const std::size_t stride = geometry.box.cols;
+    ValuePrint print(unit.rowCount);
+    for (std::size_t i = unit.row0; i < unit.row0 + unit.rows; ++i) {
+        const auto lat = static_cast<float>(geometry.latitudes[i]);
+        print.add(&lat, 1);
+    }
+    for (std::size_t j = unit.col0; j < unit.col0 + unit.cols; ++j) {
+        const auto lon = static_cast<float>(geometry.longitudes[j]);
+        print.add(&lon, 1);
+    }
+    for (const float* column : band.values) {
+        if (column == nullptr) {
+            print.add(0x6e756c6c636f6cULL); // a column NULL throughout
+            continue;
+        }
+        print.add(0x76616c756573ULL);
+        for (std::size_t i = 0; i < unit.rows; ++i) {
+            print.add(column + i * stride + unit.col0, unit.cols);
+        }
+    }
+    return print.value();
 }
 
 std::string UnitSource::filesOf(std::size_t step) const {

@@ -32,6 +32,11 @@ public:
                 BinaryCopyBuffer& out) const;
     // Latitude rows of a piece of about `bytes` encoded bytes (at least one).
     std::size_t rowsPerPiece(const WorkUnit& unit, std::size_t bytes) const;
+    // A fingerprint of the unit's rows as they go to the table: every value of every column (NaN
+    // as one value, the NULL it becomes) and the rows' latitudes and longitudes. Two units with the
+    // same print hold the same rows; the ledger keeps it so that a unit from another file is
+    // recognised by its content. About 0.3 ns a value, beside some 30 ns for its COPY.
+    std::uint64_t print(const WorkUnit& unit, const DecodedBand& band) const;
 
     // "a.nc, b.nc": the files behind a time step, for messages.
     std::string filesOf(std::size_t step) const;

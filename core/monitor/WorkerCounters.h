@@ -14,6 +14,11 @@ struct WorkerCounters {
     std::atomic<std::uint64_t> units{0};
     std::atomic<std::uint64_t> skippedRows{0};    // all-missing units skipped
     std::atomic<std::uint64_t> concurrentRows{0}; // units another run committed meanwhile
+    // Committed units that replaced earlier ones (ERA5T by final ERA5, or --overlap replace), and
+    // the earlier rows they deleted.
+    std::atomic<std::uint64_t> era5tReplacedUnits{0};
+    std::atomic<std::uint64_t> overlapReplacedUnits{0};
+    std::atomic<std::uint64_t> replacedRows{0};
     std::atomic<std::uint64_t> retries{0};
     std::atomic<std::uint64_t> transactions{0}; // committed, each holding one or more units
 

@@ -1,9 +1,12 @@
 #include "plan/LoadPlan.h"
 
 #include "domain/Timestamp.h"
+#include "era5/FileConventions.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <set>
 
 namespace isobar {
@@ -17,67 +20,197 @@ std::uint64_t fingerprint(std::string_view text, std::uint64_t seed) {
     return h;
 }
 
+bool UnitOrigin::final() const {
+    if (expver.empty()) {
+        return false;
+    }
+    std::size_t from = 0;
+    while (from <= expver.size()) {
+        const std::size_t plus = std::min(expver.find('+', from), expver.size());
+        if (!conventions::isFinalEra5(expver.substr(from, plus - from))) {
+            return false;
+        }
+        from = plus + 1;
+    }
+    return true;
+}
+
+bool UnitOrigin::preliminary() const {
+    return !expver.empty() && !final();
+}
+
+namespace {
+
+// A file's identity with its modification time: a new download of the same name and size (an
+// ERA5T month fetched again once final, in netCDF3 of fixed size) is another file.
+std::string identityWithTime(const Era5File& file) {
+    std::filesystem::path path = file.path();
+    // An archive member was extracted for this run: the archive's own time is the download's.
+    if (const auto bang = file.name().find('!'); bang != std::string::npos) {
+        path = file.name().substr(0, bang);
+    }
+    std::error_code ec;
+    const auto modified = std::filesystem::last_write_time(path, ec);
+    return file.identity() + ":" + std::to_string(ec ? 0 : modified.time_since_epoch().count());
+}
+
+UnitOrigin originOfStep(const Dataset& dataset, const DatasetStep& step) {
+    UnitOrigin origin;
+    std::set<std::size_t> files;
+    std::set<std::string> labels;
+    for (const auto& v : dataset.columnVariables()) {
+        if (!v) {
+            continue;
+        }
+        for (const auto* sources : {&step.sources, &step.previous}) {
+            if ((*sources)[*v]) {
+                files.insert((*sources)[*v]->file);
+            }
+        }
+        if (const auto& source = step.sources[*v]) {
+            const FileVariable& var = dataset.variableOf(*source);
+            if (var.expverOrder.size() > 1) {
+                labels.insert({"0001", "0005"}); // ERA5 and ERA5T merged cell by cell
+            } else if (const std::string& label = dataset.stepOf(*source).expver; !label.empty()) {
+                labels.insert(label);
+            }
+        }
+    }
+    std::set<std::string> identities;
+    std::string withTimes;
+    std::set<std::string> names;
+    for (const std::size_t f : files) {
+        const Era5File& file = dataset.files()[f];
+        identities.insert(file.identity());
+        withTimes += identityWithTime(file) + "\n";
+        names.insert(std::filesystem::path(file.name()).filename().string());
+        std::error_code ec;
+        const auto size = std::filesystem::file_size(file.path(), ec);
+        origin.bytes += ec ? 0 : size;
+    }
+    // As earlier versions keyed their units (LoadPlan before content keys).
+    std::string legacy;
+    for (const auto& id : identities) {
+        legacy += id + "\n";
+    }
+    if (!dataset.selection().empty()) {
+        legacy += "variables " + dataset.selection() + "\n";
+    }
+    origin.legacyPrint = fingerprint(legacy);
+    for (const auto& n : names) {
+        origin.files += (origin.files.empty() ? "" : ", ") + n;
+    }
+    for (const auto& l : labels) {
+        origin.expver += (origin.expver.empty() ? "" : "+") + l;
+    }
+    for (std::size_t c = 0; c < dataset.columns().size(); ++c) {
+        if (dataset.columnVariables()[c]) {
+            origin.columns += (origin.columns.empty() ? "" : ",") + dataset.columns()[c].key;
+        }
+    }
+    origin.filesPrint = fingerprint(withTimes + "columns " + origin.columns + "\n");
+    origin.product = dataset.productName();
+    return origin;
+}
+
+// The band a grid row falls in (rows counted from the south, so bands are fixed on the globe).
+std::int64_t bandOf(std::int32_t gridRow, std::uint32_t bandRows) {
+    return static_cast<std::int64_t>(std::floor(static_cast<double>(gridRow) / bandRows));
+}
+
+} // namespace
+
+void placeUnit(const Dataset& dataset, WorkUnit& unit) {
+    const GlobalGrid& grid = dataset.grid();
+    const DatasetStep& step = dataset.steps()[unit.step];
+    const GridBox& box = dataset.geometries()[step.geometry].box;
+    UnitPlace& place = unit.place;
+    place.time = step.time;
+    place.level = step.level;
+    place.sparse = !box.rowIndex.empty() || !box.columnIndex.empty();
+    place.north = place.south = box.gridRow(unit.row0);
+    for (std::uint32_t i = unit.row0; i < unit.row0 + unit.rows; ++i) {
+        place.north = std::max(place.north, box.gridRow(i));
+        place.south = std::min(place.south, box.gridRow(i));
+    }
+    place.west = place.east = box.gridColumn(unit.col0, grid);
+    for (std::uint32_t j = unit.col0; j < unit.col0 + unit.cols; ++j) {
+        place.west = std::min(place.west, box.gridColumn(j, grid));
+        place.east = std::max(place.east, box.gridColumn(j, grid));
+    }
+    unit.key = place.key(grid);
+    if (place.sparse) {
+        // Which of the rectangle's points: two coarse grids of the same extent are other rows.
+        std::string points;
+        for (std::uint32_t i = unit.row0; i < unit.row0 + unit.rows; ++i) {
+            points += std::to_string(box.gridRow(i)) + ",";
+        }
+        points += ";";
+        for (std::uint32_t j = unit.col0; j < unit.col0 + unit.cols; ++j) {
+            points += std::to_string(box.gridColumn(j, grid)) + ",";
+        }
+        char tail[40];
+        std::snprintf(tail, sizeof tail, " sparse [%016llx]",
+                      static_cast<unsigned long long>(fingerprint(points)));
+        unit.key += tail;
+    }
+}
+
 LoadPlan LoadPlan::build(const Dataset& dataset, std::uint64_t rowsPerUnit, std::uint32_t fixedBandRows) {
     if (rowsPerUnit == 0) {
         rowsPerUnit = kDefaultRowsPerUnit;
     }
     LoadPlan plan;
     const GlobalGrid& grid = dataset.grid();
+    const auto gridColumns = static_cast<std::uint64_t>(grid.longitudes());
+    const std::uint32_t bandRows =
+        fixedBandRows > 0 ? fixedBandRows
+                          : static_cast<std::uint32_t>(std::max<std::uint64_t>(1, rowsPerUnit / gridColumns));
     for (std::uint32_t s = 0; s < dataset.steps().size(); ++s) {
         const DatasetStep& step = dataset.steps()[s];
+        plan.origins_.push_back(originOfStep(dataset, step));
         const GridBox& box = dataset.geometries()[step.geometry].box;
-        // The files behind the step, by identity: a unit of another download is another unit.
-        std::set<std::string> identities;
-        for (const auto& v : dataset.columnVariables()) {
-            for (const auto* sources : {&step.sources, &step.previous}) {
-                if (v && (*sources)[*v]) {
-                    identities.insert(dataset.files()[(*sources)[*v]->file].identity());
-                }
+        // The box's columns in runs that do not cross the grid's column 0 (the date line): a
+        // unit's place is one rectangle of the grid.
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> columnRuns; // (first, count)
+        const auto cols = static_cast<std::uint32_t>(box.cols);
+        if (box.columnIndex.empty() && box.westColumn + static_cast<std::int64_t>(cols) > grid.longitudes()) {
+            const auto first = static_cast<std::uint32_t>(grid.longitudes() - box.westColumn);
+            columnRuns = {{0, first}, {first, cols - first}};
+        } else {
+            columnRuns = {{0, cols}};
+        }
+        const auto boxRows = static_cast<std::uint32_t>(box.rows);
+        for (std::uint32_t row0 = 0; row0 < boxRows;) {
+            std::uint32_t row1 = row0 + 1;
+            while (row1 < boxRows &&
+                   bandOf(box.gridRow(row1), bandRows) == bandOf(box.gridRow(row0), bandRows)) {
+                ++row1;
             }
-        }
-        std::string sources;
-        for (const auto& id : identities) {
-            sources += id + "\n";
-        }
-        if (!dataset.selection().empty()) {
-            sources += "variables " + dataset.selection() + "\n";
-        }
-        const std::uint64_t sourcesPrint = fingerprint(sources);
-        // Even bands: as many as needed to stay under rowsPerUnit.
-        const std::uint64_t stepRows = static_cast<std::uint64_t>(box.rows) * box.cols;
-        const std::uint64_t bands = std::max<std::uint64_t>(1, (stepRows + rowsPerUnit - 1) / rowsPerUnit);
-        const auto bandRows =
-            fixedBandRows > 0
-                ? fixedBandRows
-                : static_cast<std::uint32_t>(std::max<std::uint64_t>(1, (box.rows + bands - 1) / bands));
-        std::string time = formatTimestamp(step.time); // "2024-01-01 06:00:00+00"
-        time[10] = 'T';
-        time = time.substr(0, time.size() - 3) + "Z";
-        if (step.level) {
-            char level[48];
-            std::snprintf(level, sizeof level, " %.6g hPa", *step.level); // a unit never spans two levels
-            time += level;
-        }
-        char where[160];
-        std::snprintf(where, sizeof where, "%.6g..%.6g x %.6g..%.6g", grid.latitudeOf(box.gridRow(0)),
-                      grid.latitudeOf(box.gridRow(box.rows - 1)), grid.longitudeOf(box.gridColumn(0, grid)),
-                      grid.longitudeOf(box.gridColumn(box.cols - 1, grid)));
-        for (std::uint32_t row0 = 0; row0 < box.rows; row0 += bandRows) {
-            WorkUnit unit;
-            unit.step = s;
-            unit.row0 = row0;
-            unit.rows = std::min<std::uint32_t>(bandRows, static_cast<std::uint32_t>(box.rows) - row0);
-            unit.rowCount = static_cast<std::uint64_t>(unit.rows) * box.cols;
-            char key[320];
-            std::snprintf(key, sizeof key, "%s rows %u-%u of %s on %s [%016llx]", time.c_str(), unit.row0,
-                          unit.row0 + unit.rows - 1, where, grid.stepText().c_str(),
-                          static_cast<unsigned long long>(sourcesPrint));
-            unit.key = key;
-            plan.totalRows_ += unit.rowCount;
-            plan.units_.push_back(std::move(unit));
+            for (const auto& [col0, count] : columnRuns) {
+                WorkUnit unit;
+                unit.step = s;
+                unit.row0 = row0;
+                unit.rows = row1 - row0;
+                unit.col0 = col0;
+                unit.cols = count;
+                unit.rowCount = static_cast<std::uint64_t>(unit.rows) * unit.cols;
+                placeUnit(dataset, unit);
+                plan.totalRows_ += unit.rowCount;
+                plan.units_.push_back(std::move(unit));
+            }
+            row0 = row1;
         }
     }
     return plan;
+}
+
+void LoadPlan::setUnits(std::vector<WorkUnit> units) {
+    units_ = std::move(units);
+    totalRows_ = 0;
+    for (const WorkUnit& u : units_) {
+        totalRows_ += u.rowCount;
+    }
 }
 
 } // namespace isobar

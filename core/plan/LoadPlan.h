@@ -1,36 +1,83 @@
 #pragma once
 
+#include "domain/UnitPlace.h"
 #include "era5/Dataset.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace isobar {
 
-// One piece of a load: a band of latitude rows of one time step (at one pressure level). It is loaded in one
-// transaction together with its ledger row, so it is in the table entirely or not at all.
+// Where a time step's values come from, recorded with each of its units in the ledger.
+struct UnitOrigin {
+    std::string files; // the files' names, "a.nc, b.nc"
+    std::uint64_t bytes = 0;
+    // The files' identities (name, size, modification time) and the loaded columns: the same
+    // print, the same values. A unit recorded with it again is resumed without being read.
+    std::uint64_t filesPrint = 0;
+    // The print earlier versions put in their unit keys (names and sizes, the variables chosen),
+    // so that their units are recognised as this load's own.
+    std::uint64_t legacyPrint = 0;
+    std::string expver;  // "0001", "0005", "0001+0005" (an expver dimension); empty: not labelled
+    std::string product; // "ERA5 hourly", ...
+    std::string columns; // the variables of the files that fill columns, "t2m,tp"
+
+    // Final ERA5 only: every source labelled expver 1.
+    bool final() const;
+    // Holds ERA5T (preliminary data): a label other than 1.
+    bool preliminary() const;
+};
+
+// A unit recorded in the ledger whose rows a unit of this load replaces (final ERA5 over ERA5T, or
+// --overlap replace): deleted together with them, in the transaction of the new rows.
+struct ReplacedUnit {
+    std::string key;
+    UnitPlace place;
+    std::uint64_t rows = 0;
+};
+
+// One piece of a load: a band of latitude rows of one time step (at one pressure level), usually
+// every column of the box. It is loaded in one transaction together with its ledger row, so it is
+// in the table entirely or not at all.
 struct WorkUnit {
     std::uint32_t step = 0; // index into the dataset's steps
     std::uint32_t row0 = 0; // first box row
     std::uint32_t rows = 0; // box rows in the band
+    std::uint32_t col0 = 0; // first box column
+    std::uint32_t cols = 0; // box columns
     std::uint64_t rowCount = 0;
-    // Stable across runs of the same load: derived from the source files' identities, the time
-    // (and level) and the band's place on the grid. "2024-01-01T06:00:00Z rows 145-289 of 90..-90 x
-    // -179.75..180 [3f2a...]", "2024-01-01T06:00:00Z 500 hPa rows ..." on pressure levels.
+    UnitPlace place;
+    // Stable across runs and files: place.key(grid).
     std::string key;
+    // The units of earlier loads whose rows this one replaces (see ReplacedUnit), and whether
+    // because they were ERA5T and this is final ERA5 (else: --overlap replace).
+    std::vector<ReplacedUnit> replaces;
+    bool finalOverEra5t = false;
 };
 
 // The ordered work of a load. Units go out in time order, so concurrent workers write the same
 // time range (the same hypertable chunk or partition) at the same time.
+//
+// Bands are cut along the global grid's rows, not the box's: band k of a time step holds grid rows
+// [k * bandRows, (k + 1) * bandRows) of the box. A regional download and a global one of the same
+// hours then have units that nest (the regional one's inside the global one's band), so what the
+// second of them shares with the first is found unit by unit (OverlapCheck).
 class LoadPlan {
 public:
-    // `rowsPerUnit` 0: a few hundred thousand rows per unit (a global hour in five bands).
-    // `bandRows` > 0 fixes the latitude rows per unit instead (tests use tiny units).
+    // `rowsPerUnit` 0: a few hundred thousand rows per unit of a global box (bands of
+    // rowsPerUnit / the grid's columns rows). `bandRows` > 0 fixes the grid rows per band instead
+    // (tests use tiny units).
     static LoadPlan build(const Dataset& dataset, std::uint64_t rowsPerUnit = 0, std::uint32_t bandRows = 0);
 
     const std::vector<WorkUnit>& units() const noexcept { return units_; }
     std::uint64_t totalRows() const noexcept { return totalRows_; }
+    // Per dataset step: where its values come from.
+    const std::vector<UnitOrigin>& origins() const noexcept { return origins_; }
+    const UnitOrigin& originOf(const WorkUnit& unit) const { return origins_[unit.step]; }
+    // The plan with other units (the same dataset and origins): OverlapCheck's pieces.
+    void setUnits(std::vector<WorkUnit> units);
 
     static constexpr std::uint64_t kDefaultRowsPerUnit = 250'000;
     // Workers put consecutive units into one transaction up to about this many rows (see
@@ -39,8 +86,13 @@ public:
 
 private:
     std::vector<WorkUnit> units_;
+    std::vector<UnitOrigin> origins_;
     std::uint64_t totalRows_ = 0;
 };
+
+// A unit of a box: its place on the grid and its key, from its box rows and columns. Sets
+// unit.place and unit.key.
+void placeUnit(const Dataset& dataset, WorkUnit& unit);
 
 // FNV-1a, 64 bits: a short, stable fingerprint for unit keys (not for security).
 std::uint64_t fingerprint(std::string_view text, std::uint64_t seed = 0xcbf29ce484222325ULL);

@@ -1,0 +1,22 @@
+#include "domain/UnitPlace.h"
+
+#include <cstdio>
+
+namespace isobar {
+
+std::string UnitPlace::key(const GlobalGrid& grid) const {
+    std::string out = formatTimestamp(time); // "2024-01-01 06:00:00+00"
+    out[10] = 'T';
+    out = out.substr(0, out.size() - 3) + "Z";
+    char text[200];
+    if (level) {
+        std::snprintf(text, sizeof text, " %.6g hPa", *level); // a unit never spans two levels
+        out += text;
+    }
+    std::snprintf(text, sizeof text, " lat %.6g..%.6g lon %.6g..%.6g on %s", grid.latitudeOf(north),
+                  grid.latitudeOf(south), grid.longitudeOf(west), grid.longitudeOf(east),
+                  grid.stepText().c_str());
+    return out + text;
+}
+
+} // namespace isobar

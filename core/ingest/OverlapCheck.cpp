@@ -1,0 +1,320 @@
+#include "ingest/OverlapCheck.h"
+
+#include "util/Format.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace isobar {
+
+const char* overlapPolicyName(OverlapPolicy policy) {
+    switch (policy) {
+    case OverlapPolicy::Skip:
+        return "skip";
+    case OverlapPolicy::Replace:
+        return "replace";
+    case OverlapPolicy::Refuse:
+        break;
+    }
+    return "refuse";
+}
+
+OverlapPolicy parseOverlapPolicy(const std::string& text) {
+    for (const OverlapPolicy p : {OverlapPolicy::Refuse, OverlapPolicy::Skip, OverlapPolicy::Replace}) {
+        if (text == overlapPolicyName(p)) {
+            return p;
+        }
+    }
+    throw Error("--overlap takes refuse, skip or replace, not '" + text + "'");
+}
+
+namespace {
+
+using Records = std::vector<const UnitRecord*>;
+
+bool preliminary(const std::string& expver) {
+    UnitOrigin o;
+    o.expver = expver;
+    return o.preliminary();
+}
+
+std::string sourceText(const UnitRecord& e) {
+    std::string out = (e.files.empty() ? std::string("a load by an earlier version") : e.files) +
+                      " (loaded " + e.committedAt;
+    if (!e.expver.empty()) {
+        out += ", expver " + e.expver;
+    }
+    return out + ")";
+}
+
+// Cuts `unit` (of a dense box) along the rectangles of `over` that overlap it, so that each piece
+// lies inside the same ones of them throughout. Pieces go north to south, west to east, each with
+// the records it lies in (none: rows no earlier unit holds).
+std::vector<std::pair<WorkUnit, Records>> cut(const Dataset& dataset, const WorkUnit& unit,
+                                              const Records& over) {
+    const UnitPlace& u = unit.place;
+    std::set<std::int32_t> rowBounds{u.south, u.north + 1};
+    std::set<std::int32_t> colBounds{u.west, u.east + 1};
+    for (const UnitRecord* e : over) {
+        for (const std::int32_t r : {e->place.south, e->place.north + 1}) {
+            if (r > u.south && r <= u.north) {
+                rowBounds.insert(r);
+            }
+        }
+        for (const std::int32_t c : {e->place.west, e->place.east + 1}) {
+            if (c > u.west && c <= u.east) {
+                colBounds.insert(c);
+            }
+        }
+    }
+    const std::vector<std::int32_t> rows(rowBounds.begin(), rowBounds.end());
+    const std::vector<std::int32_t> cols(colBounds.begin(), colBounds.end());
+    const GridBox& box = dataset.geometries()[dataset.steps()[unit.step].geometry].box;
+    const std::int32_t n = dataset.grid().longitudes();
+    std::vector<std::pair<WorkUnit, Records>> pieces;
+    for (std::size_t ri = rows.size() - 1; ri-- > 0;) {
+        const std::int32_t south = rows[ri];
+        const std::int32_t north = rows[ri + 1] - 1;
+        const auto inside = [&](std::int32_t west, std::int32_t east) {
+            Records in;
+            for (const UnitRecord* e : over) {
+                const UnitPlace& p = e->place;
+                if (p.south <= south && north <= p.north && p.west <= west && east <= p.east) {
+                    in.push_back(e);
+                }
+            }
+            return in;
+        };
+        for (std::size_t ci = 0; ci + 1 < cols.size();) {
+            const Records in = inside(cols[ci], cols[ci + 1] - 1);
+            std::size_t cj = ci + 1;
+            while (cj + 1 < cols.size() && inside(cols[cj], cols[cj + 1] - 1) == in) {
+                ++cj;
+            }
+            WorkUnit piece;
+            piece.step = unit.step;
+            piece.row0 = static_cast<std::uint32_t>(box.northRow - north);
+            piece.rows = static_cast<std::uint32_t>(north - south + 1);
+            piece.col0 = static_cast<std::uint32_t>(((cols[ci] - box.westColumn) % n + n) % n);
+            piece.cols = static_cast<std::uint32_t>(cols[cj] - cols[ci]);
+            piece.rowCount = static_cast<std::uint64_t>(piece.rows) * piece.cols;
+            placeUnit(dataset, piece);
+            pieces.emplace_back(std::move(piece), in);
+            ci = cj;
+        }
+    }
+    return pieces;
+}
+
+// Counts of one kind of decision per source, for one line each.
+class Tally {
+public:
+    void add(const std::string& source, std::uint64_t rows, PgTimestamp time) {
+        Entry& e = entries_[source];
+        ++e.units;
+        e.rows += rows;
+        e.times.insert(time.micros);
+    }
+    template <typename Line>
+    void say(std::vector<std::string>& lines, Line line) const {
+        std::size_t said = 0;
+        for (const auto& [source, e] : entries_) {
+            if (++said > kMostLines) {
+                lines.push_back("... and " + std::to_string(entries_.size() - kMostLines) +
+                                " more source(s) alike");
+                break;
+            }
+            lines.push_back(line(source, e.units, e.rows, e.times.size()));
+        }
+    }
+    std::uint64_t hours() const {
+        std::set<std::int64_t> all;
+        for (const auto& [source, e] : entries_) {
+            all.insert(e.times.begin(), e.times.end());
+        }
+        return all.size();
+    }
+
+private:
+    static constexpr std::size_t kMostLines = 5;
+    struct Entry {
+        std::uint64_t units = 0;
+        std::uint64_t rows = 0;
+        std::set<std::int64_t> times;
+    };
+    std::map<std::string, Entry> entries_;
+};
+
+std::string units(std::uint64_t n, std::uint64_t rows) {
+    return std::to_string(n) + " unit(s), " + formatThousands(rows) + " rows";
+}
+
+} // namespace
+
+OverlapOutcome resolveOverlaps(Connection& conn, const LedgerTarget& ledger, const UnitSource& source,
+                               LoadPlan& plan, OverlapPolicy policy, const std::string& table) {
+    OverlapOutcome out;
+    const Dataset& dataset = source.dataset();
+    out.legacyUnits = migrateLegacyUnits(conn, ledger, dataset.grid());
+    std::set<std::int64_t> distinct;
+    for (const WorkUnit& u : plan.units()) {
+        distinct.insert(u.place.time.micros);
+    }
+    std::vector<PgTimestamp> times;
+    for (const std::int64_t t : distinct) {
+        times.push_back(PgTimestamp{t});
+    }
+    const std::vector<UnitRecord> recorded = recordedUnitsAt(conn, ledger, times);
+    if (recorded.empty()) {
+        return out;
+    }
+    std::map<std::pair<std::int64_t, std::optional<double>>, Records> byTime;
+    for (const UnitRecord& r : recorded) {
+        byTime[{r.place.time.micros, r.place.level}].push_back(&r);
+    }
+
+    Tally same;
+    Tally era5t;
+    Tally kept;
+    Tally replaced;
+    RawUnit raw;
+    DecodedBand band;
+    std::vector<WorkUnit> result;
+    result.reserve(plan.units().size());
+    for (const WorkUnit& unit : plan.units()) {
+        Records over;
+        if (const auto it = byTime.find({unit.place.time.micros, unit.place.level}); it != byTime.end()) {
+            for (const UnitRecord* e : it->second) {
+                if (e->place.overlaps(unit.place)) {
+                    over.push_back(e);
+                }
+            }
+        }
+        if (over.empty()) {
+            result.push_back(unit);
+            continue;
+        }
+        const bool sparse =
+            unit.place.sparse ||
+            std::any_of(over.begin(), over.end(), [](const UnitRecord* e) { return e->place.sparse; });
+        const bool exactOne =
+            over.size() == 1 &&
+            (over.front()->key == unit.key || (!sparse && over.front()->place.sameRectangle(unit.place)));
+        std::vector<std::pair<WorkUnit, Records>> pieces;
+        if (sparse || exactOne) {
+            pieces.emplace_back(unit, over); // compared whole
+        } else {
+            pieces = cut(dataset, unit, over);
+            ++out.splitUnits;
+        }
+        const UnitOrigin& origin = plan.originOf(unit);
+        for (auto& [piece, in] : pieces) {
+            if (in.empty()) {
+                result.push_back(std::move(piece));
+                continue;
+            }
+            const bool sameFiles = std::all_of(in.begin(), in.end(), [&origin](const UnitRecord* e) {
+                return (e->filesPrint != 0 && e->filesPrint == origin.filesPrint) ||
+                       (e->legacyPrint != 0 && e->legacyPrint == origin.legacyPrint);
+            });
+            if (sameFiles) { // a rerun: these files' rows are there
+                out.done.insert(piece.key);
+                ++out.resumedUnits;
+                result.push_back(std::move(piece));
+                continue;
+            }
+            const UnitRecord& e = *in.front();
+            const bool exact =
+                in.size() == 1 && (e.key == piece.key || (!e.place.sparse && !piece.place.sparse &&
+                                                          e.place.sameRectangle(piece.place)));
+            std::string why;
+            if (exact) {
+                if (e.columns == origin.columns && e.valuesPrint != 0) {
+                    source.fetch(piece, raw);
+                    source.decode(raw, band);
+                    if (source.print(piece, band) == e.valuesPrint) {
+                        out.done.insert(piece.key);
+                        ++out.sameUnits;
+                        out.sameRows += e.rows;
+                        same.add(e.files + " on " + e.committedAt, e.rows, piece.place.time);
+                        result.push_back(std::move(piece));
+                        continue;
+                    }
+                }
+                if (preliminary(e.expver) && origin.final()) {
+                    ++out.era5tUnits;
+                    era5t.add(e.files + " (expver " + e.expver + ")", piece.rowCount, piece.place.time);
+                    piece.replaces.push_back(ReplacedUnit{e.key, e.place, e.rows});
+                    piece.finalOverEra5t = true;
+                    result.push_back(std::move(piece));
+                    continue;
+                }
+                why = e.columns != origin.columns
+                          ? "filled from other variables (" +
+                                (e.columns.empty() ? std::string("not recorded") : e.columns) +
+                                ") than these files give it (" + origin.columns + ")"
+                      : e.valuesPrint == 0 ? "without a record of its values (loaded by an earlier version)"
+                                           : "with other values than " + origin.files + " have";
+            } else {
+                why =
+                    "and " + piece.key + " of these files is only part of it" +
+                    (in.size() > 1 ? " (and of " + std::to_string(in.size() - 1) + " more)" : std::string());
+            }
+            const std::string unitText =
+                "table " + table + " already holds unit " + e.key + " from " + sourceText(e) + " " + why;
+            if (policy == OverlapPolicy::Skip) {
+                out.done.insert(piece.key);
+                ++out.keptUnits;
+                out.keptRows += piece.rowCount;
+                kept.add(e.files, piece.rowCount, piece.place.time);
+                result.push_back(std::move(piece));
+                continue;
+            }
+            if (policy == OverlapPolicy::Replace && exact) {
+                ++out.replacedUnits;
+                replaced.add(e.files, piece.rowCount, piece.place.time);
+                piece.replaces.push_back(ReplacedUnit{e.key, e.place, e.rows});
+                result.push_back(std::move(piece));
+                continue;
+            }
+            if (policy == OverlapPolicy::Replace) {
+                throw OverlapRefused(
+                    unitText +
+                    ": --overlap replace replaces whole units only, and that one reaches beyond "
+                    "these files' rows. Nothing was loaded. Load the same box as that load did, or "
+                    "use --overlap skip to keep the table's rows");
+            }
+            throw OverlapRefused(unitText +
+                                 ": nothing was loaded. Use --overlap skip to keep the table's rows, or "
+                                 "--overlap replace to put these files' rows in their place");
+        }
+    }
+    plan.setUnits(std::move(result));
+    out.era5tHours = era5t.hours();
+    if (out.splitUnits > 0) {
+        out.lines.push_back(
+            std::to_string(out.splitUnits) +
+            " unit(s) share only some of their rows with units of another box loaded earlier: cut "
+            "along them, so that the rows only these files have load");
+    }
+    same.say(out.lines, [](const std::string& src, std::uint64_t n, std::uint64_t rows, std::size_t) {
+        return units(n, rows) + " already loaded from " + src + " (the same values): skipped";
+    });
+    era5t.say(out.lines, [](const std::string& src, std::uint64_t n, std::uint64_t rows, std::size_t hours) {
+        return "replacing " + std::to_string(hours) + " hour(s) of ERA5T from " + src + " by final ERA5 (" +
+               units(n, rows) + ")";
+    });
+    kept.say(out.lines, [](const std::string& src, std::uint64_t n, std::uint64_t rows, std::size_t) {
+        return units(n, rows) + " already in the table from " + src +
+               " with other values: the table's kept (--overlap skip)";
+    });
+    replaced.say(out.lines, [](const std::string& src, std::uint64_t n, std::uint64_t rows, std::size_t) {
+        return units(n, rows) + " already in the table from " + src +
+               " with other values: replaced by these files' (--overlap replace)";
+    });
+    return out;
+}
+
+} // namespace isobar

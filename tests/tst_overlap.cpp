@@ -1,0 +1,408 @@
+// Exactly once across files: a unit is what its rows are (time, level, place on the grid), not the
+// file that brought it. A renamed copy or a second download is recognised, ERA5T gives way to final
+// ERA5, other values are refused unless the user says skip or replace, and a regional box loaded
+// before the globe is not loaded twice. Expected rows come from the fixtures' own value functions
+// (test::expectedRows), never from the loader's tables.
+
+#include "Fixtures.h"
+#include "TestCluster.h"
+#include "TestUtil.h"
+#include "db/Ledger.h"
+#include "ingest/Loader.h"
+
+#include <QFile>
+#include <QProcess>
+#include <QtTest>
+
+#include <csignal>
+#include <cstdint>
+#include <memory>
+
+using namespace isobar;
+using isobar::test::CliRun;
+using isobar::test::runCli;
+using isobar::test::waitFor;
+
+namespace {
+
+// A value of `column` at a place and hour, whatever file holds it: two downloads of the same place
+// and hour agree, whatever their boxes. `salt` makes another version of the data.
+double valueAt(int column, double lat, double lon, qint64 micros, double salt) {
+    const double hour = static_cast<double>((micros / test::kMicrosPerHour) % 240);
+    return column == 0 ? 270.0 + 0.1 * lat + 0.05 * lon + 0.01 * hour + salt
+                       : -3.0 + 0.02 * lat + 0.03 * lon + 0.001 * hour + salt;
+}
+
+// A CDS 2024 (cfgrib) file of t2m and u10 over the box at those hours, each step labelled `expver`
+// (none when empty).
+test::FixtureSpec fixture(const std::vector<double>& lats, const std::vector<double>& lons,
+                          const std::vector<qint64>& micros, double salt, const std::string& expver = {}) {
+    test::FixtureSpec spec = test::cds2024Fixture(lats, lons, micros);
+    for (const int column : {0, 1}) {
+        spec.variables.push_back(
+            test::floatVariable(column, [lats, lons, micros, column, salt](std::size_t s, std::size_t,
+                                                                           std::size_t r, std::size_t c) {
+                return valueAt(column, lats[r], lons[c], micros[s], salt);
+            }));
+    }
+    if (!expver.empty()) {
+        spec.stepExpver.assign(micros.size(), expver);
+    }
+    return spec;
+}
+
+// FNV-1a, 64 bits, written out here from its public definition: what earlier versions put at the
+// end of their unit keys, over "name:size\n" of the unit's files.
+std::uint64_t fnv1a(const std::string& text) {
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (const char c : text) {
+        h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+    }
+    return h;
+}
+
+} // namespace
+
+class TestOverlap : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        cluster_ = std::make_unique<test::TestCluster>();
+        dir_ = cluster_->workDir();
+        lats_ = test::range(42, 40, 0.25);
+        lons_ = test::range(0, 2, 0.25);
+        hours_ = test::hourly(test::pgMicros(2024, 1, 1, 0), 2);
+    }
+    void cleanupTestCase() { cluster_.reset(); }
+
+    // The first two rows: a byte-identical copy under another name, then the same download
+    // again with one global attribute different. 162 rows after each, the first file's values.
+    void renamedCopyAndSecondDownload() {
+        const test::FixtureSpec spec = fixture(lats_, lons_, hours_, 0);
+        const QString data = write("data.nc", spec);
+        LoadSummary first = load({data}, "renamed");
+        QVERIFY2(first.status == LoadStatus::Completed, message(first));
+        QCOMPARE(first.rows, std::uint64_t{162});
+        Connection conn = cluster_->connect();
+        const std::uint64_t units = ledgerUnits(conn, "renamed");
+
+        const QString copy = dir_ + "/download (1).nc";
+        QVERIFY(QFile::copy(data, copy));
+        test::RecordingSink sink;
+        const LoadSummary second = load({copy}, "renamed", OverlapPolicy::Refuse, &sink);
+        QVERIFY2(second.status == LoadStatus::Completed, message(second));
+        QCOMPARE(second.rows, std::uint64_t{0});
+        QCOMPARE(second.sameRows, std::uint64_t{162});
+        QVERIFY2(test::anyLineContains(sink.notes, {"already loaded from data.nc on", "skipped"}),
+                 qPrintable(test::joinLines(sink.notes)));
+
+        test::FixtureSpec again = spec;
+        again.globalText["history"] = "downloaded again";
+        const QString second2 = write("data-again.nc", again);
+        QVERIFY(QFile(second2).size() != QFile(data).size());
+        const LoadSummary third = load({second2}, "renamed");
+        QVERIFY2(third.status == LoadStatus::Completed, message(third));
+        QCOMPARE(third.rows, std::uint64_t{0});
+
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM renamed"), std::uint64_t{162});
+        QCOMPARE(ledgerUnits(conn, "renamed"), units);
+        const QString diff =
+            test::compareRows(test::readWeatherRows(conn, "renamed"), test::expectedRows(spec, hours_));
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    }
+
+    // The third row: two hours of ERA5T, then final ERA5 of the same hours with other
+    // values. 162 rows, the final values, counted as replaced; ERA5T again afterwards is refused.
+    void era5tGivesWayToFinalEra5() {
+        const test::FixtureSpec era5t = fixture(lats_, lons_, hours_, 0.7, "0005");
+        const test::FixtureSpec era5 = fixture(lats_, lons_, hours_, 0, "0001");
+        const QString preliminary = write("era5t.nc", era5t);
+        const QString final = write("era5.nc", era5);
+        LoadSummary first = load({preliminary}, "expver");
+        QVERIFY2(first.status == LoadStatus::Completed, message(first));
+        Connection conn = cluster_->connect();
+        const std::uint64_t units = ledgerUnits(conn, "expver");
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM isobar.ledger WHERE relid = 'expver'::regclass AND "
+                                   "expver = '0005'"),
+                 units);
+
+        test::RecordingSink sink;
+        const LoadSummary second = load({final}, "expver", OverlapPolicy::Refuse, &sink);
+        QVERIFY2(second.status == LoadStatus::Completed, message(second));
+        QCOMPARE(second.rows, std::uint64_t{162});
+        QCOMPARE(second.era5tReplacedUnits, static_cast<std::size_t>(units));
+        QCOMPARE(second.era5tReplacedHours, std::uint64_t{2});
+        QCOMPARE(second.replacedRows, std::uint64_t{162});
+        QVERIFY2(
+            test::anyLineContains(sink.notes, {"replacing 2 hour(s) of ERA5T", "era5t.nc", "by final ERA5"}),
+            qPrintable(test::joinLines(sink.notes)));
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM expver"), std::uint64_t{162});
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM isobar.ledger WHERE relid = 'expver'::regclass AND "
+                                   "expver = '0005'"),
+                 std::uint64_t{0});
+        QString diff =
+            test::compareRows(test::readWeatherRows(conn, "expver"), test::expectedRows(era5, hours_));
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+
+        // Preliminary data never replaces final data unasked.
+        const LoadSummary back = load({preliminary}, "expver");
+        QVERIFY(back.status == LoadStatus::Failed);
+        QVERIFY(back.error && back.error->overlap);
+        diff = test::compareRows(test::readWeatherRows(conn, "expver"), test::expectedRows(era5, hours_));
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    }
+
+    // Other values from another file: refused before anything is written, naming the unit and both
+    // files; --overlap skip keeps the table's rows, --overlap replace puts the new ones in their
+    // place. Each ends with 162 rows.
+    void otherValuesAreRefusedSkippedOrReplaced() {
+        const test::FixtureSpec a = fixture(lats_, lons_, hours_, 0);
+        const test::FixtureSpec b = fixture(lats_, lons_, hours_, 2.5);
+        const QString fileA = write("first.nc", a);
+        const QString fileB = write("second.nc", b);
+        QVERIFY(load({fileA}, "choice").status == LoadStatus::Completed);
+        Connection conn = cluster_->connect();
+
+        const LoadSummary refused = load({fileB}, "choice");
+        QVERIFY(refused.status == LoadStatus::Failed);
+        QVERIFY(refused.error && refused.error->overlap);
+        const QString why = QString::fromStdString(refused.error->message);
+        for (const char* part : {"already holds unit 2024-01-01T00:00:00Z lat ", "first.nc", "second.nc",
+                                 "nothing was loaded", "--overlap skip", "--overlap replace"}) {
+            QVERIFY2(why.contains(part), qPrintable(why));
+        }
+        QString diff =
+            test::compareRows(test::readWeatherRows(conn, "choice"), test::expectedRows(a, hours_));
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+
+        const LoadSummary kept = load({fileB}, "choice", OverlapPolicy::Skip);
+        QVERIFY2(kept.status == LoadStatus::Completed, message(kept));
+        QCOMPARE(kept.rows, std::uint64_t{0});
+        QCOMPARE(kept.keptRows, std::uint64_t{162});
+        diff = test::compareRows(test::readWeatherRows(conn, "choice"), test::expectedRows(a, hours_));
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+
+        const LoadSummary replaced = load({fileB}, "choice", OverlapPolicy::Replace);
+        QVERIFY2(replaced.status == LoadStatus::Completed, message(replaced));
+        QCOMPARE(replaced.rows, std::uint64_t{162});
+        QCOMPARE(replaced.replacedRows, std::uint64_t{162});
+        QVERIFY(replaced.overlapReplacedUnits > 0);
+        QCOMPARE(replaced.era5tReplacedUnits, std::size_t{0});
+        diff = test::compareRows(test::readWeatherRows(conn, "choice"), test::expectedRows(b, hours_));
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    }
+
+    // A regional box first, then a larger one holding it: the shared rows are recognised by their
+    // values and the rest loads, each row once. The region again with other values is refused.
+    void regionalBoxThenALargerOne() {
+        const std::vector<double> regionLats = test::range(41, 40.5, 0.25);
+        const std::vector<double> regionLons = test::range(0.5, 1.5, 0.25);
+        const test::FixtureSpec region = fixture(regionLats, regionLons, hours_, 0);
+        const test::FixtureSpec box = fixture(lats_, lons_, hours_, 0);
+        QVERIFY(load({write("region.nc", region)}, "nested").status == LoadStatus::Completed);
+        test::RecordingSink sink;
+        const LoadSummary larger = load({write("box.nc", box)}, "nested", OverlapPolicy::Refuse, &sink);
+        QVERIFY2(larger.status == LoadStatus::Completed, message(larger));
+        const std::uint64_t regionRows = 3 * 5 * 2;
+        QCOMPARE(larger.rows, std::uint64_t{162} - regionRows);
+        QCOMPARE(larger.sameRows, regionRows);
+        QVERIFY2(test::anyLineContains(sink.notes, {"cut along them"}),
+                 qPrintable(test::joinLines(sink.notes)));
+        Connection conn = cluster_->connect();
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM nested"), std::uint64_t{162});
+        QString diff =
+            test::compareRows(test::readWeatherRows(conn, "nested"), test::expectedRows(box, hours_));
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+
+        // Loaded again, the larger box is the table's already.
+        const LoadSummary boxAgain = load({dir_ + "/box.nc"}, "nested");
+        QVERIFY2(boxAgain.status == LoadStatus::Completed, message(boxAgain));
+        QCOMPARE(boxAgain.rows, std::uint64_t{0});
+
+        const LoadSummary other =
+            load({write("region-other.nc", fixture(regionLats, regionLons, hours_, 1.5))}, "nested");
+        QVERIFY(other.status == LoadStatus::Failed);
+        QVERIFY(other.error && other.error->overlap);
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM nested"), std::uint64_t{162});
+    }
+
+    // The globe first, then a region inside it from another file: the region's rows are part of
+    // units that hold more, whose values cannot be compared piece by piece, so the load is refused
+    // by default; --overlap skip loads nothing of it, and the table keeps its rows once.
+    void aRegionInsideALargerBoxLoadedEarlier() {
+        const test::FixtureSpec box = fixture(lats_, lons_, hours_, 0);
+        QVERIFY(load({write("outer.nc", box)}, "inside").status == LoadStatus::Completed);
+        const QString inner =
+            write("inner.nc", fixture(test::range(41, 40.5, 0.25), test::range(0.5, 1.5, 0.25), hours_, 0));
+        const LoadSummary refused = load({inner}, "inside");
+        QVERIFY(refused.status == LoadStatus::Failed);
+        QVERIFY2(refused.error && refused.error->message.find("only part of it") != std::string::npos,
+                 message(refused));
+        const LoadSummary skipped = load({inner}, "inside", OverlapPolicy::Skip);
+        QVERIFY2(skipped.status == LoadStatus::Completed, message(skipped));
+        QCOMPARE(skipped.rows, std::uint64_t{0});
+        const LoadSummary replace = load({inner}, "inside", OverlapPolicy::Replace);
+        QVERIFY(replace.status == LoadStatus::Failed);
+        QVERIFY2(replace.error->message.find("whole units only") != std::string::npos, message(replace));
+        Connection conn = cluster_->connect();
+        const QString diff =
+            test::compareRows(test::readWeatherRows(conn, "inside"), test::expectedRows(box, hours_));
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    }
+
+    // kill -9 while final ERA5 replaces ERA5T, unit by unit: every unit is either still ERA5T or
+    // wholly final (never deleted without its new rows, never both), and the rerun ends exact.
+    void killedReplacementEndsExact() {
+        const std::vector<double> lats = test::range(50, 35.25, 0.25);
+        const std::vector<double> lons = test::range(10, 24.75, 0.25);
+        const std::vector<qint64> hours = test::hourly(test::pgMicros(2024, 3, 1, 0), 48);
+        const test::FixtureSpec era5t = fixture(lats, lons, hours, 0.7, "0005");
+        const test::FixtureSpec era5 = fixture(lats, lons, hours, 0, "0001");
+        const QString preliminary = write("killed-era5t.nc", era5t);
+        const QString final = write("killed-era5.nc", era5);
+        const std::uint64_t rows = lats.size() * lons.size() * hours.size();
+        const QStringList units{"--rows-per-unit", "5000"}; // the same units in every run: 3 grid rows
+        const CliRun first = runCli(QStringList{"load", "--dsn", QString::fromStdString(cluster_->conninfo()),
+                                                "--table", "killed", preliminary} +
+                                    units);
+        QVERIFY2(first.exitCode == 0, qPrintable(first.err));
+
+        QProcess cli;
+        cli.start(QStringLiteral(ISOBAR_CLI_PATH),
+                  QStringList{"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table",
+                              "killed", "--workers", "2", "--rows-per-transaction", "1000",
+                              "--reporting-period", "0", final} +
+                      units);
+        QVERIFY(cli.waitForStarted());
+        Connection watch = cluster_->connect();
+        const auto finalUnits = [&watch] {
+            return test::count(watch,
+                               "SELECT count(*) FROM isobar.ledger WHERE relid = 'killed'::regclass AND "
+                               "expver = '0001'");
+        };
+        QVERIFY2(waitFor([&] { return finalUnits() >= 20; }, std::chrono::seconds(120)),
+                 qPrintable(QString::fromUtf8(cli.readAllStandardError())));
+        ::kill(static_cast<pid_t>(cli.processId()), SIGKILL);
+        QVERIFY(cli.waitForFinished(30000));
+        // Whatever was in flight rolled back: every row once, the ledger accounts for each.
+        QCOMPARE(test::count(watch, "SELECT count(*) FROM killed"), rows);
+        QCOMPARE(test::count(watch, "SELECT sum(rows) FROM isobar.ledger WHERE relid = 'killed'::regclass"),
+                 rows);
+        QVERIFY(finalUnits() < ledgerUnits(watch, "killed"));
+
+        const CliRun rerun = runCli(QStringList{"load", "--dsn", QString::fromStdString(cluster_->conninfo()),
+                                                "--table", "killed", final} +
+                                    units);
+        QVERIFY2(rerun.exitCode == 0, qPrintable(rerun.err));
+        QVERIFY2(rerun.err.contains("of ERA5T from killed-era5t.nc (expver 0005) by final ERA5"),
+                 qPrintable(rerun.err));
+        QCOMPARE(test::count(watch, "SELECT count(*) FROM isobar.ledger WHERE relid = 'killed'::regclass AND "
+                                    "expver = '0005'"),
+                 std::uint64_t{0});
+        const QString diff =
+            test::compareRows(test::readWeatherRows(watch, "killed"), test::expectedRows(era5, hours));
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    }
+
+    // A table loaded by the previous version: its ledger without the columns this one records, its
+    // keys naming the files. The same file again loads nothing (its units are recognised by the old
+    // keys, which get their place); another file's rows there are refused, not added.
+    void tableOfThePreviousKeyFormat() {
+        const test::FixtureSpec spec = fixture(lats_, lons_, hours_, 0);
+        const QString data = write("old.nc", spec);
+        QVERIFY(load({data}, "old_keys").status == LoadStatus::Completed);
+        Connection conn = cluster_->connect();
+        // The ledger as the previous version left it: its columns only, its keys.
+        conn.exec("DELETE FROM isobar.ledger WHERE relid = 'old_keys'::regclass");
+        for (const char* ledger : {"isobar.ledger", "isobar.ledger_unlogged"}) {
+            conn.exec(std::string("DROP INDEX IF EXISTS ") + ledger + "_time");
+            for (const char* column :
+                 {"valid_time", "level", "north", "south", "west", "east", "sparse", "files", "bytes",
+                  "files_print", "legacy_print", "values_print", "expver", "product", "columns"}) {
+                conn.exec(std::string("ALTER TABLE ") + ledger + " DROP COLUMN " + column);
+            }
+        }
+        // Two latitude rows a unit from the box's northern row, as loadFiles asks (bandRows 2).
+        const std::string print =
+            QString::number(fnv1a("old.nc:" + std::to_string(QFile(data).size()) + "\n"), 16)
+                .rightJustified(16, '0')
+                .toStdString();
+        for (const std::string time : {"2024-01-01T00:00:00Z", "2024-01-01T01:00:00Z"}) {
+            for (int row0 = 0; row0 < 9; row0 += 2) {
+                const int last = std::min(row0 + 1, 8);
+                conn.exec(
+                    "INSERT INTO isobar.ledger (relid, unit_key, rows) VALUES ('old_keys'::regclass, '" +
+                    time + " rows " + std::to_string(row0) + "-" + std::to_string(last) +
+                    " of 42..40 x 0..2 on 0.25 [" + print + "]', " + std::to_string((last - row0 + 1) * 9) +
+                    ")");
+            }
+        }
+        test::RecordingSink sink;
+        const LoadSummary again = load({data}, "old_keys", OverlapPolicy::Refuse, &sink);
+        QVERIFY2(again.status == LoadStatus::Completed, message(again));
+        QCOMPARE(again.rows, std::uint64_t{0});
+        QVERIFY2(test::anyLineContains(sink.notes, {"10 unit(s) of old_keys recorded by an earlier version"}),
+                 qPrintable(test::joinLines(sink.notes)));
+        QCOMPARE(test::count(conn,
+                             "SELECT count(*) FROM isobar.ledger WHERE relid = 'old_keys'::regclass AND "
+                             "valid_time IS NOT NULL AND legacy_print IS NOT NULL"),
+                 std::uint64_t{10});
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM old_keys"), std::uint64_t{162});
+
+        const QString copy = dir_ + "/old-renamed.nc";
+        QVERIFY(QFile::copy(data, copy));
+        const LoadSummary other = load({copy}, "old_keys");
+        QVERIFY(other.status == LoadStatus::Failed);
+        QVERIFY2(other.error->message.find("earlier version") != std::string::npos, message(other));
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM old_keys"), std::uint64_t{162});
+        // New hours load as before, keyed by content.
+        const QString later =
+            write("later.nc", fixture(lats_, lons_, test::hourly(test::pgMicros(2024, 1, 1, 2), 1), 0));
+        const LoadSummary more = load({later}, "old_keys");
+        QVERIFY2(more.status == LoadStatus::Completed, message(more));
+        QCOMPARE(more.rows, std::uint64_t{81});
+    }
+
+private:
+    QString write(const QString& name, const test::FixtureSpec& spec) const {
+        const QString path = dir_ + "/" + name;
+        test::writeFixture(path, spec);
+        return path;
+    }
+
+    LoadSummary load(const std::vector<QString>& files, const std::string& table,
+                     OverlapPolicy overlap = OverlapPolicy::Refuse,
+                     test::RecordingSink* sink = nullptr) const {
+        LoadRequest request;
+        request.conninfo = cluster_->conninfo();
+        request.table = TableName::parse(table);
+        for (const QString& f : files) {
+            request.files.emplace_back(f.toStdString());
+        }
+        request.bandRows = 2;
+        request.overlap = overlap;
+        test::RecordingSink local;
+        return runLoad(request, {}, sink != nullptr ? *sink : local);
+    }
+
+    static const char* message(const LoadSummary& s) {
+        static std::string text;
+        text = s.error ? s.error->message : std::string("no error");
+        return text.c_str();
+    }
+
+    static std::uint64_t ledgerUnits(Connection& conn, const std::string& table) {
+        return test::count(conn,
+                           "SELECT count(*) FROM isobar.ledger WHERE relid = '" + table + "'::regclass");
+    }
+
+    std::unique_ptr<test::TestCluster> cluster_;
+    QString dir_;
+    std::vector<double> lats_;
+    std::vector<double> lons_;
+    std::vector<qint64> hours_;
+};
+
+QTEST_GUILESS_MAIN(TestOverlap)
+#include "tst_overlap.moc"
