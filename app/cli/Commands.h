@@ -23,6 +23,7 @@ int runInspectCommand(const std::vector<std::string>& args);
 int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop);
 int runReportCommand(const std::vector<std::string>& args);
 int runSettingsCommand(const std::vector<std::string>& args);
+int runAuditCommand(const std::vector<std::string>& args);
 
 // Options every command that may use the embedded cluster understands.
 std::vector<OptionSpec> embeddedClusterOptionSpecs();
@@ -59,6 +60,7 @@ void printError(const std::string& message);
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
+inline constexpr int kExitProblemsFound = 3; // audit: the table has problems
 inline constexpr int kExitCancelled = 130;
 
 } // namespace isobar::cli

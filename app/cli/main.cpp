@@ -27,6 +27,7 @@ commands:
   sample    write a SYNTHETIC ERA5-like NetCDF or GRIB file to try Isobar with
   settings  what on a server endangers or slows a load, with the SQL to fix it (--restore: undo a
             killed load's durability changes)
+  audit     a table's health: rows held twice, holes, ERA5T still there, the ledger against the rows
   report    render a saved run report as HTML, CSV or JSON
   bench     measure reading, loading against the server's own COPY, sustained loads and durability
             settings (bench read|ingest|sustained|durability)
@@ -35,7 +36,8 @@ commands:
   isobar-cli COMMAND --help   options of one command
   isobar-cli --version        print the version
 
-exit status: 0 ok, 1 failed, 2 bad command line, 130 cancelled (Ctrl-C / SIGTERM)
+exit status: 0 ok, 1 failed, 2 bad command line, 3 audit found problems, 130 cancelled (Ctrl-C /
+SIGTERM)
 )";
 
 } // namespace
@@ -123,6 +125,9 @@ int main(int argc, char** argv) {
         }
         if (command == "report") {
             return runReportCommand(args);
+        }
+        if (command == "audit") {
+            return runAuditCommand(args);
         }
         if (command == "bench") {
             return runBenchCommand(args, stopSource().get_token());

@@ -1,0 +1,406 @@
+#include "db/TableAudit.h"
+
+#include "db/Ledger.h"
+#include "db/TableMetadata.h"
+#include "db/TableType.h"
+#include "util/Error.h"
+#include "util/Format.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace isobar {
+
+namespace {
+
+constexpr std::size_t kExamples = 10;
+
+// Both ledgers' rows of one table, as one relation.
+std::string ledgerRows(const std::string& relid) {
+    return "(SELECT * FROM isobar.ledger WHERE relid = " + relid +
+           " UNION ALL SELECT * FROM isobar.ledger_unlogged "
+           "WHERE relid = " +
+           relid + ")";
+}
+
+void keep(std::vector<std::string>& examples, std::string line) {
+    if (examples.size() < kExamples) {
+        examples.push_back(std::move(line));
+    }
+}
+
+std::string hoursText(std::int64_t micros) {
+    const std::int64_t hours = micros / kMicrosPerHour;
+    if (hours * kMicrosPerHour == micros && hours % 24 == 0) {
+        return std::to_string(hours / 24) + " d";
+    }
+    if (hours * kMicrosPerHour == micros) {
+        return std::to_string(hours) + " h";
+    }
+    return std::to_string(micros / kMicrosPerSecond) + " s";
+}
+
+// Holes and incomplete steps, from the ledger: per (time, level) the cells its units cover.
+void judgeTimes(Connection& conn, const std::string& ledger, TableAudit& a) {
+    const Result r = conn.query(
+        "SELECT (extract(epoch FROM valid_time) * 1000000)::bigint - 946684800000000, coalesce(level::text, "
+        "''), "
+        "sum((north - south + 1)::bigint * (east - west + 1)) FILTER (WHERE NOT sparse), count(*) FROM " +
+        ledger + " l WHERE valid_time IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2");
+    std::vector<std::int64_t> times;
+    std::map<std::int64_t, std::uint64_t> levelsAt;
+    std::map<std::uint64_t, std::uint64_t> cellsSeen; // cells of a (time, level) -> how often
+    struct Step {
+        std::int64_t time;
+        std::string level;
+        std::uint64_t cells;
+    };
+    std::vector<Step> steps;
+    for (int i = 0; i < r.rows(); ++i) {
+        const std::int64_t t = r.integer(i, 0);
+        if (times.empty() || times.back() != t) {
+            times.push_back(t);
+        }
+        ++levelsAt[t];
+        const auto cells = static_cast<std::uint64_t>(r.isNull(i, 2) ? 0 : r.integer(i, 2));
+        ++cellsSeen[cells];
+        steps.push_back({t, r.text(i, 1), cells});
+    }
+    a.timeSteps = times.size();
+    // Fewer rows than most steps hold: a band missing (a load stopped with no rerun, a unit deleted).
+    if (!cellsSeen.empty()) {
+        const auto usual =
+            std::max_element(cellsSeen.begin(), cellsSeen.end(), [](const auto& x, const auto& y) {
+                return x.second < y.second;
+            })->first;
+        for (const Step& s : steps) {
+            if (s.cells < usual && s.cells > 0) {
+                ++a.incompleteSteps;
+                keep(a.incompleteExamples, formatTimestamp(PgTimestamp{s.time}) +
+                                               (s.level.empty() ? "" : " at " + s.level + " hPa") + ": " +
+                                               formatThousands(s.cells) + " of the usual " +
+                                               formatThousands(usual) + " grid points");
+            }
+        }
+    }
+    std::map<std::uint64_t, std::uint64_t> levelCounts;
+    for (const auto& [t, n] : levelsAt) {
+        ++levelCounts[n];
+    }
+    if (levelCounts.size() > 1) {
+        const auto usual =
+            std::max_element(levelCounts.begin(), levelCounts.end(), [](const auto& x, const auto& y) {
+                return x.second < y.second;
+            })->first;
+        for (const auto& [t, n] : levelsAt) {
+            if (n < usual) {
+                ++a.incompleteSteps;
+                keep(a.incompleteExamples, formatTimestamp(PgTimestamp{t}) + ": " + std::to_string(n) +
+                                               " of the usual " + std::to_string(usual) + " pressure levels");
+            }
+        }
+    }
+    // Holes: only where the times are evenly spaced (hourly, 6-hourly, daily ...): monthly means
+    // and chosen hours have no one step, and a gap there is not a hole.
+    if (times.size() < 3) {
+        return;
+    }
+    std::map<std::int64_t, std::uint64_t> gaps;
+    for (std::size_t i = 1; i < times.size(); ++i) {
+        ++gaps[times[i] - times[i - 1]];
+    }
+    const std::int64_t step = std::max_element(gaps.begin(), gaps.end(), [](const auto& x, const auto& y) {
+                                  return x.second < y.second;
+                              })->first;
+    for (const auto& [gap, n] : gaps) {
+        if (gap % step != 0) {
+            return; // not evenly spaced
+        }
+    }
+    a.timeStep = hoursText(step);
+    for (std::size_t i = 1; i < times.size(); ++i) {
+        const std::int64_t gap = times[i] - times[i - 1];
+        if (gap > step) {
+            const auto missing = static_cast<std::uint64_t>(gap / step - 1);
+            a.missingSteps += missing;
+            keep(a.missingRanges,
+                 formatTimestamp(PgTimestamp{times[i - 1] + step}) +
+                     (missing > 1 ? " to " + formatTimestamp(PgTimestamp{times[i] - step}) : "") + " (" +
+                     std::to_string(missing) + " step(s))");
+        }
+    }
+}
+
+} // namespace
+
+TableAudit auditTable(Connection& conn, const AuditRequest& request) {
+    TableAudit a;
+    a.table = request.table.display();
+    conn.exec("SET TimeZone = 'UTC'"); // the times it reads back and prints, whatever the role's zone
+    const std::string quoted = request.table.quoted(conn);
+    const Result oid = conn.query("SELECT to_regclass($1)::oid", {quoted});
+    if (oid.isNull(0, 0)) {
+        throw Error("table " + a.table + " does not exist");
+    }
+    const std::string relid = oid.text(0, 0) + "::oid";
+    const std::optional<TableLayout> layout = tableLayout(conn, request.table);
+    if (!layout) {
+        throw Error("table " + a.table + " is not a weather table (it has no time and location_id columns)");
+    }
+    const bool levels = layout->vertical == Vertical::PressureLevels;
+    const std::string key = std::string("time, ") + (levels ? "pressure_level, " : "") + "location_id";
+    ensureMetadataSchema(conn);
+    const Result grid = conn.query("SELECT grid_step FROM isobar.table_grid WHERE relid = " + relid);
+    const GlobalGrid g = grid.rows() > 0 ? GlobalGrid::withStep(std::stod(grid.text(0, 0))) : GlobalGrid();
+    const LedgerTarget target = ledgerFor(conn, request.table);
+    migrateLegacyUnits(conn, target, g);
+    const std::string ledger = ledgerRows(relid);
+
+    const Result totals =
+        conn.query("SELECT count(*), coalesce(sum(rows), 0), count(*) FILTER (WHERE valid_time IS "
+                   "NULL) FROM " +
+                   ledger + " l");
+    a.ledgerUnits = static_cast<std::uint64_t>(totals.integer(0, 0));
+    a.ledgerRows = static_cast<std::uint64_t>(totals.integer(0, 1));
+    a.unplacedUnits = static_cast<std::uint64_t>(totals.integer(0, 2));
+
+    // Which rows are read: all of a table up to exactRows, else the rows of sampled time steps
+    // (each found through the time index or the partitions).
+    const double estimate = std::stod(conn.query("SELECT coalesce(sum(greatest(c.reltuples, 0)), 0) FROM "
+                                                 "pg_class c WHERE c.oid IN (SELECT relid "
+                                                 "FROM pg_partition_tree($1::regclass) UNION SELECT inhrelid "
+                                                 "FROM pg_inherits WHERE inhparent = "
+                                                 "$1::regclass UNION SELECT $1::regclass)",
+                                                 {quoted})
+                                          .text(0, 0));
+    const bool exact = request.full || std::max<double>(estimate, static_cast<double>(a.ledgerRows)) <=
+                                           static_cast<double>(request.exactRows);
+    std::string where;
+    if (exact) {
+        a.tableRows = static_cast<std::uint64_t>(conn.query("SELECT count(*) FROM " + quoted).integer(0, 0));
+        a.rowsRead = a.tableRows;
+        a.method = "every row (" + formatThousands(a.tableRows) + ")";
+    } else {
+        a.tableRows = static_cast<std::uint64_t>(estimate);
+        a.rowsEstimated = true;
+        const Result times = conn.query(
+            "SELECT t::text FROM (SELECT t, row_number() OVER (ORDER BY t) AS k, count(*) OVER () AS n FROM "
+            "(SELECT "
+            "DISTINCT valid_time AS t FROM " +
+                ledger +
+                " l WHERE valid_time IS NOT NULL) d) s WHERE (k - 1) % greatest(1, n / $1::bigint) = 0 LIMIT "
+                "$1::bigint",
+            {std::to_string(std::max<std::size_t>(1, request.sampleTimes))});
+        std::string list;
+        for (int i = 0; i < times.rows(); ++i) {
+            list += (list.empty() ? "" : ", ") + conn.quoteLiteral(times.text(i, 0));
+        }
+        where = list.empty() ? " WHERE false" : " WHERE time IN (" + list + ")";
+        a.rowsRead =
+            static_cast<std::uint64_t>(conn.query("SELECT count(*) FROM " + quoted + where).integer(0, 0));
+        a.method = std::to_string(times.rows()) + " time steps spread over the table (" +
+                   formatThousands(a.rowsRead) + " rows) of about " + formatThousands(a.tableRows) +
+                   " (--full reads every row)";
+    }
+
+    // Duplicate keys in the rows read.
+    const Result dup =
+        conn.query("SELECT count(*), coalesce(sum(n - 1), 0) FROM (SELECT count(*) AS n FROM " + quoted +
+                   where + " GROUP BY " + key + " HAVING count(*) > 1) d");
+    a.duplicateKeys = static_cast<std::uint64_t>(dup.integer(0, 0));
+    a.extraRows = static_cast<std::uint64_t>(dup.integer(0, 1));
+    std::set<std::string> dupTimes;
+    if (a.duplicateKeys > 0) {
+        const Result ex =
+            conn.query("SELECT time::text, " + std::string(levels ? "pressure_level::text" : "''") +
+                       ", location_id, count(*) FROM " + quoted + where + " GROUP BY " + key +
+                       " HAVING count(*) > 1 ORDER BY " + key + " LIMIT 1000");
+        for (int i = 0; i < ex.rows(); ++i) {
+            dupTimes.insert(ex.text(i, 0));
+            keep(a.duplicateExamples, ex.text(i, 0) + (levels ? " " + ex.text(i, 1) + " hPa" : "") +
+                                          " location_id " + ex.text(i, 2) + ": " + ex.text(i, 3) + " rows");
+        }
+    }
+
+    // Units of the ledger that claim the same rows (every unit: a join on time through the index).
+    const std::string overlapJoin =
+        " FROM (SELECT * FROM " + ledger + " l) a JOIN (SELECT * FROM " + ledger +
+        " l) b ON a.valid_time = b.valid_time AND a.level IS NOT DISTINCT FROM b.level AND a.unit_key < "
+        "b.unit_key AND "
+        "a.south <= b.north AND b.south <= a.north AND a.west <= b.east AND b.west <= a.east";
+    a.overlappingUnits =
+        static_cast<std::uint64_t>(conn.query("SELECT count(*)" + overlapJoin).integer(0, 0));
+    std::vector<std::string> laterUnits;
+    if (a.overlappingUnits > 0) {
+        const Result ex = conn.query("SELECT a.unit_key, coalesce(a.files, 'an earlier version''s load'), "
+                                     "a.committed_at::text, b.unit_key, "
+                                     "coalesce(b.files, 'an earlier version''s load'), b.committed_at::text, "
+                                     "a.valid_time::text, (a.south = "
+                                     "b.south AND a.north = b.north AND a.west = b.west AND a.east = "
+                                     "b.east), a.committed_at > b.committed_at" +
+                                     overlapJoin + " ORDER BY a.valid_time LIMIT 1000");
+        for (int i = 0; i < ex.rows(); ++i) {
+            dupTimes.insert(ex.text(i, 6));
+            keep(a.overlapExamples, ex.text(i, 0) + " (" + ex.text(i, 1) + ", " + ex.text(i, 2) + ") and " +
+                                        ex.text(i, 3) + " (" + ex.text(i, 4) + ", " + ex.text(i, 5) + ")" +
+                                        (ex.text(i, 7) == "t" ? "" : ", in part"));
+            if (ex.text(i, 7) == "t") { // the same rows twice: the later unit's ledger row goes
+                laterUnits.push_back(ex.text(i, ex.text(i, 8) == "t" ? 0 : 3));
+            }
+        }
+    }
+
+    judgeTimes(conn, ledger, a);
+
+    const Result era5t =
+        conn.query("SELECT count(*), count(DISTINCT valid_time), coalesce(min(valid_time)::text, ''), "
+                   "coalesce(max(valid_time)::text, ''), coalesce(string_agg(DISTINCT files, '; '), "
+                   "'') FROM " +
+                   ledger + " l WHERE expver IS NOT NULL AND expver !~ '^0*1$'");
+    a.era5tUnits = static_cast<std::uint64_t>(era5t.integer(0, 0));
+    a.era5tHours = static_cast<std::uint64_t>(era5t.integer(0, 1));
+    if (a.era5tUnits > 0) {
+        a.era5tRange = era5t.text(0, 2) + " to " + era5t.text(0, 3);
+        a.era5tFiles.push_back(era5t.text(0, 4));
+    }
+
+    // Ledger rows against the table's rows, unit by unit (a sample of the units of a large ledger).
+    const Result units = conn.query("SELECT unit_key, rows, valid_time::text, level, north, south, west, "
+                                    "east FROM (SELECT l.*, row_number() OVER "
+                                    "(ORDER BY valid_time, unit_key) AS k, count(*) OVER () AS n FROM " +
+                                        ledger +
+                                        " l WHERE valid_time IS NOT NULL AND NOT sparse) s WHERE (k - 1) % "
+                                        "greatest(1, n / $1::bigint) = 0 "
+                                        "LIMIT $1::bigint",
+                                    {std::to_string(std::max<std::size_t>(1, request.sampleUnits))});
+    for (int i = 0; i < units.rows(); ++i) {
+        UnitPlace p;
+        p.time = *parseTimestamp(units.text(i, 2));
+        if (!units.isNull(i, 3)) {
+            p.level = std::stod(units.text(i, 3));
+        }
+        p.north = static_cast<std::int32_t>(units.integer(i, 4));
+        p.south = static_cast<std::int32_t>(units.integer(i, 5));
+        p.west = static_cast<std::int32_t>(units.integer(i, 6));
+        p.east = static_cast<std::int32_t>(units.integer(i, 7));
+        const auto counted = static_cast<std::uint64_t>(
+            conn.query("SELECT count(*) FROM " + quoted + " WHERE " + placeCondition(conn, p, g, levels))
+                .integer(0, 0));
+        ++a.unitsCounted;
+        const auto recorded = static_cast<std::uint64_t>(units.integer(i, 1));
+        if (counted != recorded) {
+            ++a.unitMismatches;
+            keep(a.mismatchExamples, units.text(i, 0) + ": the ledger says " + formatThousands(recorded) +
+                                         " rows, the table holds " + formatThousands(counted));
+        }
+    }
+
+    // Columns with no value in any row read.
+    if (!layout->columns.empty()) {
+        std::string counts;
+        for (const ValueColumn& c : layout->columns) {
+            counts +=
+                (counts.empty() ? "" : ", ") + std::string("count(") + conn.quoteIdentifier(c.column) + ")";
+        }
+        const Result r = conn.query("SELECT " + counts + " FROM " + quoted + where);
+        if (a.rowsRead > 0) {
+            for (std::size_t c = 0; c < layout->columns.size(); ++c) {
+                if (r.integer(0, static_cast<int>(c)) == 0) {
+                    a.nullColumns.push_back(layout->columns[c].column);
+                }
+            }
+        }
+    }
+
+    // What removes the duplicates: every row beyond the first of its key (the partition's tableoid
+    // with ctid names a row in a partitioned table or a hypertable), then the later ledger row of
+    // each pair of units that hold the same rows.
+    if (a.duplicateKeys > 0 || a.overlappingUnits > 0) {
+        std::string times;
+        for (const std::string& t : dupTimes) {
+            times += (times.empty() ? "" : ", ") + conn.quoteLiteral(t);
+        }
+        const std::string within =
+            dupTimes.empty() || dupTimes.size() >= 1000 ? "" : " WHERE time IN (" + times + ")";
+        a.cleanupSql =
+            "BEGIN;\n-- every row beyond the first of its (" + key + ")\nDELETE FROM " + quoted +
+            " WHERE (tableoid, ctid) IN (SELECT tableoid, ctid FROM (SELECT tableoid, ctid, row_number() "
+            "OVER (PARTITION BY " +
+            key + " ORDER BY tableoid, ctid) AS n FROM " + quoted + within + ") d WHERE n > 1);\n";
+        if (!laterUnits.empty()) {
+            std::string keys;
+            for (const std::string& k : laterUnits) {
+                keys += (keys.empty() ? "" : ", ") + conn.quoteLiteral(k);
+            }
+            a.cleanupSql +=
+                "-- the later of each pair of ledger units that hold the same rows\nDELETE FROM " +
+                target.table + " WHERE relid = " + oid.text(0, 0) + " AND unit_key IN (" + keys + ");\n";
+        }
+        a.cleanupSql += "COMMIT;";
+    }
+    return a;
+}
+
+std::string describeAudit(const TableAudit& a) {
+    std::string out = "audit of " + a.table + ": " + (a.clean() ? "nothing found" : "problems found") + "\n";
+    out += "  read: " + a.method + "; the ledger: " + formatThousands(a.ledgerUnits) + " unit(s), " +
+           formatThousands(a.ledgerRows) + " rows; the table: " + (a.rowsEstimated ? "about " : "") +
+           formatThousands(a.tableRows) + " rows\n";
+    const auto section = [&out](const std::string& title, bool ok, const std::string& detail,
+                                const std::vector<std::string>& examples) {
+        out += std::string(ok ? "  ok       " : "  PROBLEM  ") + title +
+               (detail.empty() ? "" : ": " + detail) + "\n";
+        for (const std::string& e : examples) {
+            out += "             " + e + "\n";
+        }
+    };
+    section("duplicate keys", a.duplicateKeys == 0,
+            a.duplicateKeys == 0 ? "none in the rows read"
+                                 : formatThousands(a.duplicateKeys) + " key(s) more than once, " +
+                                       formatThousands(a.extraRows) + " row(s) too many in the rows read",
+            a.duplicateExamples);
+    section("units that hold the same rows", a.overlappingUnits == 0,
+            a.overlappingUnits == 0 ? "none in the ledger"
+                                    : formatThousands(a.overlappingUnits) + " pair(s) of ledger units",
+            a.overlapExamples);
+    section("holes", a.missingSteps == 0 && a.incompleteSteps == 0,
+            (a.timeStep.empty()
+                 ? formatThousands(a.timeSteps) + " time step(s), not evenly spaced: gaps not judged"
+                 : formatThousands(a.timeSteps) + " time step(s) " + a.timeStep + " apart, " +
+                       formatThousands(a.missingSteps) + " missing") +
+                (a.incompleteSteps > 0
+                     ? ", " + formatThousands(a.incompleteSteps) + " with fewer rows than most"
+                     : ""),
+            [&a] {
+                std::vector<std::string> all = a.missingRanges;
+                all.insert(all.end(), a.incompleteExamples.begin(), a.incompleteExamples.end());
+                return all;
+            }());
+    section("ERA5T", a.era5tUnits == 0,
+            a.era5tUnits == 0 ? "no unit is preliminary"
+                              : formatThousands(a.era5tUnits) + " unit(s) in " +
+                                    formatThousands(a.era5tHours) + " time step(s) still preliminary, " +
+                                    a.era5tRange + " (loading final ERA5 for them replaces them)",
+            a.era5tFiles);
+    section("ledger against the table", a.unitMismatches == 0,
+            formatThousands(a.unitsCounted) + " unit(s) counted" +
+                (a.unitMismatches > 0 ? ", " + formatThousands(a.unitMismatches) + " differ"
+                                      : ", each as recorded") +
+                (a.unplacedUnits > 0
+                     ? "; " + formatThousands(a.unplacedUnits) + " ledger row(s) without a place"
+                     : ""),
+            a.mismatchExamples);
+    std::string nulls;
+    for (const std::string& c : a.nullColumns) {
+        nulls += (nulls.empty() ? "" : ", ") + c;
+    }
+    section("columns", a.nullColumns.empty(),
+            a.nullColumns.empty() ? "every value column has values" : "NULL in every row read: " + nulls, {});
+    if (!a.cleanupSql.empty()) {
+        out += "\nSQL that removes the duplicates (review it; Isobar never runs it):\n" + a.cleanupSql + "\n";
+    }
+    return out;
+}
+
+} // namespace isobar
