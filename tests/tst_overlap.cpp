@@ -8,7 +8,10 @@
 #include "TestCluster.h"
 #include "TestUtil.h"
 #include "db/Ledger.h"
+#include "db/TableAudit.h"
 #include "ingest/Loader.h"
+#include "ingest/UnitSource.h"
+#include "plan/LoadPlan.h"
 
 #include <QFile>
 #include <QProcess>
@@ -17,6 +20,7 @@
 #include <csignal>
 #include <cstdint>
 #include <memory>
+#include <set>
 
 using namespace isobar;
 using isobar::test::CliRun;
@@ -75,6 +79,51 @@ private slots:
         hours_ = test::hourly(test::pgMicros(2024, 1, 1, 0), 2);
     }
     void cleanupTestCase() { cluster_.reset(); }
+
+    // A unit's print changes with any one value of it, wherever it lies, and only its unit's; two
+    // files of the same values give the same prints.
+    void printSeesEveryValue() {
+        // Units of thousands of values: a print that kept only its last inputs would miss the first.
+        const std::vector<double> lats = test::range(42, 30, 0.25);
+        const std::vector<double> lons = test::range(0, 12, 0.25);
+        const test::FixtureSpec base = fixture(lats, lons, hours_, 0);
+        const QString same = write("print-same.nc", base);
+        QVERIFY(QFile::copy(same, dir_ + "/print-copy.nc"));
+        const auto prints = [](const QString& path) {
+            const Dataset dataset = Dataset::open({path.toStdString()});
+            const LoadPlan plan = LoadPlan::build(dataset, 0, 64);
+            const UnitSource source(dataset);
+            RawUnit raw;
+            DecodedBand band;
+            std::vector<std::uint64_t> out;
+            for (const WorkUnit& u : plan.units()) {
+                source.fetch(u, raw);
+                source.decode(raw, band);
+                out.push_back(source.print(u, band));
+            }
+            return out;
+        };
+        const std::vector<std::uint64_t> reference = prints(same);
+        QCOMPARE(reference.size(), std::size_t{4}); // two bands of the grid's rows, two hours
+        QCOMPARE(prints(dir_ + "/print-copy.nc"), reference);
+        QCOMPARE(std::set<std::uint64_t>(reference.begin(), reference.end()).size(), reference.size());
+        // One value changed: the first of the file, one in the middle of the first hour, the last.
+        const std::size_t cells = lats.size() * lons.size();
+        for (const std::size_t changed : {std::size_t{0}, cells / 2, 2 * cells - 1}) {
+            test::FixtureSpec spec = base;
+            const test::ValueFn original = spec.variables[1].value;
+            spec.variables[1].value = [original, changed, cols = lons.size(),
+                                       cells](std::size_t s, std::size_t e, std::size_t r, std::size_t c) {
+                return original(s, e, r, c) + (s * cells + r * cols + c == changed ? 0.25 : 0.0);
+            };
+            const std::vector<std::uint64_t> other = prints(write("print-other.nc", spec));
+            std::size_t differ = 0;
+            for (std::size_t i = 0; i < reference.size(); ++i) {
+                differ += other[i] != reference[i] ? 1U : 0U;
+            }
+            QCOMPARE(differ, std::size_t{1});
+        }
+    }
 
     // The first two rows: a byte-identical copy under another name, then the same download
     // again with one global attribute different. 162 rows after each, the first file's values.
@@ -362,6 +411,86 @@ private slots:
         const LoadSummary more = load({later}, "old_keys");
         QVERIFY2(more.status == LoadStatus::Completed, message(more));
         QCOMPARE(more.rows, std::uint64_t{81});
+    }
+
+    // The audit finds nothing on a clean load, then what is planted: duplicate rows (and the SQL
+    // that removes them, which then leaves it clean), a missing hour, ERA5T units, a column with
+    // no value; the same when it reads a sample of the time steps instead of every row.
+    void auditFindsWhatIsPlanted() {
+        const std::vector<qint64> hours = test::hourly(test::pgMicros(2024, 2, 1, 0), 4);
+        const test::FixtureSpec spec = fixture(lats_, lons_, hours, 0);
+        QVERIFY(load({write("audited.nc", spec)}, "audited").status == LoadStatus::Completed);
+        Connection conn = cluster_->connect();
+        AuditRequest request;
+        request.table = TableName::parse("audited");
+        TableAudit a = auditTable(conn, request);
+        QVERIFY2(a.clean(), describeAudit(a).c_str());
+        QCOMPARE(a.tableRows, std::uint64_t{4 * 81});
+        QCOMPARE(a.ledgerRows, std::uint64_t{4 * 81});
+        QCOMPARE(a.timeStep, std::string("1 h"));
+        QCOMPARE(a.timeSteps, std::uint64_t{4});
+        const CliRun clean =
+            runCli({"audit", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", "audited"});
+        QVERIFY2(clean.exitCode == 0 && clean.out.contains("nothing found"),
+                 qPrintable(clean.out + clean.err));
+
+        // 30 rows of the second hour twice.
+        conn.exec("INSERT INTO audited SELECT * FROM audited WHERE time = '2024-02-01 01:00:00+00' ORDER BY "
+                  "location_id "
+                  "LIMIT 30");
+        a = auditTable(conn, request);
+        QCOMPARE(a.duplicateKeys, std::uint64_t{30});
+        QCOMPARE(a.extraRows, std::uint64_t{30});
+        QVERIFY(a.unitMismatches > 0);
+        QVERIFY(!a.cleanupSql.empty());
+        const CliRun found =
+            runCli({"audit", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", "audited"});
+        QCOMPARE(found.exitCode, 3);
+        QVERIFY2(found.out.contains("PROBLEM  duplicate keys: 30 key(s) more than once"),
+                 qPrintable(found.out));
+        QVERIFY2(found.out.contains("Isobar never runs it"), qPrintable(found.out));
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM audited"), std::uint64_t{4 * 81 + 30}); // not run
+        conn.exec(a.cleanupSql);
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM audited"), std::uint64_t{4 * 81});
+        a = auditTable(conn, request);
+        QVERIFY2(a.clean(), describeAudit(a).c_str());
+
+        // A missing hour (its rows and its units gone), a column without values.
+        conn.exec("DELETE FROM audited WHERE time = '2024-02-01 02:00:00+00'");
+        conn.exec("DELETE FROM isobar.ledger WHERE relid = 'audited'::regclass AND valid_time = '2024-02-01 "
+                  "02:00:00+00'");
+        conn.exec("UPDATE audited SET zonal_wind_10m = NULL");
+        a = auditTable(conn, request);
+        QCOMPARE(a.missingSteps, std::uint64_t{1});
+        QCOMPARE(a.nullColumns, std::vector<std::string>{"zonal_wind_10m"});
+        QCOMPARE(a.duplicateKeys, std::uint64_t{0});
+
+        // Sampled: the same findings from the time steps read.
+        request.exactRows = 0;
+        request.sampleTimes = 2;
+        a = auditTable(conn, request);
+        QVERIFY2(a.rowsEstimated && a.method.find("2 time steps") != std::string::npos, a.method.c_str());
+        QCOMPARE(a.rowsRead, std::uint64_t{2 * 81});
+        QCOMPARE(a.nullColumns, std::vector<std::string>{"zonal_wind_10m"});
+        QCOMPARE(a.missingSteps, std::uint64_t{1});
+
+        // ERA5T: found unit by unit, with its hours.
+        QVERIFY(load({write("audited-era5t.nc", fixture(lats_, lons_, hours_, 0.3, "0005"))}, "audited_t")
+                    .status == LoadStatus::Completed);
+        AuditRequest era5t;
+        era5t.table = TableName::parse("audited_t");
+        a = auditTable(conn, era5t);
+        QCOMPARE(a.era5tHours, std::uint64_t{2});
+        QCOMPARE(a.era5tUnits, ledgerUnits(conn, "audited_t"));
+        QVERIFY(!a.clean());
+        // A ledger unit claiming the rows of another (a copy loaded by an earlier version).
+        conn.exec(
+            "INSERT INTO isobar.ledger (relid, unit_key, rows, valid_time, north, south, west, east, sparse) "
+            "SELECT relid, unit_key || ' [copy]', rows, valid_time, north, south, west, east, sparse FROM "
+            "isobar.ledger WHERE relid = 'audited_t'::regclass ORDER BY unit_key LIMIT 1");
+        a = auditTable(conn, era5t);
+        QCOMPARE(a.overlappingUnits, std::uint64_t{1});
+        QVERIFY(a.cleanupSql.find("[copy]") != std::string::npos);
     }
 
 private:

@@ -87,7 +87,7 @@ public:
     }
 
 private:
-    static constexpr std::uint64_t kPrime = 0x100000001b3ULL * 0x9e3779b1ULL + 1; // odd
+    static constexpr std::uint64_t kPrime = 0x9e3779b97f4a7c15ULL; // odd: every product keeps every bit
     // Every NaN is the same NULL in the table.
     static std::uint64_t bits(float x) {
         std::uint32_t b = 0;
