@@ -442,6 +442,7 @@ private slots:
         QCOMPARE(a.duplicateKeys, std::uint64_t{30});
         QCOMPARE(a.extraRows, std::uint64_t{30});
         QVERIFY(a.unitMismatches > 0);
+        QVERIFY(a.rowsDiffer()); // 354 rows, the ledger's 324
         QVERIFY(!a.cleanupSql.empty());
         const CliRun found =
             runCli({"audit", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", "audited"});

@@ -365,7 +365,8 @@ std::string describeAudit(const TableAudit& a) {
                                     : formatThousands(a.overlappingUnits) + " pair(s) of ledger units",
             a.overlapExamples);
     section("holes", a.missingSteps == 0 && a.incompleteSteps == 0,
-            (a.timeStep.empty()
+            (a.timeSteps < 3 ? formatThousands(a.timeSteps) + " time step(s)"
+             : a.timeStep.empty()
                  ? formatThousands(a.timeSteps) + " time step(s), not evenly spaced: gaps not judged"
                  : formatThousands(a.timeSteps) + " time step(s) " + a.timeStep + " apart, " +
                        formatThousands(a.missingSteps) + " missing") +
@@ -383,8 +384,12 @@ std::string describeAudit(const TableAudit& a) {
                                     formatThousands(a.era5tHours) + " time step(s) still preliminary, " +
                                     a.era5tRange + " (loading final ERA5 for them replaces them)",
             a.era5tFiles);
-    section("ledger against the table", a.unitMismatches == 0,
-            formatThousands(a.unitsCounted) + " unit(s) counted" +
+    section("ledger against the table", a.unitMismatches == 0 && !a.rowsDiffer(),
+            (a.rowsDiffer()
+                 ? "the table holds " + formatThousands(a.tableRows) + " rows, its ledger accounts for " +
+                       formatThousands(a.ledgerRows) + " (rows loaded by other means, or lost); "
+                 : std::string()) +
+                formatThousands(a.unitsCounted) + " unit(s) counted" +
                 (a.unitMismatches > 0 ? ", " + formatThousands(a.unitMismatches) + " differ"
                                       : ", each as recorded") +
                 (a.unplacedUnits > 0
