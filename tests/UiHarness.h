@@ -13,6 +13,7 @@
 #include "ReportExport.h"
 #include "RunPanel.h"
 #include "SettingsPanel.h"
+#include "TableAuditDialog.h"
 #include "TargetPanel.h"
 #include "TestCluster.h"
 #include "TestUtil.h"

@@ -50,7 +50,8 @@ HistoryPanel::HistoryPanel(QWidget* parent)
     , open_(new QPushButton(tr("&Open")))
     , compare_(new QPushButton(tr("Com&pare two")))
     , export_(new QPushButton(tr("E&xport...")))
-    , map_(new QPushButton(tr("&Map..."))) {
+    , map_(new QPushButton(tr("&Map...")))
+    , audit_(new QPushButton(tr("A&udit table..."))) {
     auto* refresh = new QPushButton(tr("&Refresh"));
     auto* folder = new QPushButton(tr("Reports fol&der..."));
     table_->setHorizontalHeaderLabels({tr("Started (UTC)"), tr("Status"), tr("Table"), tr("Type"),
@@ -66,7 +67,10 @@ HistoryPanel::HistoryPanel(QWidget* parent)
     compare_->setToolTip(tr("Select two runs: both rate curves on one chart"));
 
     auto* buttons = new QHBoxLayout;
-    for (QPushButton* b : {open_, compare_, export_, map_, refresh, folder}) {
+    audit_->setToolTip(
+        tr("The run's table now: rows held twice, holes, ERA5T still there, the ledger against "
+           "the rows, columns without values (on the server of the Target tab)"));
+    for (QPushButton* b : {open_, compare_, export_, map_, audit_, refresh, folder}) {
         buttons->addWidget(b);
     }
     buttons->addStretch();
@@ -107,6 +111,7 @@ HistoryPanel::HistoryPanel(QWidget* parent)
         const auto n = rows.size();
         open_->setEnabled(n == 1);
         export_->setEnabled(n == 1);
+        audit_->setEnabled(n == 1 && !reports_[static_cast<std::size_t>(rows.front())].report.table.empty());
         compare_->setEnabled(n == 2);
         const QString why =
             n == 1
@@ -124,8 +129,15 @@ HistoryPanel::HistoryPanel(QWidget* parent)
             emit mapRequested(reports_[static_cast<std::size_t>(rows.front())].report);
         }
     });
+    connect(audit_, &QPushButton::clicked, this, [this] {
+        const auto rows = selectedRows();
+        if (rows.size() == 1) {
+            emit auditRequested(q(reports_[static_cast<std::size_t>(rows.front())].report.table));
+        }
+    });
     open_->setEnabled(false);
     export_->setEnabled(false);
+    audit_->setEnabled(false);
     map_->setEnabled(false);
     compare_->setEnabled(false);
 }

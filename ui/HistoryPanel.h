@@ -17,7 +17,7 @@ class RateChart;
 
 // Past runs, read from their JSON reports (where every run writes one, or a folder the user
 // picks): reopen one to see its charts (rows/s, and the disk under it on the same time span) and
-// summary, compare two on one chart, export one again, map what it wrote.
+// summary, compare two on one chart, export one again, map what it wrote, audit its table.
 // Reports are read in the background; a refresh supersedes one still reading.
 class HistoryPanel : public QWidget {
     Q_OBJECT
@@ -42,11 +42,14 @@ public:
     QLabel* summaryLabel() const { return summary_; }
 
     QPushButton* mapButton() const { return map_; }
+    QPushButton* auditButton() const { return audit_; }
 
 signals:
     void refreshed();
     // Map of the table: the selected run's table, read back (TableMapDialog).
     void mapRequested(const isobar::RunReport& report);
+    // Audit of the selected run's table (TableAuditDialog).
+    void auditRequested(const QString& table);
 
 private:
     struct Entry {
@@ -67,6 +70,7 @@ private:
     QPushButton* compare_;
     QPushButton* export_;
     QPushButton* map_;
+    QPushButton* audit_;
     std::vector<Entry> reports_;
     quint64 job_ = 0;
 };

@@ -8,10 +8,12 @@
 #include "LoadController.h"
 #include "RunPanel.h"
 #include "StartFlow.h"
+#include "TableAuditDialog.h"
 #include "TableMapDialog.h"
 #include "TargetPanel.h"
 #include "Version.h"
 
+#include <QAbstractButton>
 #include <QAction>
 #include <QCloseEvent>
 #include <QMenuBar>
@@ -20,6 +22,9 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+
+#include <algorithm>
+#include <vector>
 
 namespace isobar::ui {
 
@@ -59,6 +64,16 @@ MainWindow::MainWindow(QWidget* parent)
     settings_->setConfirm(ask);
     bench_->setConfirm(ask);
     flow_ = new StartFlow({files_, target_, settings_, run_}, controller_, ask, this);
+    setChoose([this](const QString& title, const QString& text, const QStringList& choices) {
+        QMessageBox box(QMessageBox::Question, title, text, QMessageBox::Cancel, this);
+        std::vector<QAbstractButton*> buttons;
+        for (const QString& c : choices) {
+            buttons.push_back(box.addButton(c, QMessageBox::AcceptRole));
+        }
+        box.exec();
+        const auto it = std::find(buttons.begin(), buttons.end(), box.clickedButton());
+        return it == buttons.end() ? -1 : static_cast<int>(it - buttons.begin());
+    });
     createActions();
 
     connect(run_, &RunPanel::startRequested, this, [this] { startLoad(false); });
@@ -72,6 +87,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(controller_, &LoadController::ended, history_, &HistoryPanel::refresh);
     connect(run_, &RunPanel::mapRequested, this, &MainWindow::openTableMap);
     connect(history_, &HistoryPanel::mapRequested, this, &MainWindow::openTableMap);
+    connect(history_, &HistoryPanel::auditRequested, this, &MainWindow::openTableAudit);
     connect(target_, &TargetPanel::targetChanged, bench_, &BenchmarksPage::targetChanged);
     // A bench and a load on one server would each measure the other.
     connect(controller_, &LoadController::started, bench_, [this] { bench_->setLoadRunning(true); });
@@ -103,6 +119,18 @@ void MainWindow::openTableMap(const RunReport& report) {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     mapDialog_ = dialog;
     dialog->show();
+}
+
+void MainWindow::openTableAudit(const QString& table) {
+    // Not modal, like the map; on the server the Target tab shows now.
+    auto* dialog = new TableAuditDialog(table, target_->connection(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    auditDialog_ = dialog;
+    dialog->show();
+}
+
+TableAuditDialog* MainWindow::auditDialog() const {
+    return auditDialog_;
 }
 
 void MainWindow::createActions() {
@@ -143,6 +171,10 @@ void MainWindow::createActions() {
 
 void MainWindow::setConfirm(SettingsPanel::Confirm confirm) {
     confirm_ = std::move(confirm);
+}
+
+void MainWindow::setChoose(StartFlow::Choose choose) {
+    flow_->setChoose(std::move(choose));
 }
 
 void MainWindow::startupChecks() {

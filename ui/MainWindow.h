@@ -1,6 +1,7 @@
 #pragma once
 
 #include "SettingsPanel.h"
+#include "StartFlow.h"
 #include "TargetCheck.h"
 
 #ifndef Q_MOC_RUN // moc 6.4 cannot parse some C++20 standard headers the core pulls in
@@ -23,6 +24,7 @@ class HistoryPanel;
 class LoadController;
 class RunPanel;
 class StartFlow;
+class TableAuditDialog;
 class TableMapDialog;
 class TargetPanel;
 
@@ -49,12 +51,19 @@ public:
     // Opens a map of what `report`'s run wrote (Run and History tabs), read through the Target
     // tab's connection.
     void openTableMap(const isobar::RunReport& report);
+    // An audit of `table` (the History's Audit table), on the Target tab's connection.
+    void openTableAudit(const QString& table);
+    // The audit opened last, while it is open.
+    TableAuditDialog* auditDialog() const;
     // The map opened last, while it is open.
     TableMapDialog* mapDialog() const;
 
     // How the window asks the user yes/no (the durability confirmation included); replaceable
     // for tests.
     void setConfirm(SettingsPanel::Confirm confirm);
+    // How the window asks the user to pick one of several answers (a load refused for rows already
+    // in the table: keep them or replace them); replaceable for tests.
+    void setChoose(StartFlow::Choose choose);
 
     FilesPage* filesPage() const { return files_; }
     TargetPanel* targetPanel() const { return target_; }
@@ -91,6 +100,7 @@ private:
     SettingsPanel::Confirm confirm_;
     StartFlow* flow_ = nullptr;
     QPointer<TableMapDialog> mapDialog_;
+    QPointer<TableAuditDialog> auditDialog_;
     bool closeAfterBench_ = false; // the user chose to quit: the bench is cancelled first
 };
 

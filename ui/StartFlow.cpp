@@ -372,6 +372,9 @@ void StartFlow::runEnded(const LoadSummary& summary, const RunReport& report, co
     run_->showEnded(summary, report, path, problem);
     emit statusMessage(SummaryText(summary).plain());
     if (!closing) {
+        if (summary.status == LoadStatus::Failed && summary.error && summary.error->overlap) {
+            offerOverlapChoice(*summary.error);
+        }
         return;
     }
     // Quitting was agreed on the promise that the settings come back: if they did not, the user
@@ -385,6 +388,31 @@ void StartFlow::runEnded(const LoadSummary& summary, const RunReport& report, co
         return;
     }
     emit closeAgreed();
+}
+
+void StartFlow::offerOverlapChoice(const LoadError& error) {
+    const LoadRequest* last = controller_->lastRequest();
+    if (!choose_ || last == nullptr || state_ != State::Idle) {
+        return;
+    }
+    const int choice = choose_(
+        tr("Rows already in the table"),
+        tr("%1\n\nNothing was loaded. Keep the rows the table holds (the files' rows there are left out, the "
+           "rest loads), or replace them with these files' rows?")
+            .arg(q(error.message)),
+        {tr("Keep the table's rows"), tr("Replace them")});
+    if (choice < 0) {
+        return;
+    }
+    LoadRequest request = *last;
+    request.overlap = choice == 0 ? OverlapPolicy::Skip : OverlapPolicy::Replace;
+    request.replace = false; // the table was not emptied the first time: the choice is about its rows
+    run_->log(choice == 0 ? tr("Loading again, keeping the rows the table already holds")
+                          : tr("Loading again, replacing the rows the table already holds"));
+    if (controller_->start(request)) {
+        moveTo(State::Running);
+        emit statusMessage(tr("Loading into %1...").arg(q(request.table.display())));
+    }
 }
 
 } // namespace isobar::ui

@@ -9,7 +9,9 @@
 #endif
 
 #include <QObject>
+#include <QStringList>
 
+#include <functional>
 #include <optional>
 
 class QThreadPool;
@@ -52,6 +54,13 @@ public:
     // `confirm` asks the user yes/no (restore, replace, quit during a run).
     StartFlow(const Widgets& widgets, LoadController* controller, SettingsPanel::Confirm confirm,
               QObject* parent = nullptr);
+
+    // Asks the user to pick one of `choices`: its index, or -1 for none (the dialog closed).
+    using Choose = std::function<int(const QString& title, const QString& text, const QStringList& choices)>;
+    // How a load refused for rows already in the table (with other values) asks what to do:
+    // keep the table's rows or replace them, and the same load runs again with that choice
+    // (--overlap skip or replace); without an answer nothing more happens.
+    void setChoose(Choose choose) { choose_ = std::move(choose); }
 
     State state() const { return state_; }
     const std::optional<TargetCheck>& lastCheck() const { return check_; }
@@ -112,6 +121,7 @@ private:
     void cancelRun(State next);
     void runEnded(const LoadSummary& summary, const RunReport& report, const QString& path,
                   const QString& problem);
+    void offerOverlapChoice(const LoadError& error);
 
     FilesPage* files_;
     TargetPanel* target_;
@@ -119,6 +129,7 @@ private:
     RunPanel* run_;
     LoadController* controller_;
     SettingsPanel::Confirm confirm_;
+    Choose choose_;
     QThreadPool* pool_;
     State state_ = State::Idle;
     std::optional<PendingStart> start_; // in Checking and RestoringBeforeStart only

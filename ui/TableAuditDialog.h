@@ -1,0 +1,42 @@
+#pragma once
+
+#include "TargetCheck.h"
+
+#include <QDialog>
+
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+
+namespace isobar::ui {
+
+// `isobar-cli audit` in a window: a table's health (rows held twice, holes, ERA5T still there,
+// the ledger against the rows, columns without values) and the SQL that removes duplicates, which
+// the user may copy and never sees run. The audit runs on a pool thread with a connection of its
+// own; the dialog shows "Auditing..." meanwhile and can be closed at any time (the audit then ends
+// unseen).
+class TableAuditDialog : public QDialog {
+    Q_OBJECT
+
+public:
+    TableAuditDialog(const QString& table, ConnectionChoice connection, QWidget* parent = nullptr);
+    ~TableAuditDialog() override;
+
+    QLabel* statusLabel() const { return status_; }
+    QPlainTextEdit* text() const { return text_; }
+    QPushButton* copySqlButton() const { return copySql_; }
+    bool busy() const { return busy_; }
+
+signals:
+    // The audit has ended (its text shown, or why it could not run).
+    void finished();
+
+private:
+    QLabel* status_;
+    QPlainTextEdit* text_;
+    QPushButton* copySql_;
+    QString sql_;
+    bool busy_ = true;
+};
+
+} // namespace isobar::ui
