@@ -142,7 +142,7 @@ private slots:
         const LoadSummary second = load({copy}, "renamed", OverlapPolicy::Refuse, &sink);
         QVERIFY2(second.status == LoadStatus::Completed, message(second));
         QCOMPARE(second.rows, std::uint64_t{0});
-        QCOMPARE(second.sameRows, std::uint64_t{162});
+        QCOMPARE(second.overlap.sameRows, std::uint64_t{162});
         QVERIFY2(test::anyLineContains(sink.notes, {"already loaded from data.nc on", "skipped"}),
                  qPrintable(test::joinLines(sink.notes)));
 
@@ -180,9 +180,9 @@ private slots:
         const LoadSummary second = load({final}, "expver", OverlapPolicy::Refuse, &sink);
         QVERIFY2(second.status == LoadStatus::Completed, message(second));
         QCOMPARE(second.rows, std::uint64_t{162});
-        QCOMPARE(second.era5tReplacedUnits, static_cast<std::size_t>(units));
-        QCOMPARE(second.era5tReplacedHours, std::uint64_t{2});
-        QCOMPARE(second.replacedRows, std::uint64_t{162});
+        QCOMPARE(second.overlap.era5tReplacedUnits, static_cast<std::size_t>(units));
+        QCOMPARE(second.overlap.era5tReplacedHours, std::uint64_t{2});
+        QCOMPARE(second.overlap.replacedRows, std::uint64_t{162});
         QVERIFY2(
             test::anyLineContains(sink.notes, {"replacing 2 hour(s) of ERA5T", "era5t.nc", "by final ERA5"}),
             qPrintable(test::joinLines(sink.notes)));
@@ -228,16 +228,16 @@ private slots:
         const LoadSummary kept = load({fileB}, "choice", OverlapPolicy::Skip);
         QVERIFY2(kept.status == LoadStatus::Completed, message(kept));
         QCOMPARE(kept.rows, std::uint64_t{0});
-        QCOMPARE(kept.keptRows, std::uint64_t{162});
+        QCOMPARE(kept.overlap.keptRows, std::uint64_t{162});
         diff = test::compareRows(test::readWeatherRows(conn, "choice"), test::expectedRows(a, hours_));
         QVERIFY2(diff.isEmpty(), qPrintable(diff));
 
         const LoadSummary replaced = load({fileB}, "choice", OverlapPolicy::Replace);
         QVERIFY2(replaced.status == LoadStatus::Completed, message(replaced));
         QCOMPARE(replaced.rows, std::uint64_t{162});
-        QCOMPARE(replaced.replacedRows, std::uint64_t{162});
-        QVERIFY(replaced.overlapReplacedUnits > 0);
-        QCOMPARE(replaced.era5tReplacedUnits, std::size_t{0});
+        QCOMPARE(replaced.overlap.replacedRows, std::uint64_t{162});
+        QVERIFY(replaced.overlap.overlapReplacedUnits > 0);
+        QCOMPARE(replaced.overlap.era5tReplacedUnits, std::size_t{0});
         diff = test::compareRows(test::readWeatherRows(conn, "choice"), test::expectedRows(b, hours_));
         QVERIFY2(diff.isEmpty(), qPrintable(diff));
     }
@@ -255,7 +255,7 @@ private slots:
         QVERIFY2(larger.status == LoadStatus::Completed, message(larger));
         const std::uint64_t regionRows = 3 * 5 * 2;
         QCOMPARE(larger.rows, std::uint64_t{162} - regionRows);
-        QCOMPARE(larger.sameRows, regionRows);
+        QCOMPARE(larger.overlap.sameRows, regionRows);
         QVERIFY2(test::anyLineContains(sink.notes, {"cut along them"}),
                  qPrintable(test::joinLines(sink.notes)));
         Connection conn = cluster_->connect();
@@ -346,6 +346,7 @@ private slots:
         QVERIFY2(rerun.exitCode == 0, qPrintable(rerun.err));
         QVERIFY2(rerun.err.contains("of ERA5T from killed-era5t.nc (expver 0005) by final ERA5"),
                  qPrintable(rerun.err));
+        QVERIFY2(rerun.err.contains("earlier rows deleted"), qPrintable(rerun.err)); // the summary
         QCOMPARE(test::count(watch, "SELECT count(*) FROM isobar.ledger WHERE relid = 'killed'::regclass AND "
                                     "expver = '0005'"),
                  std::uint64_t{0});

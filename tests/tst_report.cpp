@@ -506,6 +506,27 @@ private slots:
         QCOMPARE(back.samples.at(0).overallRate, r.samples[0].overallRate);
         QCOMPARE(back.samples.at(0).workerRows, r.samples[0].workerRows);
         QVERIFY(back.extent.empty()); // none recorded: a map of the run says so
+        QVERIFY(!back.overlap.any());
+        // What the run found already in the table, and did about it.
+        r.overlap.sameRows = 162;
+        r.overlap.sameUnits = 2;
+        r.overlap.era5tReplacedUnits = 240;
+        r.overlap.era5tReplacedHours = 48;
+        r.overlap.replacedRows = (std::uint64_t{1} << 40) + 3;
+        r.overlap.decisions = {"replacing 48 hour(s) of ERA5T from \"a\".nc (expver 0005) by final ERA5"};
+        const RunReport withOverlap = parseReportJson(renderReportJson(r));
+        QCOMPARE(withOverlap.overlap.sameRows, r.overlap.sameRows);
+        QCOMPARE(withOverlap.overlap.sameUnits, r.overlap.sameUnits);
+        QCOMPARE(withOverlap.overlap.era5tReplacedUnits, r.overlap.era5tReplacedUnits);
+        QCOMPARE(withOverlap.overlap.era5tReplacedHours, r.overlap.era5tReplacedHours);
+        QCOMPARE(withOverlap.overlap.replacedRows, r.overlap.replacedRows);
+        QCOMPARE(withOverlap.overlap.decisions, r.overlap.decisions);
+        QCOMPARE(withOverlap.overlap.describe(),
+                 (std::vector<std::string>{"replaced 48 hour(s) of ERA5T by final ERA5 (240 unit(s)); "
+                                           "1,099,511,627,779 earlier rows deleted",
+                                           "162 rows (2 unit(s)) were in the table already from other files, "
+                                           "with the same values: skipped"}));
+        r.overlap = {};
         // Where the rows lie (what a map of the table reads): a box across the date line, two
         // runs of times, pressure levels.
         r.extent.gridStep = 0.25;

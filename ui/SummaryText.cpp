@@ -59,6 +59,9 @@ SummaryText::SummaryText(const LoadSummary& summary) {
         break;
     }
     }
+    for (const std::string& line : summary.overlap.describe()) {
+        lines_ << q(line).left(1).toUpper() + q(line).mid(1) + QLatin1Char('.');
+    }
     if (const auto& c = summary.compression) {
         lines_ << (c->grew() ? tr("Compression made the table BIGGER: %1.") : tr("Compression: %1."))
                       .arg(q(c->describe()));

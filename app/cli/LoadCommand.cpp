@@ -177,6 +177,9 @@ public:
         if (s.retries > 0) {
             std::cerr << s.retries << " transient failure(s) were retried\n";
         }
+        for (const std::string& line : s.overlap.describe()) {
+            std::cerr << line << "\n";
+        }
         spdlog::debug("time by stage: {}", LoadPhases::describe(s.phases.run));
         spdlog::debug("workers' time (summed): {}; {} transaction(s)", LoadPhases::describe(s.phases.workers),
                       s.phases.transactions);

@@ -27,6 +27,27 @@ struct LoadError {
     bool overlap = false;
 };
 
+// What a run found of its rows already in the table from other loads (OverlapCheck), and what it
+// did about them: the same values skipped, other values kept (--overlap skip), earlier units
+// replaced (ERA5T by final ERA5, or --overlap replace), with the earlier rows those deleted.
+struct OverlapCounts {
+    std::uint64_t sameRows = 0; // the same values from other files (within resumedRows)
+    std::size_t sameUnits = 0;
+    std::uint64_t keptRows = 0; // other values, the table's kept (within resumedRows)
+    std::size_t keptUnits = 0;
+    std::size_t era5tReplacedUnits = 0;   // committed
+    std::uint64_t era5tReplacedHours = 0; // their valid times, when the run completed
+    std::size_t overlapReplacedUnits = 0; // committed
+    std::uint64_t replacedRows = 0;       // earlier rows deleted by the committed replacements
+    // What was decided, in words (also given to the sink as notes as the run starts).
+    std::vector<std::string> decisions;
+
+    bool any() const { return sameUnits + keptUnits + era5tReplacedUnits + overlapReplacedUnits > 0; }
+    // The outcome in a line or a few, for summaries: "replaced 48 hour(s) of ERA5T by final ERA5
+    // (240 unit(s); 1,234,567 earlier rows deleted)", ...
+    std::vector<std::string> describe() const;
+};
+
 enum class LoadStatus { Completed, Cancelled, Failed };
 
 struct LoadStart {
@@ -85,20 +106,8 @@ struct LoadSummary {
     std::uint64_t rows = 0;        // rows committed by this run
     std::uint64_t resumedRows = 0; // rows an earlier run had committed (skipped)
     std::uint64_t skippedRows = 0; // rows whose every value was missing, skipped by request
-    // Rows the table already held from other files (OverlapCheck), within resumedRows: the same
-    // values (skipped), or other values kept by --overlap skip.
-    std::uint64_t sameRows = 0;
-    std::size_t sameUnits = 0;
-    std::uint64_t keptRows = 0;
-    std::size_t keptUnits = 0;
-    // Units whose earlier rows this run replaced, committed: ERA5T by final ERA5 (and the hours
-    // they cover), other values by --overlap replace; and the earlier rows deleted for them.
-    std::size_t era5tReplacedUnits = 0;
-    std::uint64_t era5tReplacedHours = 0;
-    std::size_t overlapReplacedUnits = 0;
-    std::uint64_t replacedRows = 0;
-    // What was decided about rows already in the table, in words (also given as notes).
-    std::vector<std::string> overlaps;
+    // What the run did about rows the table already held from other loads.
+    OverlapCounts overlap;
     std::uint64_t bytes = 0; // COPY bytes sent
     std::size_t unitsCommitted = 0;
     std::size_t unitsResumed = 0;

@@ -305,11 +305,11 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         phase.done("prepare table");
         summary.tableCreated = prepared.tableCreated;
         const OverlapOutcome& overlaps = prepared.overlaps;
-        summary.sameRows = overlaps.sameRows;
-        summary.sameUnits = overlaps.sameUnits;
-        summary.keptRows = overlaps.keptRows;
-        summary.keptUnits = overlaps.keptUnits;
-        summary.overlaps = overlaps.lines;
+        summary.overlap.sameRows = overlaps.sameRows;
+        summary.overlap.sameUnits = overlaps.sameUnits;
+        summary.overlap.keptRows = overlaps.keptRows;
+        summary.overlap.keptUnits = overlaps.keptUnits;
+        summary.overlap.decisions = overlaps.lines;
         if (overlaps.legacyUnits > 0) {
             sink.note(std::to_string(overlaps.legacyUnits) + " unit(s) of " + request.table.display() +
                       " recorded by an earlier version of Isobar were given their place on the grid from "
@@ -424,7 +424,7 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         summary.seconds = secondsSince(t0); // the index, compression, SET LOGGED are part of the load
         phase.done(LoadPhases::kFinishTable);
         summary.status = LoadStatus::Completed;
-        summary.era5tReplacedHours = summary.era5tReplacedUnits > 0 ? overlaps.era5tHours : 0;
+        summary.overlap.era5tReplacedHours = summary.overlap.era5tReplacedUnits > 0 ? overlaps.era5tHours : 0;
         // On this connection, not a new one: a connection costs the server some 20 ms. Not while
         // durability is traded for speed: the settings go back first (runLoad), and the report
         // verifies after that.

@@ -1,5 +1,6 @@
 #include "ingest/OverlapCheck.h"
 
+#include "ingest/LoadEvents.h"
 #include "util/Format.h"
 
 #include <algorithm>
@@ -19,6 +20,32 @@ const char* overlapPolicyName(OverlapPolicy policy) {
         break;
     }
     return "refuse";
+}
+
+std::vector<std::string> OverlapCounts::describe() const {
+    std::vector<std::string> out;
+    if (era5tReplacedUnits > 0) {
+        out.push_back("replaced " +
+                      (era5tReplacedHours > 0 ? std::to_string(era5tReplacedHours) + " hour(s) of ERA5T"
+                                              : std::string("ERA5T")) +
+                      " by final ERA5 (" + std::to_string(era5tReplacedUnits) + " unit(s))");
+    }
+    if (overlapReplacedUnits > 0) {
+        out.push_back("replaced " + std::to_string(overlapReplacedUnits) +
+                      " unit(s) the table held with other values (--overlap replace)");
+    }
+    if (era5tReplacedUnits + overlapReplacedUnits > 0) {
+        out.back() += "; " + formatThousands(replacedRows) + " earlier rows deleted";
+    }
+    if (sameUnits > 0) {
+        out.push_back(formatThousands(sameRows) + " rows (" + std::to_string(sameUnits) +
+                      " unit(s)) were in the table already from other files, with the same values: skipped");
+    }
+    if (keptUnits > 0) {
+        out.push_back(formatThousands(keptRows) + " rows (" + std::to_string(keptUnits) +
+                      " unit(s)) are in the table with other values: the table's kept (--overlap skip)");
+    }
+    return out;
 }
 
 OverlapPolicy parseOverlapPolicy(const std::string& text) {

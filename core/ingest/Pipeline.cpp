@@ -161,9 +161,9 @@ void runPipeline(EngineShared& shared, const std::vector<std::size_t>& todo, std
         summary.skippedRows += c->skippedRows.load();
         summary.retries += c->retries.load();
         summary.resumedRows += c->concurrentRows.load();
-        summary.era5tReplacedUnits += c->era5tReplacedUnits.load();
-        summary.overlapReplacedUnits += c->overlapReplacedUnits.load();
-        summary.replacedRows += c->replacedRows.load();
+        summary.overlap.era5tReplacedUnits += c->era5tReplacedUnits.load();
+        summary.overlap.overlapReplacedUnits += c->overlapReplacedUnits.load();
+        summary.overlap.replacedRows += c->replacedRows.load();
     }
 }
 

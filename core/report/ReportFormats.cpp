@@ -269,6 +269,12 @@ std::string renderReportHtml(const RunReport& r) {
             (r.resumedRows > 0 ? " (" + formatThousands(r.resumedRows) + " already loaded by an earlier run)"
                                : ""));
     row("planned rows", formatThousands(r.plannedRows));
+    for (const std::string& line : r.overlap.describe()) {
+        row("already in the table", line);
+    }
+    for (const std::string& line : r.overlap.decisions) {
+        row("decided", line);
+    }
     if (r.skippedRows > 0) {
         row("skipped (all values missing)", formatThousands(r.skippedRows));
     }

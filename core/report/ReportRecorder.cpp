@@ -139,6 +139,7 @@ RunReport ReportRecorder::finish(const LoadSummary& summary) {
     r.bytes = summary.bytes;
     r.unitsCommitted = summary.unitsCommitted;
     r.unitsResumed = summary.unitsResumed;
+    r.overlap = summary.overlap;
     r.retries = summary.retries;
     r.seconds = summary.seconds;
     r.meanRate = summary.seconds > 0 ? static_cast<double>(summary.rows) / summary.seconds : 0;

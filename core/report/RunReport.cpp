@@ -286,6 +286,21 @@ std::string renderReportJson(const RunReport& r) {
         .field("unitsCommitted", static_cast<std::uint64_t>(r.unitsCommitted));
     j.field("unitsResumed", static_cast<std::uint64_t>(r.unitsResumed))
         .field("retries", static_cast<std::uint64_t>(r.retries));
+    j.key("overlap").beginObject();
+    j.field("sameRows", r.overlap.sameRows)
+        .field("sameUnits", static_cast<std::uint64_t>(r.overlap.sameUnits));
+    j.field("keptRows", r.overlap.keptRows)
+        .field("keptUnits", static_cast<std::uint64_t>(r.overlap.keptUnits));
+    j.field("era5tReplacedUnits", static_cast<std::uint64_t>(r.overlap.era5tReplacedUnits))
+        .field("era5tReplacedHours", r.overlap.era5tReplacedHours);
+    j.field("overlapReplacedUnits", static_cast<std::uint64_t>(r.overlap.overlapReplacedUnits))
+        .field("replacedRows", r.overlap.replacedRows);
+    j.key("decisions").beginArray();
+    for (const std::string& d : r.overlap.decisions) {
+        j.value(d);
+    }
+    j.endArray();
+    j.endObject();
     j.field("seconds", r.seconds)
         .field("meanRate", r.meanRate)
         .field("medianSustainedRate", r.medianSustainedRate);
@@ -458,6 +473,19 @@ RunReport parseReportJson(const std::string& json) {
     r.unitsCommitted = static_cast<std::size_t>(res["unitsCommitted"].number());
     r.unitsResumed = static_cast<std::size_t>(res["unitsResumed"].number());
     r.retries = static_cast<std::size_t>(res["retries"].number());
+    if (const JsonValue& o = res["overlap"]; !o.isNull()) { // reports of earlier versions have none
+        r.overlap.sameRows = u64(o["sameRows"]);
+        r.overlap.sameUnits = static_cast<std::size_t>(o["sameUnits"].number());
+        r.overlap.keptRows = u64(o["keptRows"]);
+        r.overlap.keptUnits = static_cast<std::size_t>(o["keptUnits"].number());
+        r.overlap.era5tReplacedUnits = static_cast<std::size_t>(o["era5tReplacedUnits"].number());
+        r.overlap.era5tReplacedHours = u64(o["era5tReplacedHours"]);
+        r.overlap.overlapReplacedUnits = static_cast<std::size_t>(o["overlapReplacedUnits"].number());
+        r.overlap.replacedRows = u64(o["replacedRows"]);
+        for (const auto& d : o["decisions"].array()) {
+            r.overlap.decisions.push_back(d.string());
+        }
+    }
     r.seconds = res["seconds"].number();
     r.meanRate = res["meanRate"].number();
     r.medianSustainedRate = res["medianSustainedRate"].number();

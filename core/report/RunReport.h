@@ -118,6 +118,8 @@ struct RunReport {
     std::size_t units = 0;
     std::size_t unitsCommitted = 0;
     std::size_t unitsResumed = 0;
+    // Rows the table already held from other loads, and what the run did about them.
+    OverlapCounts overlap;
     std::size_t retries = 0;
     double seconds = 0;
     double meanRate = 0;            // rows committed / seconds
