@@ -9,6 +9,7 @@
 #include "db/TableType.h"
 #include "db/TransientError.h"
 
+#include <QFile>
 #include <QtTest>
 
 #include <array>
@@ -288,6 +289,43 @@ private slots:
         QVERIFY2(fits.status == LoadStatus::Completed,
                  fits.error ? fits.error->message.c_str() : "not completed");
         QCOMPARE(digest(conn, "crowded"), reference_);
+    }
+
+    // Exactly once across files on a distributed table: a renamed copy adds nothing; a download
+    // with other values is refused, then replaces the rows with --overlap replace (the earlier
+    // rows deleted on the shards and the new ones copied in one transaction per unit).
+    void overlapOnADistributedTable() {
+        SKIP_WITHOUT_CITUS();
+        LoadRequest request = requestFor("twice");
+        CitusSink sink;
+        QVERIFY(runLoad(request, {}, sink).status == LoadStatus::Completed);
+        const QString copy = coordinator_->workDir() + "/citus copy.nc";
+        QVERIFY(QFile::copy(file_, copy));
+        request.files = {copy.toStdString()};
+        const LoadSummary again = runLoad(request, {}, sink);
+        QVERIFY2(again.status == LoadStatus::Completed, again.error ? again.error->message.c_str() : "");
+        QCOMPARE(again.rows, std::uint64_t{0});
+        Connection conn = coordinator_->connect();
+        QCOMPARE(digest(conn, "twice"), reference_);
+
+        const QString other = coordinator_->workDir() + "/citus-other.nc";
+        const CliRun sample =
+            runCli({"sample", "--out", other, "--hours", "24", "--region", "10,0,0,20", "--seed", "2"});
+        QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
+        LoadRequest otherReference = requestFor("other_reference");
+        otherReference.files = {other.toStdString()};
+        otherReference.tableOptions.type = TableType::Regular;
+        QVERIFY(runLoad(otherReference, {}, sink).status == LoadStatus::Completed);
+        request.files = {other.toStdString()};
+        const LoadSummary refused = runLoad(request, {}, sink);
+        QVERIFY(refused.status == LoadStatus::Failed && refused.error && refused.error->overlap);
+        QCOMPARE(digest(conn, "twice"), reference_);
+        request.overlap = OverlapPolicy::Replace;
+        const LoadSummary replaced = runLoad(request, {}, sink);
+        QVERIFY2(replaced.status == LoadStatus::Completed,
+                 replaced.error ? replaced.error->message.c_str() : "");
+        QVERIFY(replaced.overlap.overlapReplacedUnits > 0);
+        QCOMPARE(digest(conn, "twice"), digest(conn, "other_reference"));
     }
 
 private:

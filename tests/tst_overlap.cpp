@@ -9,6 +9,7 @@
 #include "TestUtil.h"
 #include "db/Ledger.h"
 #include "db/TableAudit.h"
+#include "db/TableType.h"
 #include "ingest/Loader.h"
 #include "ingest/UnitSource.h"
 #include "plan/LoadPlan.h"
@@ -239,6 +240,50 @@ private slots:
         QVERIFY(replaced.overlap.overlapReplacedUnits > 0);
         QCOMPARE(replaced.overlap.era5tReplacedUnits, std::size_t{0});
         diff = test::compareRows(test::readWeatherRows(conn, "choice"), test::expectedRows(b, hours_));
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    }
+
+    // Every table type: a renamed copy adds nothing, final ERA5 replaces ERA5T row for row (a
+    // hypertable where TimescaleDB can be used on the test server; distributed tables in
+    // tst_citus).
+    void eachTableType_data() {
+        QTest::addColumn<QString>("type");
+        for (const char* type : {"regular", "unlogged", "partitioned", "hypertable"}) {
+            QTest::newRow(type) << QString(type);
+        }
+    }
+    void eachTableType() {
+        QFETCH(QString, type);
+        Connection conn = cluster_->connect();
+        const std::optional<TableType> tableType = parseTableType(type.toStdString());
+        QVERIFY(tableType.has_value());
+        if (*tableType == TableType::Hypertable) {
+            if (const ExtensionStatus status = timescaledbStatus(conn); !status.usable) {
+                QSKIP(qPrintable("TimescaleDB cannot be used on the test server: " +
+                                 QString::fromStdString(status.reason)));
+            }
+        }
+        const std::string table = "typed_" + type.toStdString();
+        const test::FixtureSpec era5t = fixture(lats_, lons_, hours_, 0.4, "0005");
+        const test::FixtureSpec era5 = fixture(lats_, lons_, hours_, 0, "0001");
+        const QString preliminary = write(type + "-era5t.nc", era5t);
+        const QString final = write(type + "-era5.nc", era5);
+        LoadRequest request = requestFor({preliminary}, table);
+        request.tableOptions.type = tableType;
+        test::RecordingSink sink;
+        LoadSummary s = runLoad(request, {}, sink);
+        QVERIFY2(s.status == LoadStatus::Completed, message(s));
+        const QString copy = dir_ + "/" + type + "-era5t copy.nc";
+        QVERIFY(QFile::copy(preliminary, copy));
+        s = load({copy}, table);
+        QVERIFY2(s.status == LoadStatus::Completed, message(s));
+        QCOMPARE(s.rows, std::uint64_t{0});
+        s = load({final}, table);
+        QVERIFY2(s.status == LoadStatus::Completed, message(s));
+        QCOMPARE(s.overlap.replacedRows, std::uint64_t{162});
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM " + table), std::uint64_t{162});
+        const QString diff =
+            test::compareRows(test::readWeatherRows(conn, table), test::expectedRows(era5, hours_));
         QVERIFY2(diff.isEmpty(), qPrintable(diff));
     }
 
@@ -502,9 +547,8 @@ private:
         return path;
     }
 
-    LoadSummary load(const std::vector<QString>& files, const std::string& table,
-                     OverlapPolicy overlap = OverlapPolicy::Refuse,
-                     test::RecordingSink* sink = nullptr) const {
+    LoadRequest requestFor(const std::vector<QString>& files, const std::string& table,
+                           OverlapPolicy overlap = OverlapPolicy::Refuse) const {
         LoadRequest request;
         request.conninfo = cluster_->conninfo();
         request.table = TableName::parse(table);
@@ -513,8 +557,14 @@ private:
         }
         request.bandRows = 2;
         request.overlap = overlap;
+        return request;
+    }
+
+    LoadSummary load(const std::vector<QString>& files, const std::string& table,
+                     OverlapPolicy overlap = OverlapPolicy::Refuse,
+                     test::RecordingSink* sink = nullptr) const {
         test::RecordingSink local;
-        return runLoad(request, {}, sink != nullptr ? *sink : local);
+        return runLoad(requestFor(files, table, overlap), {}, sink != nullptr ? *sink : local);
     }
 
     static const char* message(const LoadSummary& s) {

@@ -343,7 +343,8 @@ std::optional<std::string> prepareTimeLookup(Connection& conn, const TableName& 
     const Result r = conn.query(
         "SELECT a.amname, x.indexrelid FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_am a "
         "ON a.oid = i.relam JOIN pg_attribute t ON t.attrelid = x.indrelid AND t.attnum = x.indkey[0] WHERE "
-        "t.attname = 'time' AND x.indrelid IN (SELECT relid FROM pg_partition_tree($1::regclass) UNION "
+        "t.attname = 'time' AND i.relkind = 'i' AND x.indrelid IN (SELECT relid FROM "
+        "pg_partition_tree($1::regclass) UNION "
         "SELECT $1::regclass) ORDER BY a.amname = 'brin'",
         {table.quoted(conn)});
     if (r.rows() == 0) {
