@@ -243,7 +243,8 @@ std::size_t forgetUnits(Connection& conn, const LedgerTarget& target, const std:
 }
 
 std::vector<UnitRecord> recordedUnitsAt(Connection& conn, const LedgerTarget& target,
-                                        const std::vector<PgTimestamp>& times) {
+                                        const std::vector<PgTimestamp>& times,
+                                        std::vector<std::string>* unplaced) {
     std::vector<UnitRecord> out;
     if (times.empty()) {
         return out;
@@ -263,10 +264,17 @@ std::vector<UnitRecord> recordedUnitsAt(Connection& conn, const LedgerTarget& ta
             "files_print, legacy_print, values_print, coalesce(expver, ''), coalesce(product, ''), "
             "coalesce(columns, ''), to_char(committed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') || ' UTC' "
             "FROM " +
-            ledger + " WHERE relid = $1::oid AND valid_time = ANY ($2::timestamptz[])";
+            ledger +
+            " WHERE relid = $1::oid AND (valid_time = ANY ($2::timestamptz[]) OR valid_time IS NULL)";
     }
     const Result r = conn.query(sql + " ORDER BY 1", {target.relid, quotedArray(texts)});
     for (int i = 0; i < r.rows(); ++i) {
+        if (r.isNull(i, 2)) { // no place yet: an earlier version's unit
+            if (unplaced != nullptr) {
+                unplaced->push_back(r.text(i, 0));
+            }
+            continue;
+        }
         UnitRecord u;
         u.key = r.text(i, 0);
         u.rows = static_cast<std::uint64_t>(r.integer(i, 1));
@@ -335,9 +343,17 @@ std::size_t migrateLegacyUnits(Connection& conn, const LedgerTarget& target, con
                    "UNION ALL SELECT unit_key FROM isobar.ledger_unlogged WHERE relid = $1::oid AND "
                    "valid_time IS NULL",
                    {target.relid});
-    std::vector<std::vector<std::string>> c(9);
+    std::vector<std::string> keys;
     for (int i = 0; i < r.rows(); ++i) {
-        const std::string key = r.text(i, 0);
+        keys.push_back(r.text(i, 0));
+    }
+    return migrateLegacyUnits(conn, target, grid, keys);
+}
+
+std::size_t migrateLegacyUnits(Connection& conn, const LedgerTarget& target, const GlobalGrid& grid,
+                               const std::vector<std::string>& keys) {
+    std::vector<std::vector<std::string>> c(9);
+    for (const std::string& key : keys) {
         const auto parsed = parseLegacyKey(key, grid);
         if (!parsed) {
             continue; // not a key of this grid (or not Isobar's): never overlaps anything

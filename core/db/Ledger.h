@@ -51,16 +51,20 @@ struct UnitRecord {
 };
 
 // The units recorded in the target's ledgers (both) at any of `times`: what a load of those
-// times may overlap. Units of earlier versions get their place from their keys first
-// (migrateLegacyUnits).
+// times may overlap. The keys of units without a place (an earlier version's: see
+// migrateLegacyUnits) go to `unplaced`, in the same round trip.
 std::vector<UnitRecord> recordedUnitsAt(Connection& conn, const LedgerTarget& target,
-                                        const std::vector<PgTimestamp>& times);
+                                        const std::vector<PgTimestamp>& times,
+                                        std::vector<std::string>* unplaced = nullptr);
 
 // Ledger rows of the target written by versions whose keys named the files (".. rows 0-8 of
 // 42..40 x 0..2 on 0.25 [156180d889d9b30f]") get their place and their files' print from the key,
 // once; their keys stay. Rows of another grid than `grid` are left as they are. Returns how many
 // were given their place.
 std::size_t migrateLegacyUnits(Connection& conn, const LedgerTarget& target, const GlobalGrid& grid);
+// The same for `keys` (of units without a place, read already).
+std::size_t migrateLegacyUnits(Connection& conn, const LedgerTarget& target, const GlobalGrid& grid,
+                               const std::vector<std::string>& keys);
 // The place and print of a legacy key on `grid`; nullopt when it is not one.
 std::optional<std::pair<UnitPlace, std::uint64_t>> parseLegacyKey(const std::string& key,
                                                                   const GlobalGrid& grid);

@@ -184,7 +184,6 @@ OverlapOutcome resolveOverlaps(Connection& conn, const LedgerTarget& ledger, con
                                LoadPlan& plan, OverlapPolicy policy, const std::string& table) {
     OverlapOutcome out;
     const Dataset& dataset = source.dataset();
-    out.legacyUnits = migrateLegacyUnits(conn, ledger, dataset.grid());
     std::set<std::int64_t> distinct;
     for (const WorkUnit& u : plan.units()) {
         distinct.insert(u.place.time.micros);
@@ -193,7 +192,15 @@ OverlapOutcome resolveOverlaps(Connection& conn, const LedgerTarget& ledger, con
     for (const std::int64_t t : distinct) {
         times.push_back(PgTimestamp{t});
     }
-    const std::vector<UnitRecord> recorded = recordedUnitsAt(conn, ledger, times);
+    // One round trip, unless units of an earlier version are there to be given their place first.
+    std::vector<std::string> unplaced;
+    std::vector<UnitRecord> recorded = recordedUnitsAt(conn, ledger, times, &unplaced);
+    if (!unplaced.empty()) {
+        out.legacyUnits = migrateLegacyUnits(conn, ledger, dataset.grid(), unplaced);
+        if (out.legacyUnits > 0) {
+            recorded = recordedUnitsAt(conn, ledger, times);
+        }
+    }
     if (recorded.empty()) {
         return out;
     }
