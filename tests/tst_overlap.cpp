@@ -187,6 +187,11 @@ private slots:
         QVERIFY2(
             test::anyLineContains(sink.notes, {"replacing 2 hour(s) of ERA5T", "era5t.nc", "by final ERA5"}),
             qPrintable(test::joinLines(sink.notes)));
+        // The index made to find the ERA5T rows is gone with the load.
+        QVERIFY2(test::anyLineContains(sink.notes, {"made the index", "dropped when the load ends"}),
+                 qPrintable(test::joinLines(sink.notes)));
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM pg_indexes WHERE tablename = 'expver'"),
+                 std::uint64_t{0});
         QCOMPARE(test::count(conn, "SELECT count(*) FROM expver"), std::uint64_t{162});
         QCOMPARE(test::count(conn, "SELECT count(*) FROM isobar.ledger WHERE relid = 'expver'::regclass AND "
                                    "expver = '0005'"),
@@ -391,7 +396,10 @@ private slots:
         QVERIFY2(rerun.exitCode == 0, qPrintable(rerun.err));
         QVERIFY2(rerun.err.contains("of ERA5T from killed-era5t.nc (expver 0005) by final ERA5"),
                  qPrintable(rerun.err));
-        QVERIFY2(rerun.err.contains("earlier rows deleted"), qPrintable(rerun.err)); // the summary
+        QVERIFY2(rerun.err.contains("earlier rows deleted"), qPrintable(rerun.err));
+        // The index the killed run made is dropped by the rerun that used it.
+        QCOMPARE(test::count(watch, "SELECT count(*) FROM pg_indexes WHERE tablename = 'killed'"),
+                 std::uint64_t{0}); // the summary
         QCOMPARE(test::count(watch, "SELECT count(*) FROM isobar.ledger WHERE relid = 'killed'::regclass AND "
                                     "expver = '0005'"),
                  std::uint64_t{0});

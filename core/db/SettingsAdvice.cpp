@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 
 namespace isobar {
 
@@ -319,16 +318,11 @@ private:
                     t.name + " after the load, or turn it back on",
                 "ALTER TABLE " + t.quoted + " RESET (autovacuum_enabled);");
         }
-        // A BRIN index costs COPY next to nothing (one summary per range of pages): not a warning.
-        std::vector<TableIndex> costly;
-        std::copy_if(t.indexes.begin(), t.indexes.end(), std::back_inserter(costly), [](const TableIndex& i) {
-            return i.definition.find(" USING brin ") == std::string::npos;
-        });
-        if (!costly.empty()) {
+        if (!t.indexes.empty()) {
             std::vector<std::string> names;
             std::string drop;
             std::string recreate;
-            for (const TableIndex& i : costly) {
+            for (const TableIndex& i : t.indexes) {
                 names.push_back(i.name + (i.constraint.empty() ? "" : " (" + i.constraint + ")"));
                 if (i.constraint.empty()) {
                     drop += "DROP INDEX " + i.name + "; ";
@@ -339,11 +333,11 @@ private:
                 }
             }
             const std::string own = t.name.substr(t.name.rfind('.') + 1) + "_time_idx";
-            const std::string& only = costly.front().name;
-            const bool ownIndex = t.hypertable && costly.size() == 1 && only.size() >= own.size() &&
+            const std::string& only = t.indexes.front().name;
+            const bool ownIndex = t.hypertable && t.indexes.size() == 1 && only.size() >= own.size() &&
                                   only.compare(only.size() - own.size(), own.size(), own) == 0;
             add(Severity::Slows, "table " + t.name,
-                t.name + " has " + std::to_string(costly.size()) + " index(es), " + join(names, ", ") +
+                t.name + " has " + std::to_string(t.indexes.size()) + " index(es), " + join(names, ", ") +
                     ": every row updates each of them, which is several times slower than building them "
                     "once after the load" +
                     (ownIndex

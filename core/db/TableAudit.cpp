@@ -177,17 +177,12 @@ TableAudit auditTable(Connection& conn, const AuditRequest& request) {
     const bool exact = request.full || std::max<double>(estimate, static_cast<double>(a.ledgerRows)) <=
                                            static_cast<double>(request.exactRows);
     std::string where;
-    if (exact) {
-        a.tableRows = static_cast<std::uint64_t>(conn.query("SELECT count(*) FROM " + quoted).integer(0, 0));
-        a.rowsRead = a.tableRows;
-        a.method = "every row (" + formatThousands(a.tableRows) + ")";
-    } else {
+    if (!exact) {
         a.tableRows = static_cast<std::uint64_t>(estimate);
         a.rowsEstimated = true;
         const Result times = conn.query(
             "SELECT t::text FROM (SELECT t, row_number() OVER (ORDER BY t) AS k, count(*) OVER () AS n FROM "
-            "(SELECT "
-            "DISTINCT valid_time AS t FROM " +
+            "(SELECT DISTINCT valid_time AS t FROM " +
                 ledger +
                 " l WHERE valid_time IS NOT NULL) d) s WHERE (k - 1) % greatest(1, n / $1::bigint) = 0 LIMIT "
                 "$1::bigint",
@@ -197,19 +192,50 @@ TableAudit auditTable(Connection& conn, const AuditRequest& request) {
             list += (list.empty() ? "" : ", ") + conn.quoteLiteral(times.text(i, 0));
         }
         where = list.empty() ? " WHERE false" : " WHERE time IN (" + list + ")";
-        a.rowsRead =
-            static_cast<std::uint64_t>(conn.query("SELECT count(*) FROM " + quoted + where).integer(0, 0));
-        a.method = std::to_string(times.rows()) + " time steps spread over the table (" +
-                   formatThousands(a.rowsRead) + " rows) of about " + formatThousands(a.tableRows) +
-                   " (--full reads every row)";
+        a.method = std::to_string(times.rows()) + " time steps spread over the table";
     }
 
-    // Duplicate keys in the rows read.
-    const Result dup =
-        conn.query("SELECT count(*), coalesce(sum(n - 1), 0) FROM (SELECT count(*) AS n FROM " + quoted +
-                   where + " GROUP BY " + key + " HAVING count(*) > 1) d");
-    a.duplicateKeys = static_cast<std::uint64_t>(dup.integer(0, 0));
-    a.extraRows = static_cast<std::uint64_t>(dup.integer(0, 1));
+    // The rows read, in one pass: their keys held more than once, their count, and each value
+    // column's values (none: a column NULL throughout).
+    std::string counts;
+    std::string sums;
+    for (std::size_t c = 0; c < layout->columns.size(); ++c) {
+        counts += ", count(" + conn.quoteIdentifier(layout->columns[c].column) + ") AS c" + std::to_string(c);
+        sums += ", coalesce(sum(c" + std::to_string(c) + "), 0)";
+    }
+    const Result read =
+        conn.query("SELECT count(*) FILTER (WHERE n > 1), coalesce(sum(n - 1) FILTER (WHERE n > 1), "
+                   "0), coalesce(sum(n), 0)" +
+                   sums + " FROM (SELECT count(*) AS n" + counts + " FROM " + quoted + where + " GROUP BY " +
+                   key + ") d");
+    a.duplicateKeys = static_cast<std::uint64_t>(read.integer(0, 0));
+    a.extraRows = static_cast<std::uint64_t>(read.integer(0, 1));
+    a.rowsRead = static_cast<std::uint64_t>(read.integer(0, 2));
+    for (std::size_t c = 0; c < layout->columns.size() && a.rowsRead > 0; ++c) {
+        if (read.integer(0, static_cast<int>(c) + 3) == 0) {
+            a.nullColumns.push_back(layout->columns[c].column);
+        }
+    }
+    if (exact) {
+        a.tableRows = a.rowsRead;
+        a.method = "every row (" + formatThousands(a.tableRows) + ")";
+    } else {
+        a.method += " (" + formatThousands(a.rowsRead) + " rows) of about " + formatThousands(a.tableRows) +
+                    " (--full reads every row)";
+        if (conn.query("SELECT count(*) FROM pg_index x JOIN pg_attribute t ON t.attrelid = x.indrelid AND "
+                       "t.attnum "
+                       "= x.indkey[0] WHERE t.attname = 'time' AND x.indrelid IN (SELECT relid FROM "
+                       "pg_partition_tree($1::regclass) UNION SELECT inhrelid FROM pg_inherits WHERE "
+                       "inhparent = "
+                       "$1::regclass UNION SELECT $1::regclass)",
+                       {quoted})
+                    .integer(0, 0) == 0 &&
+            conn.query("SELECT count(*) FROM pg_partition_tree($1::regclass)", {quoted}).integer(0, 0) <= 1) {
+            a.method +=
+                "; the table has no index on time and no partitions, so each of the audit's two reads of "
+                "its rows scans all of it";
+        }
+    }
     std::set<std::string> dupTimes;
     if (a.duplicateKeys > 0) {
         const Result ex =
@@ -274,41 +300,36 @@ TableAudit auditTable(Connection& conn, const AuditRequest& request) {
                                         "greatest(1, n / $1::bigint) = 0 "
                                         "LIMIT $1::bigint",
                                     {std::to_string(std::max<std::size_t>(1, request.sampleUnits))});
+    // Counted in one pass (a join on time): a table without an index on time is read once, not once a unit.
+    const std::int64_t n = g.longitudes();
+    std::string values;
     for (int i = 0; i < units.rows(); ++i) {
-        UnitPlace p;
-        p.time = *parseTimestamp(units.text(i, 2));
-        if (!units.isNull(i, 3)) {
-            p.level = std::stod(units.text(i, 3));
-        }
-        p.north = static_cast<std::int32_t>(units.integer(i, 4));
-        p.south = static_cast<std::int32_t>(units.integer(i, 5));
-        p.west = static_cast<std::int32_t>(units.integer(i, 6));
-        p.east = static_cast<std::int32_t>(units.integer(i, 7));
-        const auto counted = static_cast<std::uint64_t>(
-            conn.query("SELECT count(*) FROM " + quoted + " WHERE " + placeCondition(conn, p, g, levels))
-                .integer(0, 0));
-        ++a.unitsCounted;
-        const auto recorded = static_cast<std::uint64_t>(units.integer(i, 1));
-        if (counted != recorded) {
-            ++a.unitMismatches;
-            keep(a.mismatchExamples, units.text(i, 0) + ": the ledger says " + formatThousands(recorded) +
-                                         " rows, the table holds " + formatThousands(counted));
-        }
+        const std::int64_t north = units.integer(i, 4);
+        const std::int64_t south = units.integer(i, 5);
+        const std::int64_t west = units.integer(i, 6);
+        const std::int64_t east = units.integer(i, 7);
+        values += (values.empty() ? "(" : ", (") + std::to_string(i) + ", " +
+                  conn.quoteLiteral(units.text(i, 2)) + "::timestamptz, " +
+                  (units.isNull(i, 3) ? std::string("NULL") : units.text(i, 3)) + "::float4, " +
+                  std::to_string(south * n + west + 1) + ", " + std::to_string(north * n + east + 1) + ", " +
+                  std::to_string(west) + ", " + std::to_string(east) + ")";
     }
-
-    // Columns with no value in any row read.
-    if (!layout->columns.empty()) {
-        std::string counts;
-        for (const ValueColumn& c : layout->columns) {
-            counts +=
-                (counts.empty() ? "" : ", ") + std::string("count(") + conn.quoteIdentifier(c.column) + ")";
-        }
-        const Result r = conn.query("SELECT " + counts + " FROM " + quoted + where);
-        if (a.rowsRead > 0) {
-            for (std::size_t c = 0; c < layout->columns.size(); ++c) {
-                if (r.integer(0, static_cast<int>(c)) == 0) {
-                    a.nullColumns.push_back(layout->columns[c].column);
-                }
+    if (!values.empty()) {
+        const Result counted =
+            conn.query("SELECT u.i, count(t.location_id) FROM (VALUES " + values +
+                       ") AS u(i, tm, lv, lo, hi, w, e) LEFT JOIN " + quoted + " t ON t.time = u.tm" +
+                       (levels ? " AND t.pressure_level = u.lv" : "") +
+                       " AND t.location_id BETWEEN u.lo AND u.hi AND (t.location_id - 1) % " +
+                       std::to_string(n) + " BETWEEN u.w AND u.e GROUP BY u.i ORDER BY u.i");
+        for (int k = 0; k < counted.rows(); ++k) {
+            const int i = static_cast<int>(counted.integer(k, 0));
+            const auto rows = static_cast<std::uint64_t>(counted.integer(k, 1));
+            const auto recorded = static_cast<std::uint64_t>(units.integer(i, 1));
+            ++a.unitsCounted;
+            if (rows != recorded) {
+                ++a.unitMismatches;
+                keep(a.mismatchExamples, units.text(i, 0) + ": the ledger says " + formatThousands(recorded) +
+                                             " rows, the table holds " + formatThousands(rows));
             }
         }
     }

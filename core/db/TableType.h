@@ -82,10 +82,17 @@ void createPartitions(Connection& conn, const TableName& table, PartitionInterva
 // Returns whether it was made now (false: it was there).
 bool buildTimeIndex(Connection& conn, const TableName& table);
 
-// Before a load deletes the rows of units it replaces: brings the table's BRIN indexes on time up
-// to date (what was loaded since autovacuum last summarized them is otherwise read by every
-// lookup). Returns a warning when the table has no index on time at all (a table of an earlier
-// version): each replacement then reads the whole table.
-std::optional<std::string> prepareTimeLookup(Connection& conn, const TableName& table);
+// How a load that replaces units finds their rows (by time, level and location_id): an index of
+// the table whose first column is time, or one it makes for the run.
+struct TimeLookup {
+    std::string index;       // the index made for this run (qualified, quoted); empty: none made
+    double buildSeconds = 0; // how long making it took
+};
+// Before a load deletes the rows of units it replaces, on a connection outside a transaction:
+// brings the table's BRIN indexes on time up to date, or - for a regular, unlogged or partitioned
+// table with no index on time - makes a BRIN index on time (one read of the table, where each
+// replaced unit would read all of it), which dropTimeLookup() drops when the load ends.
+TimeLookup prepareTimeLookup(Connection& conn, const TableName& table, TableType type);
+void dropTimeLookup(Connection& conn, const TimeLookup& lookup);
 
 } // namespace isobar

@@ -147,6 +147,10 @@ bool CopyWorker::replaceEarlier(Pending& unit, Connection& conn) {
         return false;
     }
     const std::string table = shared_.request.table.quoted(conn);
+    // The time index, however few statistics the table has: a table a load just made has none,
+    // and the planner then reads all of it (5.3 s for a unit of a 100-hour table, 0.2 s through
+    // a BRIN index on time). No JIT for a statement of a fraction of a second.
+    conn.exec("SET LOCAL enable_seqscan = off; SET LOCAL jit = off");
     unit.deleted = 0;
     for (const ReplacedUnit& r : work.replaces) {
         unit.deleted += static_cast<std::uint64_t>(

@@ -211,6 +211,46 @@ void blameTheDisk(LoadError& error, ServerStorage storage) {
     }
 }
 
+// Drops the index a load made to find the rows it replaces (prepareTimeLookup) when the load ends,
+// on a connection of its own (the control connection may be the one that failed): kept, it would
+// cost every row of later loads.
+class TimeLookupGuard {
+public:
+    TimeLookupGuard(std::string conninfo, LoadSink& sink)
+        : conninfo_(std::move(conninfo))
+        , sink_(sink) {}
+    TimeLookupGuard(const TimeLookupGuard&) = delete;
+    TimeLookupGuard& operator=(const TimeLookupGuard&) = delete;
+    ~TimeLookupGuard() {
+        if (lookup_.index.empty()) {
+            return;
+        }
+        try {
+            Connection conn = Connection::open(conninfo_, kControlApplicationName);
+            dropTimeLookup(conn, lookup_);
+        } catch (const std::exception& e) {
+            sink_.warning("the index " + lookup_.index +
+                          " made to find the rows replaced could not be dropped (" + e.what() +
+                          "): it slows later loads; DROP INDEX " + lookup_.index);
+        }
+    }
+
+    void take(TimeLookup lookup) {
+        lookup_ = std::move(lookup);
+        if (!lookup_.index.empty()) {
+            sink_.note(
+                fmt::format("made the index {} to find the rows this load replaces ({:.1f} s, one read "
+                            "of the table); dropped when the load ends",
+                            lookup_.index, lookup_.buildSeconds));
+        }
+    }
+
+private:
+    std::string conninfo_;
+    LoadSink& sink_;
+    TimeLookup lookup_;
+};
+
 // What compression should know of the rows: the step between their times, their levels.
 CompressionHint compressionHint(const Dataset& dataset) {
     CompressionHint hint;
@@ -318,11 +358,11 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         for (const std::string& line : overlaps.lines) {
             sink.note(line);
         }
+        // An index made for the replacements goes when the load ends, however it ends.
+        TimeLookupGuard lookup(request.conninfo, sink);
         if (std::any_of(plan.units().begin(), plan.units().end(),
                         [](const WorkUnit& u) { return !u.replaces.empty(); })) {
-            if (const auto slow = prepareTimeLookup(control, request.table)) {
-                sink.warning(*slow);
-            }
+            lookup.take(prepareTimeLookup(control, request.table, prepared.type));
         }
         std::optional<AutovacuumResumer> autovacuum;
         if (prepared.autovacuum != PreparedTarget::Autovacuum::AsItWas) {
