@@ -344,6 +344,7 @@ std::size_t migrateLegacyUnits(Connection& conn, const LedgerTarget& target, con
                    "valid_time IS NULL",
                    {target.relid});
     std::vector<std::string> keys;
+    keys.reserve(static_cast<std::size_t>(r.rows()));
     for (int i = 0; i < r.rows(); ++i) {
         keys.push_back(r.text(i, 0));
     }

@@ -189,6 +189,7 @@ OverlapOutcome resolveOverlaps(Connection& conn, const LedgerTarget& ledger, con
         distinct.insert(u.place.time.micros);
     }
     std::vector<PgTimestamp> times;
+    times.reserve(distinct.size());
     for (const std::int64_t t : distinct) {
         times.push_back(PgTimestamp{t});
     }
