@@ -19,7 +19,7 @@
 
 namespace isobar::ui {
 
-TableAuditDialog::TableAuditDialog(const QString& table, ConnectionChoice connection, QWidget* parent)
+TableAuditDialog::TableAuditDialog(const QString& table, const ConnectionChoice& connection, QWidget* parent)
     : QDialog(parent)
     , status_(new QLabel)
     , text_(new QPlainTextEdit)

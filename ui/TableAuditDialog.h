@@ -19,7 +19,7 @@ class TableAuditDialog : public QDialog {
     Q_OBJECT
 
 public:
-    TableAuditDialog(const QString& table, ConnectionChoice connection, QWidget* parent = nullptr);
+    TableAuditDialog(const QString& table, const ConnectionChoice& connection, QWidget* parent = nullptr);
     ~TableAuditDialog() override;
 
     QLabel* statusLabel() const { return status_; }
