@@ -81,6 +81,17 @@ std::string timeText(PgTimestamp t) {
     return formatTimestamp(t);
 }
 
+// A place as the ledger's array elements: valid_time, level, north, south, west, east, sparse.
+std::vector<std::string> placeFields(const UnitPlace& p, bool placed) {
+    return {placed ? timeText(p.time) : "NULL",
+            p.level ? std::to_string(*p.level) : "NULL",
+            std::to_string(p.north),
+            std::to_string(p.south),
+            std::to_string(p.west),
+            std::to_string(p.east),
+            p.sparse ? "t" : "f"};
+}
+
 // The distinct relids of a table whose primary key begins with relid, one index probe each
 // (a skip scan by hand): the tables the records name, however many rows each has.
 std::string distinctRelids(const std::string& table) {
@@ -176,23 +187,13 @@ std::set<std::string> claimUnits(Connection& conn, const LedgerTarget& target,
     for (const UnitRecord& u : units) {
         const UnitPlace& p = u.place;
         const bool placed = p.time.micros != 0 || p.north != 0 || p.east != 0;
-        const std::vector<std::string> row{u.key,
-                                           std::to_string(u.rows),
-                                           placed ? timeText(p.time) : "NULL",
-                                           p.level ? std::to_string(*p.level) : "NULL",
-                                           std::to_string(p.north),
-                                           std::to_string(p.south),
-                                           std::to_string(p.west),
-                                           std::to_string(p.east),
-                                           p.sparse ? "t" : "f",
-                                           u.files,
-                                           std::to_string(u.bytes),
-                                           printText(u.filesPrint),
-                                           printText(u.legacyPrint),
-                                           printText(u.valuesPrint),
-                                           u.expver.empty() ? "NULL" : u.expver,
-                                           u.product,
-                                           u.columns};
+        std::vector<std::string> row{u.key, std::to_string(u.rows)};
+        for (std::string& f : placeFields(p, placed)) {
+            row.push_back(std::move(f));
+        }
+        row.insert(row.end(),
+                   {u.files, std::to_string(u.bytes), printText(u.filesPrint), printText(u.legacyPrint),
+                    printText(u.valuesPrint), u.expver.empty() ? "NULL" : u.expver, u.product, u.columns});
         for (std::size_t i = 0; i < row.size(); ++i) {
             c[i].push_back(row[i]);
         }
@@ -360,15 +361,11 @@ std::size_t migrateLegacyUnits(Connection& conn, const LedgerTarget& target, con
             continue; // not a key of this grid (or not Isobar's): never overlaps anything
         }
         const UnitPlace& p = parsed->first;
-        const std::vector<std::string> row{key,
-                                           timeText(p.time),
-                                           p.level ? std::to_string(*p.level) : "NULL",
-                                           std::to_string(p.north),
-                                           std::to_string(p.south),
-                                           std::to_string(p.west),
-                                           std::to_string(p.east),
-                                           p.sparse ? "t" : "f",
-                                           printText(parsed->second)};
+        std::vector<std::string> row{key};
+        for (std::string& f : placeFields(p, true)) {
+            row.push_back(std::move(f));
+        }
+        row.push_back(printText(parsed->second));
         for (std::size_t k = 0; k < row.size(); ++k) {
             c[k].push_back(row[k]);
         }
