@@ -354,39 +354,50 @@ std::size_t migrateLegacyUnits(Connection& conn, const LedgerTarget& target, con
 
 std::size_t migrateLegacyUnits(Connection& conn, const LedgerTarget& target, const GlobalGrid& grid,
                                const std::vector<std::string>& keys) {
+    // In batches: a warehouse of an earlier version has millions of units, and each batch's
+    // arrays are one statement's parameters.
+    constexpr std::size_t kBatch = 50'000;
+    std::size_t placed = 0;
     std::vector<std::vector<std::string>> c(9);
+    const auto update = [&] {
+        if (c[0].empty()) {
+            return;
+        }
+        std::vector<std::optional<std::string>> params{target.relid};
+        for (auto& column : c) {
+            params.push_back(quotedArray(column, true));
+            column.clear();
+        }
+        for (const char* ledger : {"isobar.ledger", "isobar.ledger_unlogged"}) {
+            conn.query(
+                std::string("UPDATE ") + ledger +
+                    " x SET valid_time = u.t, level = u.lv, north = u.n, south = u.s, west = u.w, east = "
+                    "u.e, sparse = u.sp, legacy_print = u.p FROM unnest($2::text[], $3::timestamptz[], "
+                    "$4::float8[], $5::int[], $6::int[], $7::int[], $8::int[], $9::boolean[], "
+                    "$10::bigint[]) AS u(k, t, lv, n, s, w, e, sp, p) WHERE x.relid = $1::oid AND "
+                    "x.unit_key = u.k",
+                params);
+        }
+    };
     for (const std::string& key : keys) {
         const auto parsed = parseLegacyKey(key, grid);
         if (!parsed) {
             continue; // not a key of this grid (or not Isobar's): never overlaps anything
         }
-        const UnitPlace& p = parsed->first;
         std::vector<std::string> row{key};
-        for (std::string& f : placeFields(p, true)) {
+        for (std::string& f : placeFields(parsed->first, true)) {
             row.push_back(std::move(f));
         }
         row.push_back(printText(parsed->second));
         for (std::size_t k = 0; k < row.size(); ++k) {
             c[k].push_back(row[k]);
         }
+        if (++placed % kBatch == 0) {
+            update();
+        }
     }
-    if (c[0].empty()) {
-        return 0;
-    }
-    std::vector<std::optional<std::string>> params{target.relid};
-    for (const auto& column : c) {
-        params.push_back(quotedArray(column, true));
-    }
-    for (const char* ledger : {"isobar.ledger", "isobar.ledger_unlogged"}) {
-        conn.query(
-            std::string("UPDATE ") + ledger +
-                " x SET valid_time = u.t, level = u.lv, north = u.n, south = u.s, west = u.w, east = u.e, "
-                "sparse = u.sp, legacy_print = u.p FROM unnest($2::text[], $3::timestamptz[], "
-                "$4::float8[], $5::int[], $6::int[], $7::int[], $8::int[], $9::boolean[], $10::bigint[]) "
-                "AS u(k, t, lv, n, s, w, e, sp, p) WHERE x.relid = $1::oid AND x.unit_key = u.k",
-            params);
-    }
-    return c[0].size();
+    update();
+    return placed;
 }
 
 std::string placeCondition(Connection& conn, const UnitPlace& place, const GlobalGrid& grid,

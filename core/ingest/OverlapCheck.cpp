@@ -181,7 +181,7 @@ std::string units(std::uint64_t n, std::uint64_t rows) {
 } // namespace
 
 OverlapOutcome resolveOverlaps(Connection& conn, const LedgerTarget& ledger, const UnitSource& source,
-                               LoadPlan& plan, OverlapPolicy policy, const std::string& table) {
+                               LoadPlan& plan, const OverlapTarget& target) {
     OverlapOutcome out;
     const Dataset& dataset = source.dataset();
     std::set<std::int64_t> distinct;
@@ -197,7 +197,10 @@ OverlapOutcome resolveOverlaps(Connection& conn, const LedgerTarget& ledger, con
     std::vector<std::string> unplaced;
     std::vector<UnitRecord> recorded = recordedUnitsAt(conn, ledger, times, &unplaced);
     if (!unplaced.empty()) {
-        out.legacyUnits = migrateLegacyUnits(conn, ledger, dataset.grid(), unplaced);
+        // Committed on its own (this transaction holds only the ledger-move lock, which the
+        // update does not need); this transaction's next statement sees it.
+        Connection own = Connection::open(target.conninfo, "isobar");
+        out.legacyUnits = migrateLegacyUnits(own, ledger, dataset.grid(), unplaced);
         if (out.legacyUnits > 0) {
             recorded = recordedUnitsAt(conn, ledger, times);
         }
@@ -286,20 +289,19 @@ OverlapOutcome resolveOverlaps(Connection& conn, const LedgerTarget& ledger, con
                     result.push_back(std::move(piece));
                     continue;
                 }
-                why = e.columns != origin.columns
-                          ? "filled from other variables (" +
-                                (e.columns.empty() ? std::string("not recorded") : e.columns) +
-                                ") than these files give it (" + origin.columns + ")"
-                      : e.valuesPrint == 0 ? "without a record of its values (loaded by an earlier version)"
-                                           : "with other values than " + origin.files + " have";
+                why = e.valuesPrint == 0 ? "without a record of its values (loaded by an earlier version)"
+                      : e.columns != origin.columns
+                          ? "filled from other variables (" + e.columns + ") than these files give it (" +
+                                origin.columns + ")"
+                          : "with other values than " + origin.files + " have";
             } else {
                 why =
                     "and " + piece.key + " of these files is only part of it" +
                     (in.size() > 1 ? " (and of " + std::to_string(in.size() - 1) + " more)" : std::string());
             }
-            const std::string unitText =
-                "table " + table + " already holds unit " + e.key + " from " + sourceText(e) + " " + why;
-            if (policy == OverlapPolicy::Skip) {
+            const std::string unitText = "table " + target.table + " already holds unit " + e.key + " from " +
+                                         sourceText(e) + " " + why;
+            if (target.policy == OverlapPolicy::Skip) {
                 out.done.insert(piece.key);
                 ++out.keptUnits;
                 out.keptRows += piece.rowCount;
@@ -307,14 +309,14 @@ OverlapOutcome resolveOverlaps(Connection& conn, const LedgerTarget& ledger, con
                 result.push_back(std::move(piece));
                 continue;
             }
-            if (policy == OverlapPolicy::Replace && exact) {
+            if (target.policy == OverlapPolicy::Replace && exact) {
                 ++out.replacedUnits;
                 replaced.add(e.files, piece.rowCount, piece.place.time);
                 piece.replaces.push_back(ReplacedUnit{e.key, e.place, e.rows});
                 result.push_back(std::move(piece));
                 continue;
             }
-            if (policy == OverlapPolicy::Replace) {
+            if (target.policy == OverlapPolicy::Replace) {
                 throw OverlapRefused(
                     unitText +
                     ": --overlap replace replaces whole units only, and that one reaches beyond "

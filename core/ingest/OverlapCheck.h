@@ -53,7 +53,14 @@ struct OverlapOutcome {
 // another box is cut into pieces along theirs, so the rule applies to the shared rows and the
 // rest loads. Reads (and decodes) the units whose files differ from the recorded ones, on this
 // thread. Units to replace get WorkUnit::replaces; the plan's units become the pieces.
+// Units of an earlier version are given their place on a connection of their own to `conninfo`,
+// committed at once: a load refused here does not roll that back and pay it again.
+struct OverlapTarget {
+    std::string conninfo;
+    std::string table; // for messages
+    OverlapPolicy policy = OverlapPolicy::Refuse;
+};
 OverlapOutcome resolveOverlaps(Connection& conn, const LedgerTarget& ledger, const UnitSource& source,
-                               LoadPlan& plan, OverlapPolicy policy, const std::string& table);
+                               LoadPlan& plan, const OverlapTarget& target);
 
 } // namespace isobar

@@ -171,7 +171,8 @@ PreparedTarget prepareTarget(Connection& conn, const LoadRequest& request, const
         if (!p.ledgerCleared) {
             // Under the ledger-move lock: no other run's claims land while this decides.
             p.overlaps =
-                resolveOverlaps(conn, p.ledger, source, plan, request.overlap, request.table.display());
+                resolveOverlaps(conn, p.ledger, source, plan,
+                                OverlapTarget{request.conninfo, request.table.display(), request.overlap});
             p.committed = p.overlaps.done;
         }
         if (beforeCommit) {
