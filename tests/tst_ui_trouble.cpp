@@ -1,6 +1,6 @@
 // The desktop app when things go wrong or get interrupted: cancel, close, a server that goes
 // away, a broken file, durability consent and its way back, a start dropped before it ran, a
-// killed run's settings.
+// killed run's settings, a load refused for rows already in the table.
 
 #include "UiHarness.h"
 
@@ -14,6 +14,85 @@ class TestUiTrouble : public UiHarness {
 private slots:
     void initTestCase() { setUp("tst_ui_trouble"); }
     void cleanupTestCase() { tearDown(); }
+
+    // A load refused for rows already in the table with other values asks: keep them or replace
+    // them, and the same load runs again with the answer. The History audits the table.
+    void overlapIsAskedThenTheTableAudited() {
+        const QString dir = cluster_->workDir();
+        SampleOptions o;
+        o.hours = 2;
+        o.region = SampleRegion{5, 0, 0, 5};
+        o.out = (dir + "/overlap-a.nc").toStdString();
+        writeSample(o);
+        o.seed = 2; // other values at the same places and hours
+        o.out = (dir + "/overlap-b.nc").toStdString();
+        writeSample(o);
+        const std::uint64_t rows = 21 * 21 * 2;
+        auto w = window();
+        QVERIFY(addFiles(*w, {dir + "/overlap-a.nc"}));
+        w->targetPanel()->tableEdit()->setText("gui_overlap");
+        auto first = runToEnd(*w);
+        QVERIFY(first && first->status == "completed");
+        w->filesPage()->model()->clear();
+        QVERIFY(addFiles(*w, {dir + "/overlap-b.nc"}));
+        const QString a = scalar("SELECT sum(temperature_2m)::text FROM gui_overlap");
+
+        // Keep: asked once, the table's rows stay.
+        QStringList asked;
+        w->setChoose([&asked](const QString&, const QString& text, const QStringList& choices) {
+            asked << text;
+            return choices.indexOf("Keep the table's rows");
+        });
+        QSignalSpy ended(w->controller(), &LoadController::ended);
+        w->startLoad();
+        QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 2, kLoadTimeoutMs);
+        QCOMPARE(asked.size(), 1);
+        QVERIFY2(asked.front().contains("already holds unit") && asked.front().contains("overlap-a.nc"),
+                 qPrintable(asked.front()));
+        QCOMPARE(w->controller()->lastRequest()->overlap, OverlapPolicy::Skip);
+        QVERIFY(w->runPanel()->lastReport()->status == "completed");
+        QCOMPARE(scalar("SELECT count(*) FROM gui_overlap"), QString::number(rows));
+        QCOMPARE(scalar("SELECT sum(temperature_2m)::text FROM gui_overlap"), a);
+
+        // Replace: the second file's rows in their place, as many as before.
+        w->setChoose([](const QString&, const QString&, const QStringList& choices) {
+            return choices.indexOf("Replace them");
+        });
+        ended.clear();
+        w->startLoad();
+        QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 2, kLoadTimeoutMs);
+        QCOMPARE(w->controller()->lastRequest()->overlap, OverlapPolicy::Replace);
+        QCOMPARE(scalar("SELECT count(*) FROM gui_overlap"), QString::number(rows));
+        QVERIFY(scalar("SELECT sum(temperature_2m)::text FROM gui_overlap") != a);
+
+        // No answer: nothing more happens.
+        w->setChoose([](const QString&, const QString&, const QStringList&) { return -1; });
+        w->filesPage()->model()->clear();
+        QVERIFY(addFiles(*w, {dir + "/overlap-a.nc"}));
+        ended.clear();
+        w->startLoad();
+        QVERIFY(ended.wait(kLoadTimeoutMs));
+        QTest::qWait(200);
+        QCOMPARE(ended.size(), 1);
+        QVERIFY(w->runPanel()->lastReport()->status == "failed");
+
+        // The History's audit of the table: nothing found.
+        HistoryPanel* history = w->historyPanel();
+        QSignalSpy refreshed(history, &HistoryPanel::refreshed);
+        history->refresh();
+        QVERIFY(refreshed.wait(kSlowMs));
+        history->select({0});
+        QVERIFY(history->auditButton()->isEnabled());
+        history->auditButton()->click();
+        TableAuditDialog* audit = w->auditDialog();
+        QVERIFY(audit != nullptr);
+        QTRY_VERIFY_WITH_TIMEOUT(!audit->busy(), kSlowMs);
+        QVERIFY2(audit->statusLabel()->text().contains("Nothing found"),
+                 qPrintable(audit->statusLabel()->text()));
+        QVERIFY(audit->text()->toPlainText().contains("ok       duplicate keys"));
+        QVERIFY(!audit->copySqlButton()->isEnabled());
+        audit->close();
+    }
     // Each test starts from a window with nothing remembered.
     void init() { QSettings().clear(); }
 
