@@ -525,6 +525,7 @@ private slots:
         request.sampleTimes = 2;
         a = auditTable(conn, request);
         QVERIFY2(a.rowsEstimated && a.method.find("2 time steps") != std::string::npos, a.method.c_str());
+        QVERIFY2(a.method.find("no index on time") != std::string::npos, a.method.c_str());
         QCOMPARE(a.rowsRead, std::uint64_t{2 * 81});
         QCOMPARE(a.nullColumns, std::vector<std::string>{"zonal_wind_10m"});
         QCOMPARE(a.missingSteps, std::uint64_t{1});

@@ -222,14 +222,7 @@ TableAudit auditTable(Connection& conn, const AuditRequest& request) {
     } else {
         a.method += " (" + formatThousands(a.rowsRead) + " rows) of about " + formatThousands(a.tableRows) +
                     " (--full reads every row)";
-        if (conn.query("SELECT count(*) FROM pg_index x JOIN pg_attribute t ON t.attrelid = x.indrelid AND "
-                       "t.attnum "
-                       "= x.indkey[0] WHERE t.attname = 'time' AND x.indrelid IN (SELECT relid FROM "
-                       "pg_partition_tree($1::regclass) UNION SELECT inhrelid FROM pg_inherits WHERE "
-                       "inhparent = "
-                       "$1::regclass UNION SELECT $1::regclass)",
-                       {quoted})
-                    .integer(0, 0) == 0 &&
+        if (timeIndexes(conn, request.table).empty() &&
             conn.query("SELECT count(*) FROM pg_partition_tree($1::regclass)", {quoted}).integer(0, 0) <= 1) {
             a.method +=
                 "; the table has no index on time and no partitions, so each of the audit's two reads of "

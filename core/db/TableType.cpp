@@ -332,27 +332,38 @@ TableType ensureTargetTable(Connection& conn, const TableName& table, const Tabl
     return wanted;
 }
 
+std::vector<TimeIndex> timeIndexes(Connection& conn, const TableName& table) {
+    const Result r =
+        conn.query("SELECT a.amname, x.indexrelid, i.relname FROM pg_index x JOIN pg_class i ON i.oid = "
+                   "x.indexrelid JOIN "
+                   "pg_am a ON a.oid = i.relam JOIN pg_attribute t ON t.attrelid = x.indrelid AND t.attnum = "
+                   "x.indkey[0] "
+                   "WHERE t.attname = 'time' AND i.relkind = 'i' AND x.indrelid IN (SELECT relid FROM "
+                   "pg_partition_tree($1::regclass) UNION SELECT inhrelid FROM pg_inherits WHERE inhparent = "
+                   "$1::regclass "
+                   "UNION SELECT $1::regclass)",
+                   {table.quoted(conn)});
+    std::vector<TimeIndex> out;
+    out.reserve(static_cast<std::size_t>(r.rows()));
+    for (int i = 0; i < r.rows(); ++i) {
+        out.push_back(TimeIndex{r.text(i, 0), r.text(i, 1), r.text(i, 2)});
+    }
+    return out;
+}
+
 TimeLookup prepareTimeLookup(Connection& conn, const TableName& table, TableType type) {
     TimeLookup lookup;
-    // Every index whose first column is time, on the table or its partitions.
     const std::string name = (table.name + "_isobar_replace").substr(0, 63);
     const std::string qualified =
         (table.schema.empty() ? std::string() : conn.quoteIdentifier(table.schema) + ".") +
         conn.quoteIdentifier(name);
-    const Result r = conn.query(
-        "SELECT a.amname, x.indexrelid, i.relname = $2 FROM pg_index x JOIN pg_class i ON i.oid = "
-        "x.indexrelid "
-        "JOIN pg_am a ON a.oid = i.relam JOIN pg_attribute t ON t.attrelid = x.indrelid AND t.attnum = "
-        "x.indkey[0] WHERE t.attname = 'time' AND i.relkind = 'i' AND x.indrelid IN (SELECT relid FROM "
-        "pg_partition_tree($1::regclass) UNION SELECT $1::regclass)",
-        {table.quoted(conn), name});
-    if (r.rows() > 0) {
-        // Rows loaded since the last summary are in ranges every lookup of a BRIN index reads.
-        for (int i = 0; i < r.rows(); ++i) {
-            if (r.text(i, 0) == "brin") {
-                conn.query("SELECT brin_summarize_new_values($1::oid::regclass)", {r.text(i, 1)});
+    if (const std::vector<TimeIndex> indexes = timeIndexes(conn, table); !indexes.empty()) {
+        for (const TimeIndex& index : indexes) {
+            // Rows loaded since the last summary are in ranges every lookup of a BRIN index reads.
+            if (index.method == "brin") {
+                conn.query("SELECT brin_summarize_new_values($1::oid::regclass)", {index.oid});
             }
-            if (r.text(i, 2) == "t") {
+            if (index.name == name) {
                 lookup.index = qualified; // left by a replacing load that was killed: this one drops it
             }
         }

@@ -82,6 +82,14 @@ void createPartitions(Connection& conn, const TableName& table, PartitionInterva
 // Returns whether it was made now (false: it was there).
 bool buildTimeIndex(Connection& conn, const TableName& table);
 
+// An index whose first column is time, on a table, its partitions or its chunks.
+struct TimeIndex {
+    std::string method; // "brin", "btree", ...
+    std::string oid;
+    std::string name;
+};
+std::vector<TimeIndex> timeIndexes(Connection& conn, const TableName& table);
+
 // How a load that replaces units finds their rows (by time, level and location_id): an index of
 // the table whose first column is time, or one it makes for the run.
 struct TimeLookup {
