@@ -128,7 +128,8 @@ private slots:
         run = runCli({"inspect", "--scan", good});
         QCOMPARE(run.exitCode, 0);
         for (const char* part : {"format:     netCDF3 64-bit offset", "t2m -> temperature_2m", "K -> degC",
-                                 "sp -> sp (Surface pressure)", "rows:       12 (what a load writes)"}) {
+                                 "sp -> sp (ECMWF sp, paramId 134: Surface pressure, Pa)",
+                                 "found by name t2m", "rows:       12 (what a load writes)"}) {
             QVERIFY2(run.out.contains(part), qPrintable(run.out));
         }
     }

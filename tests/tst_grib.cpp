@@ -407,7 +407,9 @@ private slots:
         QTest::newRow("junk between messages")
             << "junk" << QStringList{"after message 1", "not GRIB", "damaged"};
         QTest::newRow("no known parameter")
-            << "unknown" << QStringList{"no ERA5", "parameter Isobar knows", "the file has"};
+            << "unknown"
+            << QStringList{"no ERA5", "parameter ECMWF's parameter database defines", "the file has",
+                           "paramId 0"};
         QTest::newRow("grid changes")
             << "grids" << QStringList{"grid changes within the file", "message 1", "message 2"};
         QTest::newRow("reduced Gaussian") << "gaussian" << QStringList{"Gaussian grid", "reduced_gg", "grid"};
@@ -453,14 +455,13 @@ private slots:
                 out.write(all.left(one) + QByteArray("garbage!") + all.mid(one));
             }
         } else if (kind == "unknown") {
-            // Parameters ecCodes knows and Isobar's catalog does not.
+            // Parameters no definition of ecCodes names: ECMWF's parameter database does not know them.
             std::vector<GribField> fields;
-            for (long param : {3066L, 3067L, 140229L, 140230L, 140231L}) {
-                if (!findParamId(param)) {
-                    fields.push_back(fieldOf(param));
-                }
+            for (long indicator : {250L, 251L}) {
+                GribField u = fieldOf(167);
+                u.undefinedParameter = indicator;
+                fields.push_back(u);
             }
-            QVERIFY(!fields.empty());
             test::writeGribFixture(path, fields);
         } else if (kind == "grids") {
             GribField other = t2m;

@@ -28,6 +28,10 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <array>
+#include <string_view>
+
 namespace isobar::ui {
 
 namespace {
@@ -143,7 +147,11 @@ FilesPage::FilesPage(QWidget* parent)
     auto* readingForm = new QFormLayout(reading);
     offGrid_->addItem(tr("refuse the file (it names the point)"));
     offGrid_->addItem(tr("load at the nearest grid cell's location_id, keeping the real coordinates"));
-    product_->addItems({tr("recognise (ERA5-Land on the 0.1 grid)"), tr("ERA5"), tr("ERA5-Land")});
+    // The words of --product, in its order (openOptions() parses the chosen one).
+    product_->addItems({tr("recognise (ERA5-Land on the 0.1 grid; monthly means where the files say so)"),
+                        tr("ERA5"), tr("ERA5-Land"), tr("hourly (times as they are)"), tr("monthly means"),
+                        tr("ERA5 hourly"), tr("ERA5 monthly means"), tr("ERA5-Land hourly"),
+                        tr("ERA5-Land monthly means")});
     gridStep_->addItems(
         {tr("the product's (ERA5 0.25, ERA5-Land 0.1)"), QStringLiteral("0.25"), QStringLiteral("0.1")});
     gridStep_->setToolTip(tr("The grid location_ids are counted on, as --grid says: by default the product's "
@@ -308,9 +316,14 @@ void FilesPage::tickShown(bool ticked) {
 OpenOptions FilesPage::openOptions() const {
     OpenOptions o;
     o.offGrid = offGrid_->currentIndex() == 1 ? OffGridPolicy::Nearest : OffGridPolicy::Refuse;
-    o.product = product_->currentIndex() == 1   ? ProductOverride::Era5
-                : product_->currentIndex() == 2 ? ProductOverride::Era5Land
-                                                : ProductOverride::Auto;
+    static constexpr std::array<std::string_view, 9> kWords{
+        "auto",        "era5",         "era5-land",        "hourly",           "monthly",
+        "era5-hourly", "era5-monthly", "era5-land-hourly", "era5-land-monthly"};
+    const auto i = static_cast<std::size_t>(std::max(0, product_->currentIndex()));
+    const ProductChoice choice =
+        parseProduct(kWords.at(std::min(i, kWords.size() - 1))).value_or(ProductChoice{});
+    o.product = choice.product;
+    o.means = choice.means;
     if (gridStep_->currentIndex() > 0) {
         o.gridStep = gridStep_->currentText().toDouble();
     }

@@ -37,7 +37,10 @@ std::vector<OptionSpec> inputOptionSpecs() {
         {"grid", "DEG",
          "the global grid whose location_ids rows get (default: ERA5's 0.25, also for coarser downloads "
          "of its points; ERA5-Land's 0.1; else the file's own spacing)"},
-        {"product", "auto|era5|era5-land", "what the files hold (auto: ERA5-Land on the 0.1 grid)"},
+        {"product", "WHAT",
+         "what the files hold: auto (ERA5-Land by its 0.1 grid or name; monthly means where the files "
+         "say so), era5, era5-land, hourly, monthly, era5-hourly, era5-monthly, era5-land-hourly, "
+         "era5-land-monthly"},
     };
 }
 
@@ -61,13 +64,12 @@ OpenOptions openOptionsFrom(const ParsedArgs& args) {
         }
     }
     const std::string product = args.value("product", "auto");
-    if (product == "era5") {
-        options.product = ProductOverride::Era5;
-    } else if (product == "era5-land") {
-        options.product = ProductOverride::Era5Land;
-    } else if (product != "auto") {
-        throw UsageError{"--product takes auto, era5 or era5-land, not '" + product + "'"};
+    const auto choice = parseProduct(product);
+    if (!choice) {
+        throw UsageError{"--product takes " + std::string(kProductWords) + ", not '" + product + "'"};
     }
+    options.product = choice->product;
+    options.means = choice->means;
     return options;
 }
 

@@ -167,9 +167,11 @@ std::optional<TableLayout> tableLayout(Connection& conn, const TableName& table)
     }
     const std::string qualified = table.quoted(conn);
     if (relationExists(conn, "isobar.table_columns")) {
-        const Result r = conn.query("SELECT variable, column_name, long_name, units, in_catalog, accumulated "
-                                    "FROM isobar.table_columns WHERE relid = $1::regclass ORDER BY position",
-                                    {qualified});
+        const Result r =
+            conn.query("SELECT variable, column_name, long_name, units, in_catalog, accumulated, "
+                       "coalesce(param_id, 0) "
+                       "FROM isobar.table_columns WHERE relid = $1::regclass ORDER BY position",
+                       {qualified});
         if (r.rows() > 0) {
             TableLayout layout{fromColumns->vertical, {}};
             for (int i = 0; i < r.rows(); ++i) {
@@ -177,6 +179,10 @@ std::optional<TableLayout> tableLayout(Connection& conn, const TableName& table)
                 ValueColumn c = known ? ValueColumn::of(*known)
                                       : ValueColumn::unknown(r.text(i, 0), r.text(i, 2), r.text(i, 3));
                 c.column = r.text(i, 1);
+                if (!known) {
+                    c.paramId = std::stol(r.text(i, 6));
+                    c.accumulated = r.text(i, 5) == "t";
+                }
                 layout.columns.push_back(std::move(c));
             }
             return layout;
@@ -214,7 +220,7 @@ void recordTableLayout(Connection& conn, const TableName& table, const TableLayo
             const ValueColumn& c = layout.columns[i];
             sql += (i > 0 ? ", (" : "(") + relid + ", " + std::to_string(i + 1) + ", " +
                    conn.quoteLiteral(c.column) + ", " + conn.quoteLiteral(c.key) + ", " +
-                   (c.variable ? std::to_string(spec(*c.variable).paramId) : std::string("NULL")) + ", " +
+                   (c.paramId != 0 ? std::to_string(c.paramId) : std::string("NULL")) + ", " +
                    conn.quoteLiteral(c.longName) + ", " + conn.quoteLiteral(c.units) + ", " +
                    conn.quoteLiteral(describe(c.conversion)) + ", " + (c.accumulated ? "true" : "false") +
                    ", " + (c.variable ? "true" : "false") + ", " + conn.quoteLiteral(c.describe()) + ")";

@@ -1,5 +1,7 @@
 #include "domain/Columns.h"
 
+#include "domain/ParameterDatabase.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -13,17 +15,25 @@ ValueColumn ValueColumn::of(Variable v) {
     const VariableSpec& s = spec(v);
     return ValueColumn{std::string(s.shortName),
                        v,
+                       s.paramId,
                        std::string(s.column),
-                       std::string(s.longName),
-                       std::string(s.tableUnits),
+                       s.longName,
+                       s.tableUnits,
                        s.conversion,
                        s.accumulated};
+}
+
+ValueColumn ValueColumn::ofParameter(const EcmwfParameter& p, bool accumulated) {
+    const Quantity q = quantityOf(p);
+    const std::string column = columnIdentifier(p.cfVarName.empty() ? p.shortName : p.cfVarName);
+    return ValueColumn{column,          std::nullopt, p.paramId, column, p.name, tableUnitsOf(q, p.units),
+                       conversionOf(q), accumulated};
 }
 
 ValueColumn ValueColumn::unknown(std::string_view fileName, std::string_view longName,
                                  std::string_view units) {
     const std::string column = columnIdentifier(fileName);
-    return ValueColumn{column,           std::nullopt, column, std::string(longName), std::string(units),
+    return ValueColumn{column,           std::nullopt, 0, column, std::string(longName), std::string(units),
                        Conversion::None, false};
 }
 
@@ -33,8 +43,10 @@ std::string ValueColumn::describe() const {
         const VariableSpec& s = spec(*variable);
         out += " (ERA5 " + std::string(s.shortName) + ", paramId " + std::to_string(s.paramId) + ", " +
                std::string(isobar::describe(s.timing)) + ")";
+    } else if (paramId != 0) {
+        out += " (ECMWF paramId " + std::to_string(paramId) + (accumulated ? ", accumulated" : "") + ")";
     } else {
-        out += " (not in Isobar's catalog: loaded as the file stores it)";
+        out += " (not in ECMWF's parameter database: loaded as the file stores it)";
     }
     out += "; units " + (units.empty() ? std::string("none given") : units);
     if (conversion != Conversion::None) {

@@ -16,13 +16,15 @@ enum class Vertical : std::uint8_t { Surface, PressureLevels };
 std::string_view describe(Vertical v); // "surface", "pressure levels"
 
 // One value column of the weather table: what it holds, where it comes from and in which units. A
-// catalog variable (d2m -> column d2m, in degC), or a variable of the files the catalog does not
-// know, loaded as its file stores it under its NetCDF name made an identifier.
+// catalog variable (d2m -> column d2m, in degC); another parameter ECMWF defines (lblt -> column
+// lblt, in degC as every temperature, by its units in ECMWF's database); or a variable ECMWF does
+// not define, loaded as its file stores it under its NetCDF name made an identifier.
 struct ValueColumn {
     // Identity: the catalog short name ("t2m"), or the column name of an unknown variable. Files'
     // variables are matched to columns by it, never by position.
     std::string key;
     std::optional<Variable> variable; // the catalog entry, if any
+    long paramId = 0;                 // ECMWF's paramId, where ECMWF defines the parameter
     std::string column;               // the table column
     std::string longName;
     std::string units;                        // of the table's values
@@ -31,7 +33,10 @@ struct ValueColumn {
 
     // The column of a catalog variable.
     static ValueColumn of(Variable v);
-    // The column of a variable the catalog does not know, as its file describes it.
+    // The column of a parameter ECMWF defines and the catalog has no entry for: ECMWF's name and
+    // units, converted as its quantity is (quantityOf), under its netCDF name (cfVarName).
+    static ValueColumn ofParameter(const EcmwfParameter& p, bool accumulated);
+    // The column of a variable ECMWF does not define, as its file describes it.
     static ValueColumn unknown(std::string_view fileName, std::string_view longName, std::string_view units);
 
     // "2 metre dewpoint temperature (ERA5 d2m, paramId 168); degC, converted from K (x - 273.15)":

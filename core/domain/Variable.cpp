@@ -1,5 +1,8 @@
 #include "domain/Variable.h"
 
+#include "domain/ParameterDatabase.h"
+#include "util/Error.h"
+
 #include <algorithm>
 #include <cctype>
 #include <string>
@@ -10,52 +13,35 @@ namespace isobar {
 
 namespace {
 
-// How a quantity's values are stored in the table: units and conversion from ERA5's units.
-struct Storage {
-    std::string_view tableUnits;
-    Conversion conversion;
+// What Isobar knows of an ERA5 parameter that ECMWF's database does not say: the CDS's netCDF
+// name (the key and, but for the seed's six, the column), what the parameter measures where its
+// units do not tell (total precipitation is in m, as boundary layer height), how it relates to time
+// in ERA5, the other names files give it, where its values usually lie, and whether it is one of
+// the pressure-level product's. Its name and units are ECMWF's (see catalog()).
+struct Note {
+    std::string_view shortName;
+    std::string_view column;
+    int paramId;
+    Quantity quantity;
+    Timing timing;
+    Aliases aliases;
+    std::string_view ncarName;
+    double typicalMin;
+    double typicalMax;
+    std::string_view standardName;
+    bool pressureLevels;
 };
 
-constexpr Storage storageOf(Quantity q, std::string_view fileUnits) {
-    switch (q) {
-    case Quantity::Temperature:
-        return {"degC", Conversion::KelvinToCelsius};
-    case Quantity::WaterDepth:
-        return {"mm", Conversion::MetresToMillimetres};
-    case Quantity::Speed:
-    case Quantity::Fraction:
-    case Quantity::AsStored:
-        break;
-    }
-    return {fileUnits, Conversion::None};
-}
-
-using Aliases = std::array<std::string_view, 4>;
-
-// One parameter: its table column is its short name (the seed's six keep the seed's names).
-constexpr VariableSpec param(std::string_view shortName, std::string_view column, int paramId,
-                             Quantity quantity, std::string_view fileUnits, std::string_view longName,
-                             Timing timing, std::string_view gribName, Aliases aliases = {},
-                             std::string_view ncarName = {}, double typicalMin = 0.0, double typicalMax = 1.0,
-                             std::string_view standardName = {}, bool pressureLevels = false) {
-    const Storage s = storageOf(quantity, fileUnits);
-    return VariableSpec{shortName,
-                        column.empty() ? shortName : column,
-                        fileUnits,
-                        s.tableUnits,
-                        longName,
-                        quantity,
-                        s.conversion,
-                        aliases,
-                        timing == Timing::Accumulated,
-                        paramId,
-                        gribName,
-                        ncarName,
-                        typicalMin,
-                        typicalMax,
-                        timing,
-                        standardName,
-                        pressureLevels};
+constexpr Note note(std::string_view shortName, std::string_view column, int paramId, Quantity quantity,
+                    Timing timing, Aliases aliases = {}, std::string_view ncarName = {},
+                    double typicalMin = 0.0, double typicalMax = 1.0, std::string_view standardName = {},
+                    bool pressureLevels = false) {
+    return Note{shortName,     column.empty() ? shortName : column,
+                paramId,       quantity,
+                timing,        aliases,
+                ncarName,      typicalMin,
+                typicalMax,    standardName,
+                pressureLevels};
 }
 
 constexpr Quantity kT = Quantity::Temperature;
@@ -69,154 +55,156 @@ constexpr Timing kRate = Timing::MeanRate;
 constexpr Timing kExt = Timing::Extreme;
 constexpr bool kPl = true;
 
-// The ERA5 parameters (single levels, ERA5-Land, pressure levels) by ECMWF's parameter database:
-// short name as the CDS NetCDF names the variable, paramId, what it measures, the units ERA5 stores,
-// the long name the CDS writes and how it relates to time. Aliases are the other names files use
-// (ecCodes short names, the new CDS's avg_* names for mean rates, CDS request names).
-// Adding a variable is adding a line; the first six are the seed's, whose columns keep the seed's
-// names, in the seed table's column order.
+// The ERA5 parameters Isobar has notes on (single levels, ERA5-Land, pressure levels): the CDS's
+// netCDF name, the column, paramId, what it measures, how it relates to time, and the other names
+// files use (NCAR's, CDS request names, the new CDS's avg_* names for mean rates, the long names the
+// CDS wrote before ECMWF renamed the parameter). tst_parameters checks every line against ecCodes.
+// A parameter ECMWF defines needs no line to be loaded (see matchParameter); a line gives it a
+// place in the catalog's column order, typical ranges for the sample writer, and its quantity
+// where the units do not tell. The first six are the seed's, whose columns keep the seed's names,
+// in the seed table's column order.
 // clang-format off
-constexpr std::array kCatalog{
+constexpr std::array kNotes{
     // The seed's six.
-    param("t2m", "temperature_2m", 167, kT, "K", "2 metre temperature", kInst, "2t", {"2t", "var_2t", "2m_temperature", "2_metre_temperature"}, "VAR_2T", 180.0, 335.0),
-    param("u10", "zonal_wind_10m", 165, kSpeed, "m s**-1", "10 metre U wind component", kInst, "10u", {"10u", "var_10u", "10m_u_component_of_wind", "10_metre_u_wind_component"}, "VAR_10U", -40.0, 40.0),
-    param("v10", "meridional_wind_10m", 166, kSpeed, "m s**-1", "10 metre V wind component", kInst, "10v", {"10v", "var_10v", "10m_v_component_of_wind", "10_metre_v_wind_component"}, "VAR_10V", -40.0, 40.0),
-    param("tcc", "total_cloud_cover", 164, kFraction, "(0 - 1)", "Total cloud cover", kInst, "tcc", {"var_tcc", "total_cloud_cover"}, "TCC", 0.0, 1.0, "cloud_area_fraction"),
-    param("tp", "total_precipitation", 228, kWater, "m", "Total precipitation", kAcc, "tp", {"var_tp", "total_precipitation"}, "TP", 0.0, 0.05),
-    param("sf", "snowfall", 144, kWater, "m of water equivalent", "Snowfall", kAcc, "sf", {"var_sf", "snowfall"}, "SF", 0.0, 0.02),
+    note("t2m", "temperature_2m", 167, kT, kInst, {"2t", "var_2t", "2m_temperature", "2_metre_temperature"}, "VAR_2T", 180.0, 335.0),
+    note("u10", "zonal_wind_10m", 165, kSpeed, kInst, {"10u", "var_10u", "10m_u_component_of_wind", "10_metre_u_wind_component"}, "VAR_10U", -40.0, 40.0),
+    note("v10", "meridional_wind_10m", 166, kSpeed, kInst, {"10v", "var_10v", "10m_v_component_of_wind", "10_metre_v_wind_component"}, "VAR_10V", -40.0, 40.0),
+    note("tcc", "total_cloud_cover", 164, kFraction, kInst, {"var_tcc", "total_cloud_cover"}, "TCC", 0.0, 1.0, "cloud_area_fraction"),
+    note("tp", "total_precipitation", 228, kWater, kAcc, {"var_tp", "total_precipitation"}, "TP", 0.0, 0.05),
+    note("sf", "snowfall", 144, kWater, kAcc, {"var_sf", "snowfall"}, "SF", 0.0, 0.02),
     // Single levels: temperatures and humidity.
-    param("d2m", "", 168, kT, "K", "2 metre dewpoint temperature", kInst, "2d", {"2d", "var_2d", "2m_dewpoint_temperature"}, "VAR_2D", 180.0, 310.0, "dew_point_temperature"),
-    param("skt", "", 235, kT, "K", "Skin temperature", kInst, "skt", {"skin_temperature"}, "SKT", 180.0, 340.0),
-    param("sst", "", 34, kT, "K", "Sea surface temperature", kInst, "sst", {"sstk", "sea_surface_temperature"}, "SSTK", 270.0, 310.0, "sea_surface_temperature"),
-    param("mx2t", "", 201, kT, "K", "Maximum temperature at 2 metres since previous post-processing", kExt, "mx2t", {"maximum_2m_temperature_since_previous_post_processing"}, "MX2T", 180.0, 335.0),
-    param("mn2t", "", 202, kT, "K", "Minimum temperature at 2 metres since previous post-processing", kExt, "mn2t", {"minimum_2m_temperature_since_previous_post_processing"}, "MN2T", 180.0, 335.0),
-    param("stl1", "", 139, kT, "K", "Soil temperature level 1", kInst, "stl1", {"soil_temperature_level_1"}, "STL1", 200.0, 330.0),
-    param("stl2", "", 170, kT, "K", "Soil temperature level 2", kInst, "stl2", {"soil_temperature_level_2"}, "STL2", 200.0, 330.0),
-    param("stl3", "", 183, kT, "K", "Soil temperature level 3", kInst, "stl3", {"soil_temperature_level_3"}, "STL3", 200.0, 330.0),
-    param("stl4", "", 236, kT, "K", "Soil temperature level 4", kInst, "stl4", {"soil_temperature_level_4"}, "STL4", 200.0, 330.0),
-    param("tsn", "", 238, kT, "K", "Temperature of snow layer", kInst, "tsn", {"temperature_of_snow_layer"}, "TSN", 200.0, 280.0),
-    param("istl1", "", 35, kT, "K", "Ice temperature layer 1", kInst, "istl1", {"ice_temperature_layer_1"}, "ISTL1", 200.0, 280.0),
-    param("tcw", "", 136, kAsIs, "kg m**-2", "Total column water", kInst, "tcw", {"total_column_water"}, "TCW", 0.0, 80.0),
-    param("tcwv", "", 137, kAsIs, "kg m**-2", "Total column water vapour", kInst, "tcwv", {"total_column_water_vapour"}, "TCWV", 0.0, 80.0),
-    param("tclw", "", 78, kAsIs, "kg m**-2", "Total column cloud liquid water", kInst, "tclw", {"total_column_cloud_liquid_water"}, "TCLW", 0.0, 2.0),
-    param("tciw", "", 79, kAsIs, "kg m**-2", "Total column cloud ice water", kInst, "tciw", {"total_column_cloud_ice_water"}, "TCIW", 0.0, 2.0),
-    param("tcrw", "", 228089, kAsIs, "kg m**-2", "Total column rain water", kInst, "tcrw", {"total_column_rain_water"}, "", 0.0, 2.0),
-    param("tcsw", "", 228090, kAsIs, "kg m**-2", "Total column snow water", kInst, "tcsw", {"total_column_snow_water"}, "", 0.0, 2.0),
-    param("tco3", "", 206, kAsIs, "kg m**-2", "Total column ozone", kInst, "tco3", {"total_column_ozone"}, "TCO3", 0.004, 0.01),
+    note("d2m", "", 168, kT, kInst, {"2d", "var_2d", "2m_dewpoint_temperature"}, "VAR_2D", 180.0, 310.0, "dew_point_temperature"),
+    note("skt", "", 235, kT, kInst, {"skin_temperature"}, "SKT", 180.0, 340.0),
+    note("sst", "", 34, kT, kInst, {"sstk", "sea_surface_temperature"}, "SSTK", 270.0, 310.0, "sea_surface_temperature"),
+    note("mx2t", "", 201, kT, kExt, {"maximum_2m_temperature_since_previous_post_processing"}, "MX2T", 180.0, 335.0),
+    note("mn2t", "", 202, kT, kExt, {"minimum_2m_temperature_since_previous_post_processing"}, "MN2T", 180.0, 335.0),
+    note("stl1", "", 139, kT, kInst, {"soil_temperature_level_1"}, "STL1", 200.0, 330.0),
+    note("stl2", "", 170, kT, kInst, {"soil_temperature_level_2"}, "STL2", 200.0, 330.0),
+    note("stl3", "", 183, kT, kInst, {"soil_temperature_level_3"}, "STL3", 200.0, 330.0),
+    note("stl4", "", 236, kT, kInst, {"soil_temperature_level_4"}, "STL4", 200.0, 330.0),
+    note("tsn", "", 238, kT, kInst, {"temperature_of_snow_layer"}, "TSN", 200.0, 280.0),
+    note("istl1", "", 35, kT, kInst, {"ice_temperature_layer_1"}, "ISTL1", 200.0, 280.0),
+    note("tcw", "", 136, kAsIs, kInst, {"total_column_water"}, "TCW", 0.0, 80.0),
+    note("tcwv", "", 137, kAsIs, kInst, {"total_column_water_vapour", "total column water vapour"}, "TCWV", 0.0, 80.0),
+    note("tclw", "", 78, kAsIs, kInst, {"total_column_cloud_liquid_water"}, "TCLW", 0.0, 2.0),
+    note("tciw", "", 79, kAsIs, kInst, {"total_column_cloud_ice_water"}, "TCIW", 0.0, 2.0),
+    note("tcrw", "", 228089, kAsIs, kInst, {"total_column_rain_water"}, "", 0.0, 2.0),
+    note("tcsw", "", 228090, kAsIs, kInst, {"total_column_snow_water"}, "", 0.0, 2.0),
+    note("tco3", "", 206, kAsIs, kInst, {"total_column_ozone"}, "TCO3", 0.004, 0.01),
     // Pressure.
-    param("sp", "", 134, kAsIs, "Pa", "Surface pressure", kInst, "sp", {"surface_pressure"}, "SP", 50000.0, 105000.0, "surface_air_pressure"),
-    param("msl", "", 151, kAsIs, "Pa", "Mean sea level pressure", kInst, "msl", {"mean_sea_level_pressure"}, "MSL", 94000.0, 106000.0, "air_pressure_at_mean_sea_level"),
+    note("sp", "", 134, kAsIs, kInst, {"surface_pressure"}, "SP", 50000.0, 105000.0, "surface_air_pressure"),
+    note("msl", "", 151, kAsIs, kInst, {"mean_sea_level_pressure"}, "MSL", 94000.0, 106000.0, "air_pressure_at_mean_sea_level"),
     // Wind.
-    param("u100", "", 228246, kSpeed, "m s**-1", "100 metre U wind component", kInst, "100u", {"100u", "var_100u", "100m_u_component_of_wind"}, "VAR_100U", -50.0, 50.0),
-    param("v100", "", 228247, kSpeed, "m s**-1", "100 metre V wind component", kInst, "100v", {"100v", "var_100v", "100m_v_component_of_wind"}, "VAR_100V", -50.0, 50.0),
-    param("u10n", "", 228131, kSpeed, "m s**-1", "10 metre u-component of neutral wind", kInst, "u10n", {"10m_u_component_of_neutral_wind"}, "U10N", -40.0, 40.0),
-    param("v10n", "", 228132, kSpeed, "m s**-1", "10 metre v-component of neutral wind", kInst, "v10n", {"10m_v_component_of_neutral_wind"}, "V10N", -40.0, 40.0),
-    param("si10", "", 207, kSpeed, "m s**-1", "10 metre wind speed", kInst, "10si", {"10si", "10m_wind_speed"}, "VAR_10SI", 0.0, 40.0, "wind_speed"),
-    param("i10fg", "", 228029, kSpeed, "m s**-1", "Instantaneous 10 metre wind gust", kInst, "i10fg", {"instantaneous_10m_wind_gust"}, "I10FG", 0.0, 60.0),
-    param("fg10", "", 49, kSpeed, "m s**-1", "Maximum 10 metre wind gust since previous post-processing", kExt, "10fg", {"10fg", "10m_wind_gust_since_previous_post_processing"}, "VAR_10FG", 0.0, 60.0, "wind_speed_of_gust"),
-    param("ewss", "", 180, kAsIs, "N m**-2 s", "Eastward turbulent surface stress", kAcc, "ewss", {"eastward_turbulent_surface_stress"}, "EWSS", -5000.0, 5000.0),
-    param("nsss", "", 181, kAsIs, "N m**-2 s", "Northward turbulent surface stress", kAcc, "nsss", {"northward_turbulent_surface_stress"}, "NSSS", -5000.0, 5000.0),
+    note("u100", "", 228246, kSpeed, kInst, {"100u", "var_100u", "100m_u_component_of_wind"}, "VAR_100U", -50.0, 50.0),
+    note("v100", "", 228247, kSpeed, kInst, {"100v", "var_100v", "100m_v_component_of_wind"}, "VAR_100V", -50.0, 50.0),
+    note("u10n", "", 228131, kSpeed, kInst, {"10m_u_component_of_neutral_wind", "10 metre u-component of neutral wind"}, "U10N", -40.0, 40.0),
+    note("v10n", "", 228132, kSpeed, kInst, {"10m_v_component_of_neutral_wind", "10 metre v-component of neutral wind"}, "V10N", -40.0, 40.0),
+    note("si10", "", 207, kSpeed, kInst, {"10si", "10m_wind_speed"}, "VAR_10SI", 0.0, 40.0, "wind_speed"),
+    note("i10fg", "", 228029, kSpeed, kInst, {"instantaneous_10m_wind_gust"}, "I10FG", 0.0, 60.0),
+    note("fg10", "", 49, kSpeed, kExt, {"10fg", "10m_wind_gust_since_previous_post_processing", "maximum 10 metre wind gust since previous post-processing"}, "VAR_10FG", 0.0, 60.0, "wind_speed_of_gust"),
+    note("ewss", "", 180, kAsIs, kAcc, {"eastward_turbulent_surface_stress"}, "EWSS", -5000.0, 5000.0),
+    note("nsss", "", 181, kAsIs, kAcc, {"northward_turbulent_surface_stress"}, "NSSS", -5000.0, 5000.0),
     // Clouds, boundary layer, convection.
-    param("lcc", "", 186, kFraction, "(0 - 1)", "Low cloud cover", kInst, "lcc", {"low_cloud_cover"}, "LCC", 0.0, 1.0),
-    param("mcc", "", 187, kFraction, "(0 - 1)", "Medium cloud cover", kInst, "mcc", {"medium_cloud_cover"}, "MCC", 0.0, 1.0),
-    param("hcc", "", 188, kFraction, "(0 - 1)", "High cloud cover", kInst, "hcc", {"high_cloud_cover"}, "HCC", 0.0, 1.0),
-    param("cbh", "", 228023, kAsIs, "m", "Cloud base height", kInst, "cbh", {"cloud_base_height"}, "CBH", 0.0, 10000.0),
-    param("blh", "", 159, kAsIs, "m", "Boundary layer height", kInst, "blh", {"boundary_layer_height"}, "BLH", 10.0, 5000.0, "atmosphere_boundary_layer_thickness"),
-    param("cape", "", 59, kAsIs, "J kg**-1", "Convective available potential energy", kInst, "cape", {"convective_available_potential_energy"}, "CAPE", 0.0, 5000.0),
-    param("cin", "", 228001, kAsIs, "J kg**-1", "Convective inhibition", kInst, "cin", {"convective_inhibition"}, "CIN", 0.0, 1000.0),
-    param("kx", "", 260121, kAsIs, "K", "K index", kInst, "kx", {"k_index"}, "KX", -20.0, 50.0),
-    param("totalx", "", 260123, kAsIs, "K", "Total totals index", kInst, "totalx", {"total_totals_index"}, "TOTALX", 0.0, 70.0),
-    param("ptype", "", 260015, kAsIs, "(Code table 4.201)", "Precipitation type", kInst, "ptype", {"precipitation_type"}, "PTYPE", 0.0, 12.0),
-    param("crr", "", 228218, kAsIs, "kg m**-2 s**-1", "Convective rain rate", kInst, "crr", {"convective_rain_rate"}, "CRR", 0.0, 0.01),
-    param("lsrr", "", 228219, kAsIs, "kg m**-2 s**-1", "Large scale rain rate", kInst, "lsrr", {"large_scale_rain_rate"}, "LSRR", 0.0, 0.01),
+    note("lcc", "", 186, kFraction, kInst, {"low_cloud_cover"}, "LCC", 0.0, 1.0),
+    note("mcc", "", 187, kFraction, kInst, {"medium_cloud_cover"}, "MCC", 0.0, 1.0),
+    note("hcc", "", 188, kFraction, kInst, {"high_cloud_cover"}, "HCC", 0.0, 1.0),
+    note("cbh", "", 228023, kAsIs, kInst, {"cloud_base_height"}, "CBH", 0.0, 10000.0),
+    note("blh", "", 159, kAsIs, kInst, {"boundary_layer_height"}, "BLH", 10.0, 5000.0, "atmosphere_boundary_layer_thickness"),
+    note("cape", "", 59, kAsIs, kInst, {"convective_available_potential_energy"}, "CAPE", 0.0, 5000.0),
+    note("cin", "", 228001, kAsIs, kInst, {"convective_inhibition"}, "CIN", 0.0, 1000.0),
+    note("kx", "", 260121, kAsIs, kInst, {"k_index"}, "KX", -20.0, 50.0),
+    note("totalx", "", 260123, kAsIs, kInst, {"total_totals_index"}, "TOTALX", 0.0, 70.0),
+    note("ptype", "", 260015, kAsIs, kInst, {"precipitation_type"}, "PTYPE", 0.0, 12.0),
+    note("crr", "", 228218, kAsIs, kInst, {"convective_rain_rate"}, "CRR", 0.0, 0.01),
+    note("lsrr", "", 228219, kAsIs, kInst, {"large_scale_rain_rate"}, "LSRR", 0.0, 0.01),
     // Precipitation, snow, evaporation, runoff: depths of water, in mm.
-    param("cp", "", 143, kWater, "m", "Convective precipitation", kAcc, "cp", {"convective_precipitation"}, "CP", 0.0, 0.05),
-    param("lsp", "", 142, kWater, "m", "Large-scale precipitation", kAcc, "lsp", {"large_scale_precipitation"}, "LSP", 0.0, 0.05),
-    param("csf", "", 239, kWater, "m of water equivalent", "Convective snowfall", kAcc, "csf", {"convective_snowfall"}, "CSF", 0.0, 0.02),
-    param("lsf", "", 240, kWater, "m of water equivalent", "Large-scale snowfall", kAcc, "lsf", {"large_scale_snowfall"}, "LSF", 0.0, 0.02),
-    param("sd", "", 141, kWater, "m of water equivalent", "Snow depth", kInst, "sd", {"snow_depth"}, "SD", 0.0, 10.0, "lwe_thickness_of_surface_snow_amount"),
-    param("sde", "", 3066, kAsIs, "m", "Snow depth", kInst, "sde", {"snow_depth_m"}, "", 0.0, 10.0, "surface_snow_thickness"),
-    param("rsn", "", 33, kAsIs, "kg m**-3", "Snow density", kInst, "rsn", {"snow_density"}, "RSN", 100.0, 450.0),
-    param("asn", "", 32, kFraction, "(0 - 1)", "Snow albedo", kInst, "asn", {"snow_albedo"}, "ASN", 0.5, 0.9),
-    param("snowc", "", 260038, kAsIs, "%", "Snow cover", kInst, "snowc", {"snow_cover"}, "", 0.0, 100.0),
-    param("smlt", "", 45, kWater, "m of water equivalent", "Snowmelt", kAcc, "smlt", {"snowmelt"}, "SMLT", 0.0, 0.01),
-    param("es", "", 44, kWater, "m of water equivalent", "Snow evaporation", kAcc, "es", {"snow_evaporation"}, "ES", -0.001, 0.001),
-    param("e", "", 182, kWater, "m of water equivalent", "Evaporation", kAcc, "e", {"evaporation", "total_evaporation"}, "E", -0.002, 0.001),
-    param("pev", "", 228251, kWater, "m", "Potential evaporation", kAcc, "pev", {"potential_evaporation"}, "PEV", -0.003, 0.001),
-    param("evabs", "", 228101, kWater, "m of water equivalent", "Evaporation from bare soil", kAcc, "evabs", {"evaporation_from_bare_soil"}, "", -0.002, 0.001),
-    param("evaow", "", 228102, kWater, "m of water equivalent", "Evaporation from open water surfaces excluding oceans", kAcc, "evaow", {"evaporation_from_open_water_surfaces_excluding_oceans"}, "", -0.002, 0.001),
-    param("evatc", "", 228100, kWater, "m of water equivalent", "Evaporation from the top of canopy", kAcc, "evatc", {"evaporation_from_the_top_of_canopy"}, "", -0.002, 0.001),
-    param("evavt", "", 228103, kWater, "m of water equivalent", "Evaporation from vegetation transpiration", kAcc, "evavt", {"evaporation_from_vegetation_transpiration"}, "", -0.002, 0.001),
-    param("ro", "", 205, kWater, "m", "Runoff", kAcc, "ro", {"runoff"}, "RO", 0.0, 0.01),
-    param("sro", "", 8, kWater, "m", "Surface runoff", kAcc, "sro", {"surface_runoff"}, "SRO", 0.0, 0.01),
-    param("ssro", "", 9, kWater, "m", "Sub-surface runoff", kAcc, "ssro", {"sub_surface_runoff"}, "SSRO", 0.0, 0.01),
-    param("src", "", 198, kWater, "m of water equivalent", "Skin reservoir content", kInst, "src", {"skin_reservoir_content"}, "SRC", 0.0, 0.001),
+    note("cp", "", 143, kWater, kAcc, {"convective_precipitation"}, "CP", 0.0, 0.05),
+    note("lsp", "", 142, kWater, kAcc, {"large_scale_precipitation"}, "LSP", 0.0, 0.05),
+    note("csf", "", 239, kWater, kAcc, {"convective_snowfall"}, "CSF", 0.0, 0.02),
+    note("lsf", "", 240, kWater, kAcc, {"large_scale_snowfall"}, "LSF", 0.0, 0.02),
+    note("sd", "", 141, kWater, kInst, {"snow_depth"}, "SD", 0.0, 10.0, "lwe_thickness_of_surface_snow_amount"),
+    note("sde", "", 3066, kAsIs, kInst, {"snow_depth_m"}, "", 0.0, 10.0, "surface_snow_thickness"),
+    note("rsn", "", 33, kAsIs, kInst, {"snow_density"}, "RSN", 100.0, 450.0),
+    note("asn", "", 32, kFraction, kInst, {"snow_albedo"}, "ASN", 0.5, 0.9),
+    note("snowc", "", 260038, kAsIs, kInst, {"snow_cover"}, "", 0.0, 100.0),
+    note("smlt", "", 45, kWater, kAcc, {"snowmelt"}, "SMLT", 0.0, 0.01),
+    note("es", "", 44, kWater, kAcc, {"snow_evaporation"}, "ES", -0.001, 0.001),
+    note("e", "", 182, kWater, kAcc, {"evaporation", "total_evaporation"}, "E", -0.002, 0.001),
+    note("pev", "", 228251, kWater, kAcc, {"potential_evaporation"}, "PEV", -0.003, 0.001),
+    note("evabs", "", 228101, kWater, kAcc, {"evaporation_from_bare_soil"}, "", -0.002, 0.001),
+    note("evaow", "", 228102, kWater, kAcc, {"evaporation_from_open_water_surfaces_excluding_oceans"}, "", -0.002, 0.001),
+    note("evatc", "", 228100, kWater, kAcc, {"evaporation_from_the_top_of_canopy"}, "", -0.002, 0.001),
+    note("evavt", "", 228103, kWater, kAcc, {"evaporation_from_vegetation_transpiration"}, "", -0.002, 0.001),
+    note("ro", "", 205, kWater, kAcc, {"runoff"}, "RO", 0.0, 0.01),
+    note("sro", "", 8, kWater, kAcc, {"surface_runoff"}, "SRO", 0.0, 0.01),
+    note("ssro", "", 9, kWater, kAcc, {"sub_surface_runoff"}, "SSRO", 0.0, 0.01),
+    note("src", "", 198, kWater, kInst, {"skin_reservoir_content"}, "SRC", 0.0, 0.001),
     // Soil and surface.
-    param("swvl1", "", 39, kAsIs, "m**3 m**-3", "Volumetric soil water layer 1", kInst, "swvl1", {"volumetric_soil_water_layer_1"}, "SWVL1", 0.0, 0.8),
-    param("swvl2", "", 40, kAsIs, "m**3 m**-3", "Volumetric soil water layer 2", kInst, "swvl2", {"volumetric_soil_water_layer_2"}, "SWVL2", 0.0, 0.8),
-    param("swvl3", "", 41, kAsIs, "m**3 m**-3", "Volumetric soil water layer 3", kInst, "swvl3", {"volumetric_soil_water_layer_3"}, "SWVL3", 0.0, 0.8),
-    param("swvl4", "", 42, kAsIs, "m**3 m**-3", "Volumetric soil water layer 4", kInst, "swvl4", {"volumetric_soil_water_layer_4"}, "SWVL4", 0.0, 0.8),
-    param("lsm", "", 172, kFraction, "(0 - 1)", "Land-sea mask", kInst, "lsm", {"land_sea_mask"}, "LSM", 0.0, 1.0, "land_binary_mask"),
-    param("siconc", "", 31, kFraction, "(0 - 1)", "Sea ice area fraction", kInst, "ci", {"ci", "sea_ice_cover"}, "CI", 0.0, 1.0, "sea_ice_area_fraction"),
-    param("fal", "", 243, kFraction, "(0 - 1)", "Forecast albedo", kInst, "fal", {"forecast_albedo"}, "FAL", 0.0, 1.0),
-    param("fsr", "", 244, kAsIs, "m", "Forecast surface roughness", kInst, "fsr", {"forecast_surface_roughness"}, "FSR", 0.0, 3.0),
-    param("lai_hv", "", 66, kAsIs, "m**2 m**-2", "Leaf area index, high vegetation", kInst, "lai_hv", {"leaf_area_index_high_vegetation"}, "LAI_HV", 0.0, 7.0),
-    param("lai_lv", "", 67, kAsIs, "m**2 m**-2", "Leaf area index, low vegetation", kInst, "lai_lv", {"leaf_area_index_low_vegetation"}, "LAI_LV", 0.0, 7.0),
-    param("cvh", "", 28, kFraction, "(0 - 1)", "High vegetation cover", kInst, "cvh", {"high_vegetation_cover"}, "CVH", 0.0, 1.0),
-    param("cvl", "", 27, kFraction, "(0 - 1)", "Low vegetation cover", kInst, "cvl", {"low_vegetation_cover"}, "CVL", 0.0, 1.0),
-    param("z", "", 129, kAsIs, "m**2 s**-2", "Geopotential", kInst, "z", {"geopotential"}, "Z", -5000.0, 500000.0, "geopotential", kPl),
+    note("swvl1", "", 39, kAsIs, kInst, {"volumetric_soil_water_layer_1"}, "SWVL1", 0.0, 0.8),
+    note("swvl2", "", 40, kAsIs, kInst, {"volumetric_soil_water_layer_2"}, "SWVL2", 0.0, 0.8),
+    note("swvl3", "", 41, kAsIs, kInst, {"volumetric_soil_water_layer_3"}, "SWVL3", 0.0, 0.8),
+    note("swvl4", "", 42, kAsIs, kInst, {"volumetric_soil_water_layer_4"}, "SWVL4", 0.0, 0.8),
+    note("lsm", "", 172, kFraction, kInst, {"land_sea_mask"}, "LSM", 0.0, 1.0, "land_binary_mask"),
+    note("siconc", "", 31, kFraction, kInst, {"ci", "sea_ice_cover"}, "CI", 0.0, 1.0, "sea_ice_area_fraction"),
+    note("fal", "", 243, kFraction, kInst, {"forecast_albedo"}, "FAL", 0.0, 1.0),
+    note("fsr", "", 244, kAsIs, kInst, {"forecast_surface_roughness"}, "FSR", 0.0, 3.0),
+    note("lai_hv", "", 67, kAsIs, kInst, {"leaf_area_index_high_vegetation"}, "LAI_HV", 0.0, 7.0),
+    note("lai_lv", "", 66, kAsIs, kInst, {"leaf_area_index_low_vegetation"}, "LAI_LV", 0.0, 7.0),
+    note("cvh", "", 28, kFraction, kInst, {"high_vegetation_cover"}, "CVH", 0.0, 1.0),
+    note("cvl", "", 27, kFraction, kInst, {"low_vegetation_cover"}, "CVL", 0.0, 1.0),
+    note("z", "", 129, kAsIs, kInst, {"geopotential"}, "Z", -5000.0, 500000.0, "geopotential", kPl),
     // Radiation and heat fluxes: accumulations in J m**-2 ...
-    param("ssrd", "", 169, kAsIs, "J m**-2", "Surface solar radiation downwards", kAcc, "ssrd", {"surface_solar_radiation_downwards"}, "SSRD", 0.0, 4.0e6),
-    param("strd", "", 175, kAsIs, "J m**-2", "Surface thermal radiation downwards", kAcc, "strd", {"surface_thermal_radiation_downwards"}, "STRD", 0.0, 2.0e6),
-    param("ssr", "", 176, kAsIs, "J m**-2", "Surface net solar radiation", kAcc, "ssr", {"surface_net_solar_radiation"}, "SSR", 0.0, 4.0e6),
-    param("str", "", 177, kAsIs, "J m**-2", "Surface net thermal radiation", kAcc, "str", {"surface_net_thermal_radiation"}, "STR", -1.0e6, 2.0e5),
-    param("ssrdc", "", 228129, kAsIs, "J m**-2", "Surface solar radiation downward clear-sky", kAcc, "ssrdc", {"surface_solar_radiation_downward_clear_sky"}, "SSRDC", 0.0, 4.0e6),
-    param("strdc", "", 228130, kAsIs, "J m**-2", "Surface thermal radiation downward clear-sky", kAcc, "strdc", {"surface_thermal_radiation_downward_clear_sky"}, "STRDC", 0.0, 2.0e6),
-    param("ssrc", "", 210, kAsIs, "J m**-2", "Surface net solar radiation, clear sky", kAcc, "ssrc", {"surface_net_solar_radiation_clear_sky"}, "SSRC", 0.0, 4.0e6),
-    param("strc", "", 211, kAsIs, "J m**-2", "Surface net thermal radiation, clear sky", kAcc, "strc", {"surface_net_thermal_radiation_clear_sky"}, "STRC", -1.0e6, 2.0e5),
-    param("tisr", "", 212, kAsIs, "J m**-2", "TOA incident solar radiation", kAcc, "tisr", {"toa_incident_solar_radiation"}, "TISR", 0.0, 5.0e6),
-    param("tsr", "", 178, kAsIs, "J m**-2", "Top net solar radiation", kAcc, "tsr", {"top_net_solar_radiation"}, "TSR", 0.0, 5.0e6),
-    param("ttr", "", 179, kAsIs, "J m**-2", "Top net thermal radiation", kAcc, "ttr", {"top_net_thermal_radiation"}, "TTR", -1.2e6, 0.0),
-    param("fdir", "", 228021, kAsIs, "J m**-2", "Total sky direct solar radiation at surface", kAcc, "fdir", {"total_sky_direct_solar_radiation_at_surface"}, "FDIR", 0.0, 4.0e6),
-    param("cdir", "", 228022, kAsIs, "J m**-2", "Clear-sky direct solar radiation at surface", kAcc, "cdir", {"clear_sky_direct_solar_radiation_at_surface"}, "CDIR", 0.0, 4.0e6),
-    param("uvb", "", 57, kAsIs, "J m**-2", "Downward UV radiation at the surface", kAcc, "uvb", {"downward_uv_radiation_at_the_surface"}, "UVB", 0.0, 5.0e5),
-    param("slhf", "", 147, kAsIs, "J m**-2", "Surface latent heat flux", kAcc, "slhf", {"surface_latent_heat_flux"}, "SLHF", -2.0e6, 5.0e5),
-    param("sshf", "", 146, kAsIs, "J m**-2", "Surface sensible heat flux", kAcc, "sshf", {"surface_sensible_heat_flux"}, "SSHF", -2.0e6, 1.0e6),
+    note("ssrd", "", 169, kAsIs, kAcc, {"surface_solar_radiation_downwards", "surface solar radiation downwards"}, "SSRD", 0.0, 4.0e6),
+    note("strd", "", 175, kAsIs, kAcc, {"surface_thermal_radiation_downwards", "surface thermal radiation downwards"}, "STRD", 0.0, 2.0e6),
+    note("ssr", "", 176, kAsIs, kAcc, {"surface_net_solar_radiation", "surface net solar radiation"}, "SSR", 0.0, 4.0e6),
+    note("str", "", 177, kAsIs, kAcc, {"surface_net_thermal_radiation", "surface net thermal radiation"}, "STR", -1.0e6, 2.0e5),
+    note("ssrdc", "", 228129, kAsIs, kAcc, {"surface_solar_radiation_downward_clear_sky"}, "SSRDC", 0.0, 4.0e6),
+    note("strdc", "", 228130, kAsIs, kAcc, {"surface_thermal_radiation_downward_clear_sky"}, "STRDC", 0.0, 2.0e6),
+    note("ssrc", "", 210, kAsIs, kAcc, {"surface_net_solar_radiation_clear_sky", "surface net solar radiation, clear sky"}, "SSRC", 0.0, 4.0e6),
+    note("strc", "", 211, kAsIs, kAcc, {"surface_net_thermal_radiation_clear_sky", "surface net thermal radiation, clear sky"}, "STRC", -1.0e6, 2.0e5),
+    note("tisr", "", 212, kAsIs, kAcc, {"toa_incident_solar_radiation"}, "TISR", 0.0, 5.0e6),
+    note("tsr", "", 178, kAsIs, kAcc, {"top_net_solar_radiation", "top net solar radiation"}, "TSR", 0.0, 5.0e6),
+    note("ttr", "", 179, kAsIs, kAcc, {"top_net_thermal_radiation", "top net thermal radiation"}, "TTR", -1.2e6, 0.0),
+    note("fdir", "", 228021, kAsIs, kAcc, {"total_sky_direct_solar_radiation_at_surface"}, "FDIR", 0.0, 4.0e6),
+    note("cdir", "", 228022, kAsIs, kAcc, {"clear_sky_direct_solar_radiation_at_surface"}, "CDIR", 0.0, 4.0e6),
+    note("uvb", "", 57, kAsIs, kAcc, {"downward_uv_radiation_at_the_surface"}, "UVB", 0.0, 5.0e5),
+    note("slhf", "", 147, kAsIs, kAcc, {"surface_latent_heat_flux"}, "SLHF", -2.0e6, 5.0e5),
+    note("sshf", "", 146, kAsIs, kAcc, {"surface_sensible_heat_flux"}, "SSHF", -2.0e6, 1.0e6),
     // ... and mean rates in W m**-2 or kg m**-2 s**-1 (the new CDS names them avg_*).
-    param("msdwswrf", "", 235035, kAsIs, "W m**-2", "Mean surface downward short-wave radiation flux", kRate, "msdwswrf", {"avg_sdswrf", "mean_surface_downward_short_wave_radiation_flux"}, "MSDWSWRF", 0.0, 1200.0),
-    param("msdwlwrf", "", 235036, kAsIs, "W m**-2", "Mean surface downward long-wave radiation flux", kRate, "msdwlwrf", {"avg_sdlwrf", "mean_surface_downward_long_wave_radiation_flux"}, "MSDWLWRF", 50.0, 550.0),
-    param("msnswrf", "", 235037, kAsIs, "W m**-2", "Mean surface net short-wave radiation flux", kRate, "msnswrf", {"avg_snswrf", "mean_surface_net_short_wave_radiation_flux"}, "MSNSWRF", 0.0, 1200.0),
-    param("msnlwrf", "", 235038, kAsIs, "W m**-2", "Mean surface net long-wave radiation flux", kRate, "msnlwrf", {"avg_snlwrf", "mean_surface_net_long_wave_radiation_flux"}, "MSNLWRF", -300.0, 50.0),
-    param("mtnswrf", "", 235039, kAsIs, "W m**-2", "Mean top net short-wave radiation flux", kRate, "mtnswrf", {"avg_tnswrf", "mean_top_net_short_wave_radiation_flux"}, "MTNSWRF", 0.0, 1400.0),
-    param("mtnlwrf", "", 235040, kAsIs, "W m**-2", "Mean top net long-wave radiation flux", kRate, "mtnlwrf", {"avg_tnlwrf", "mean_top_net_long_wave_radiation_flux"}, "MTNLWRF", -350.0, -80.0),
-    param("mtdwswrf", "", 235053, kAsIs, "W m**-2", "Mean top downward short-wave radiation flux", kRate, "mtdwswrf", {"avg_tdswrf", "mean_top_downward_short_wave_radiation_flux"}, "MTDWSWRF", 0.0, 1400.0),
-    param("msdrswrf", "", 235058, kAsIs, "W m**-2", "Mean surface direct short-wave radiation flux", kRate, "msdrswrf", {"avg_sdirswrf", "mean_surface_direct_short_wave_radiation_flux"}, "MSDRSWRF", 0.0, 1100.0),
-    param("msdwswrfcs", "", 235068, kAsIs, "W m**-2", "Mean surface downward short-wave radiation flux, clear sky", kRate, "msdwswrfcs", {"avg_sdswrfcs", "mean_surface_downward_short_wave_radiation_flux_clear_sky"}, "MSDWSWRFCS", 0.0, 1200.0),
-    param("msdrswrfcs", "", 235059, kAsIs, "W m**-2", "Mean surface direct short-wave radiation flux, clear sky", kRate, "msdrswrfcs", {"avg_sdirswrfcs", "mean_surface_direct_short_wave_radiation_flux_clear_sky"}, "MSDRSWRFCS", 0.0, 1100.0),
-    param("msshf", "", 235033, kAsIs, "W m**-2", "Mean surface sensible heat flux", kRate, "msshf", {"avg_ishf", "mean_surface_sensible_heat_flux"}, "MSSHF", -500.0, 300.0),
-    param("mslhf", "", 235034, kAsIs, "W m**-2", "Mean surface latent heat flux", kRate, "mslhf", {"avg_slhtf", "mean_surface_latent_heat_flux"}, "MSLHF", -800.0, 200.0),
-    param("mtpr", "", 235055, kAsIs, "kg m**-2 s**-1", "Mean total precipitation rate", kRate, "mtpr", {"avg_tprate", "mean_total_precipitation_rate"}, "MTPR", 0.0, 0.01),
-    param("mcpr", "", 235030, kAsIs, "kg m**-2 s**-1", "Mean convective precipitation rate", kRate, "mcpr", {"avg_cpr", "mean_convective_precipitation_rate"}, "MCPR", 0.0, 0.01),
-    param("mlspr", "", 235029, kAsIs, "kg m**-2 s**-1", "Mean large-scale precipitation rate", kRate, "mlspr", {"avg_lsprate", "mean_large_scale_precipitation_rate"}, "MLSPR", 0.0, 0.01),
-    param("msr", "", 235031, kAsIs, "kg m**-2 s**-1", "Mean snowfall rate", kRate, "msr", {"avg_tsrwe", "mean_snowfall_rate"}, "MSR", 0.0, 0.005),
-    param("mer", "", 235043, kAsIs, "kg m**-2 s**-1", "Mean evaporation rate", kRate, "mer", {"avg_ie", "mean_evaporation_rate"}, "MER", -0.001, 0.0005),
-    param("mror", "", 235020, kAsIs, "kg m**-2 s**-1", "Mean runoff rate", kRate, "mror", {"avg_rorwe", "mean_runoff_rate"}, "MROR", 0.0, 0.005),
+    note("msdwswrf", "", 235035, kAsIs, kRate, {"avg_sdswrf", "mean_surface_downward_short_wave_radiation_flux"}, "MSDWSWRF", 0.0, 1200.0),
+    note("msdwlwrf", "", 235036, kAsIs, kRate, {"avg_sdlwrf", "mean_surface_downward_long_wave_radiation_flux"}, "MSDWLWRF", 50.0, 550.0),
+    note("msnswrf", "", 235037, kAsIs, kRate, {"avg_snswrf", "mean_surface_net_short_wave_radiation_flux"}, "MSNSWRF", 0.0, 1200.0),
+    note("msnlwrf", "", 235038, kAsIs, kRate, {"avg_snlwrf", "mean_surface_net_long_wave_radiation_flux"}, "MSNLWRF", -300.0, 50.0),
+    note("mtnswrf", "", 235039, kAsIs, kRate, {"avg_tnswrf", "mean_top_net_short_wave_radiation_flux"}, "MTNSWRF", 0.0, 1400.0),
+    note("mtnlwrf", "", 235040, kAsIs, kRate, {"avg_tnlwrf", "mean_top_net_long_wave_radiation_flux"}, "MTNLWRF", -350.0, -80.0),
+    note("mtdwswrf", "", 235053, kAsIs, kRate, {"avg_tdswrf", "mean_top_downward_short_wave_radiation_flux"}, "MTDWSWRF", 0.0, 1400.0),
+    note("msdrswrf", "", 235058, kAsIs, kRate, {"avg_sdirswrf", "mean_surface_direct_short_wave_radiation_flux"}, "MSDRSWRF", 0.0, 1100.0),
+    note("msdwswrfcs", "", 235068, kAsIs, kRate, {"avg_sdswrfcs", "mean_surface_downward_short_wave_radiation_flux_clear_sky"}, "MSDWSWRFCS", 0.0, 1200.0),
+    note("msdrswrfcs", "", 235059, kAsIs, kRate, {"avg_sdirswrfcs", "mean_surface_direct_short_wave_radiation_flux_clear_sky"}, "MSDRSWRFCS", 0.0, 1100.0),
+    note("msshf", "", 235033, kAsIs, kRate, {"avg_ishf", "mean_surface_sensible_heat_flux"}, "MSSHF", -500.0, 300.0),
+    note("mslhf", "", 235034, kAsIs, kRate, {"avg_slhtf", "mean_surface_latent_heat_flux"}, "MSLHF", -800.0, 200.0),
+    note("mtpr", "", 235055, kAsIs, kRate, {"avg_tprate", "mean_total_precipitation_rate"}, "MTPR", 0.0, 0.01),
+    note("mcpr", "", 235030, kAsIs, kRate, {"avg_cpr", "mean_convective_precipitation_rate"}, "MCPR", 0.0, 0.01),
+    note("mlspr", "", 235029, kAsIs, kRate, {"avg_lsprate", "mean_large_scale_precipitation_rate"}, "MLSPR", 0.0, 0.01),
+    note("msr", "", 235031, kAsIs, kRate, {"avg_tsrwe", "mean_snowfall_rate"}, "MSR", 0.0, 0.005),
+    note("mer", "", 235043, kAsIs, kRate, {"avg_ie", "mean_evaporation_rate"}, "MER", -0.001, 0.0005),
+    note("mror", "", 235048, kAsIs, kRate, {"avg_rorwe", "mean_runoff_rate"}, "MROR", 0.0, 0.005),
     // Pressure levels (z is above, with the surface's geopotential).
-    param("t", "", 130, kT, "K", "Temperature", kInst, "t", {"temperature"}, "T", 180.0, 320.0, "air_temperature", kPl),
-    param("u", "", 131, kSpeed, "m s**-1", "U component of wind", kInst, "u", {"u_component_of_wind"}, "U", -80.0, 80.0, "eastward_wind", kPl),
-    param("v", "", 132, kSpeed, "m s**-1", "V component of wind", kInst, "v", {"v_component_of_wind"}, "V", -80.0, 80.0, "northward_wind", kPl),
-    param("w", "", 135, kAsIs, "Pa s**-1", "Vertical velocity", kInst, "w", {"vertical_velocity"}, "W", -5.0, 5.0, "lagrangian_tendency_of_air_pressure", kPl),
-    param("q", "", 133, kAsIs, "kg kg**-1", "Specific humidity", kInst, "q", {"specific_humidity"}, "Q", 0.0, 0.03, "specific_humidity", kPl),
-    param("r", "", 157, kAsIs, "%", "Relative humidity", kInst, "r", {"relative_humidity"}, "R", 0.0, 100.0, "relative_humidity", kPl),
-    param("vo", "", 138, kAsIs, "s**-1", "Vorticity (relative)", kInst, "vo", {"vorticity"}, "VO", -0.0005, 0.0005, "atmosphere_relative_vorticity", kPl),
-    param("d", "", 155, kAsIs, "s**-1", "Divergence", kInst, "d", {"divergence"}, "D", -0.0005, 0.0005, "divergence_of_wind", kPl),
-    param("pv", "", 60, kAsIs, "K m**2 kg**-1 s**-1", "Potential vorticity", kInst, "pv", {"potential_vorticity"}, "PV", -1.0e-5, 1.0e-5, "ertel_potential_vorticity", kPl),
-    param("cc", "", 248, kFraction, "(0 - 1)", "Fraction of cloud cover", kInst, "cc", {"fraction_of_cloud_cover"}, "CC", 0.0, 1.0, "", kPl),
-    param("o3", "", 203, kAsIs, "kg kg**-1", "Ozone mass mixing ratio", kInst, "o3", {"ozone_mass_mixing_ratio"}, "O3", 0.0, 2.0e-5, "mass_fraction_of_ozone_in_air", kPl),
-    param("clwc", "", 246, kAsIs, "kg kg**-1", "Specific cloud liquid water content", kInst, "clwc", {"specific_cloud_liquid_water_content"}, "CLWC", 0.0, 0.001, "", kPl),
-    param("ciwc", "", 247, kAsIs, "kg kg**-1", "Specific cloud ice water content", kInst, "ciwc", {"specific_cloud_ice_water_content"}, "CIWC", 0.0, 0.001, "", kPl),
-    param("crwc", "", 75, kAsIs, "kg kg**-1", "Specific rain water content", kInst, "crwc", {"specific_rain_water_content"}, "CRWC", 0.0, 0.001, "", kPl),
-    param("cswc", "", 76, kAsIs, "kg kg**-1", "Specific snow water content", kInst, "cswc", {"specific_snow_water_content"}, "CSWC", 0.0, 0.001, "", kPl),
+    note("t", "", 130, kT, kInst, {"temperature"}, "T", 180.0, 320.0, "air_temperature", kPl),
+    note("u", "", 131, kSpeed, kInst, {"u_component_of_wind"}, "U", -80.0, 80.0, "eastward_wind", kPl),
+    note("v", "", 132, kSpeed, kInst, {"v_component_of_wind"}, "V", -80.0, 80.0, "northward_wind", kPl),
+    note("w", "", 135, kAsIs, kInst, {"vertical_velocity"}, "W", -5.0, 5.0, "lagrangian_tendency_of_air_pressure", kPl),
+    note("q", "", 133, kAsIs, kInst, {"specific_humidity"}, "Q", 0.0, 0.03, "specific_humidity", kPl),
+    note("r", "", 157, kAsIs, kInst, {"relative_humidity"}, "R", 0.0, 100.0, "relative_humidity", kPl),
+    note("vo", "", 138, kAsIs, kInst, {"vorticity"}, "VO", -0.0005, 0.0005, "atmosphere_relative_vorticity", kPl),
+    note("d", "", 155, kAsIs, kInst, {"divergence"}, "D", -0.0005, 0.0005, "divergence_of_wind", kPl),
+    note("pv", "", 60, kAsIs, kInst, {"potential_vorticity"}, "PV", -1.0e-5, 1.0e-5, "ertel_potential_vorticity", kPl),
+    note("cc", "", 248, kFraction, kInst, {"fraction_of_cloud_cover"}, "CC", 0.0, 1.0, "", kPl),
+    note("o3", "", 203, kAsIs, kInst, {"ozone_mass_mixing_ratio"}, "O3", 0.0, 2.0e-5, "mass_fraction_of_ozone_in_air", kPl),
+    note("clwc", "", 246, kAsIs, kInst, {"specific_cloud_liquid_water_content"}, "CLWC", 0.0, 0.001, "", kPl),
+    note("ciwc", "", 247, kAsIs, kInst, {"specific_cloud_ice_water_content"}, "CIWC", 0.0, 0.001, "", kPl),
+    note("crwc", "", 75, kAsIs, kInst, {"specific_rain_water_content"}, "CRWC", 0.0, 0.001, "", kPl),
+    note("cswc", "", 76, kAsIs, kInst, {"specific_snow_water_content"}, "CSWC", 0.0, 0.001, "", kPl),
 };
 // clang-format on
 
@@ -226,85 +214,278 @@ std::string lower(std::string_view s) {
     return out;
 }
 
+// The catalog: Isobar's notes with ECMWF's identity and units for each, built at first use.
+std::vector<VariableSpec> buildCatalog() {
+    const ParameterDatabase& db = ecmwfParameters();
+    std::vector<VariableSpec> out;
+    out.reserve(kNotes.size());
+    for (const Note& n : kNotes) {
+        const EcmwfParameter* p = db.byParamId(n.paramId);
+        if (p == nullptr) {
+            throw Error("ECMWF's parameter database in ecCodes' definitions at " + db.root().string() +
+                        " has no paramId " + std::to_string(n.paramId) + " (" + std::string(n.shortName) +
+                        "); Isobar needs the definitions of ecCodes 2.28 or later (libeccodes-data)");
+        }
+        VariableSpec s{};
+        s.shortName = n.shortName;
+        s.column = n.column;
+        s.fileUnits = p->units;
+        s.quantity = n.quantity;
+        s.tableUnits = tableUnitsOf(n.quantity, p->units);
+        s.longName = p->name;
+        s.conversion = conversionOf(n.quantity);
+        s.aliases = n.aliases;
+        s.accumulated = n.timing == Timing::Accumulated;
+        s.paramId = n.paramId;
+        s.gribName = p->shortName;
+        s.ncarName = n.ncarName;
+        s.typicalMin = n.typicalMin;
+        s.typicalMax = n.typicalMax;
+        s.timing = n.timing;
+        s.standardName =
+            !n.standardName.empty() || p->cfName == "unknown" ? std::string(n.standardName) : p->cfName;
+        s.pressureLevels = n.pressureLevels;
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+const std::vector<VariableSpec>& catalog() {
+    static const std::vector<VariableSpec> c = buildCatalog();
+    return c;
+}
+
+// Words of ECMWF's names of parameters in K that are differences of temperatures, not temperatures.
+bool namesADifference(std::string_view name) {
+    const std::string n = lower(name);
+    for (const char* word : {"difference", "anomal", "tendency", "index", "spread", "standard deviation",
+                             "variance", "increment", "heating", "range", "lapse", "gradient"}) {
+        if (n.find(word) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
 } // namespace
 
 std::span<const VariableSpec> variableCatalog() {
-    return kCatalog;
+    return catalog();
 }
 
 std::size_t variableCount() {
-    return kCatalog.size();
+    return kNotes.size();
 }
 
 std::vector<Variable> allVariables() {
     std::vector<Variable> out;
-    for (std::size_t i = 0; i < kCatalog.size(); ++i) {
+    for (std::size_t i = 0; i < kNotes.size(); ++i) {
         out.emplace_back(i);
     }
     return out;
 }
 
 const VariableSpec& spec(Variable v) {
-    return kCatalog.at(v.index());
+    return catalog().at(v.index());
 }
 
 std::string catalogShortNames() {
     std::string out;
-    for (const VariableSpec& v : kCatalog) {
-        out += (out.empty() ? "" : ", ") + std::string(v.shortName);
+    for (const Note& n : kNotes) {
+        out += (out.empty() ? "" : ", ") + std::string(n.shortName);
     }
     return out;
 }
 
 std::optional<Variable> findParamId(long paramId) {
-    for (std::size_t i = 0; i < kCatalog.size(); ++i) {
-        if (kCatalog[i].paramId == paramId) {
+    for (std::size_t i = 0; i < kNotes.size(); ++i) {
+        if (kNotes[i].paramId == paramId) {
             return Variable(i);
+        }
+    }
+    return std::nullopt;
+}
+
+Quantity quantityOf(const EcmwfParameter& p) {
+    const std::string units = canonicalUnits(p.units);
+    if (units == "k" && !namesADifference(p.name)) {
+        return Quantity::Temperature;
+    }
+    if (lower(p.units) == "m of water equivalent") {
+        return Quantity::WaterDepth;
+    }
+    if (units == canonicalUnits("m s**-1")) {
+        return Quantity::Speed;
+    }
+    if (units == canonicalUnits("(0 - 1)")) {
+        return Quantity::Fraction;
+    }
+    return Quantity::AsStored;
+}
+
+std::string tableUnitsOf(Quantity q, std::string_view fileUnits) {
+    switch (q) {
+    case Quantity::Temperature:
+        return "degC";
+    case Quantity::WaterDepth:
+        return "mm";
+    case Quantity::Speed:
+    case Quantity::Fraction:
+    case Quantity::AsStored:
+        break;
+    }
+    return std::string(fileUnits);
+}
+
+Conversion conversionOf(Quantity q) {
+    switch (q) {
+    case Quantity::Temperature:
+        return Conversion::KelvinToCelsius;
+    case Quantity::WaterDepth:
+        return Conversion::MetresToMillimetres;
+    case Quantity::Speed:
+    case Quantity::Fraction:
+    case Quantity::AsStored:
+        break;
+    }
+    return Conversion::None;
+}
+
+long ParameterMatch::paramId() const {
+    if (parameter != nullptr) {
+        return parameter->paramId;
+    }
+    return variable ? spec(*variable).paramId : 0;
+}
+
+namespace {
+
+// A match of parameter `p` (and Isobar's entry for it, if any) by `rule`.
+ParameterMatch matchOf(const EcmwfParameter* p, std::optional<Variable> v, std::string rule, bool loose) {
+    if (!v && p != nullptr) {
+        v = findParamId(p->paramId);
+    }
+    if (p == nullptr && v) {
+        p = ecmwfParameters().byParamId(spec(*v).paramId);
+    }
+    return ParameterMatch{v, p, std::move(rule), loose};
+}
+
+// Of ECMWF's parameters that share a name, the one whose units are the file's, if only one is.
+const EcmwfParameter* onlyOne(std::vector<const EcmwfParameter*> candidates, std::string_view units) {
+    if (candidates.size() > 1 && !units.empty()) {
+        const std::string u = canonicalUnits(units);
+        std::erase_if(candidates, [&](const EcmwfParameter* p) { return canonicalUnits(p->units) != u; });
+    }
+    return candidates.size() == 1 ? candidates.front() : nullptr;
+}
+
+// What the variable's name says: Isobar's names (the CDS's, NCAR's, request names), then ECMWF's
+// netCDF name or shortName where only one parameter has it (or one of those has the long_name).
+std::optional<ParameterMatch> matchByName(const VariableClues& clues) {
+    const std::string n = lower(clues.name);
+    if (n.empty()) {
+        return std::nullopt;
+    }
+    const std::string rule = "name " + std::string(clues.name);
+    for (std::size_t i = 0; i < kNotes.size(); ++i) {
+        if (n == kNotes[i].shortName) {
+            return matchOf(nullptr, Variable(i), rule, false);
+        }
+    }
+    for (std::size_t i = 0; i < kNotes.size(); ++i) {
+        for (std::string_view alias : kNotes[i].aliases) {
+            if (!alias.empty() && n == alias) {
+                return matchOf(nullptr, Variable(i), rule, false);
+            }
+        }
+    }
+    const ParameterDatabase& db = ecmwfParameters();
+    auto candidates = db.byVariableName(clues.name);
+    if (candidates.empty() && n != clues.name) {
+        candidates = db.byVariableName(n);
+    }
+    if (candidates.size() > 1 && !clues.longName.empty()) {
+        std::vector<const EcmwfParameter*> named;
+        for (const EcmwfParameter* p : candidates) {
+            if (lower(p->name) == lower(clues.longName)) {
+                named.push_back(p);
+            }
+        }
+        candidates = named.empty() ? candidates : named;
+    }
+    if (const EcmwfParameter* p = onlyOne(candidates, clues.units)) {
+        return matchOf(p, std::nullopt, rule, false);
+    }
+    return std::nullopt;
+}
+
+std::string described(long paramId) {
+    const EcmwfParameter* p = ecmwfParameters().byParamId(paramId);
+    return p == nullptr ? "paramId " + std::to_string(paramId)
+                        : p->shortName + " (paramId " + std::to_string(paramId) + ", " + p->name + ")";
+}
+
+} // namespace
+
+std::optional<ParameterMatch> matchParameter(const VariableClues& clues) {
+    const ParameterDatabase& db = ecmwfParameters();
+    if (clues.paramId) {
+        const long id = *clues.paramId;
+        const EcmwfParameter* p = db.byParamId(id);
+        const auto v = findParamId(id);
+        if (p != nullptr || v) {
+            if (const auto byName = matchByName(clues); byName && byName->paramId() != id) {
+                throw ParameterClash("variable " + std::string(clues.name) + " carries GRIB_paramId " +
+                                     std::to_string(id) + ", which ECMWF's parameter database says is " +
+                                     described(id) + ", but its name is that of " +
+                                     described(byName->paramId()) + "; refusing to choose");
+            }
+            return matchOf(p, v, "GRIB_paramId " + std::to_string(id), false);
+        }
+        // A paramId ECMWF does not define (a centre's own): the other clues decide.
+    }
+    if (auto byName = matchByName(clues)) {
+        return byName;
+    }
+    if (!clues.longName.empty()) {
+        const std::string ln = lower(clues.longName);
+        auto candidates = db.byName(clues.longName);
+        for (std::size_t i = 0; i < kNotes.size(); ++i) {
+            for (std::string_view alias : kNotes[i].aliases) {
+                const EcmwfParameter* p = db.byParamId(kNotes[i].paramId);
+                if (alias == ln && p != nullptr &&
+                    std::find(candidates.begin(), candidates.end(), p) == candidates.end()) {
+                    candidates.push_back(p);
+                }
+            }
+        }
+        if (const EcmwfParameter* p = onlyOne(candidates, clues.units)) {
+            return matchOf(p, std::nullopt, "long_name '" + std::string(clues.longName) + "'", true);
+        }
+    }
+    if (!clues.standardName.empty()) {
+        const std::string standard = lower(clues.standardName);
+        auto candidates = db.byCfName(standard);
+        for (std::size_t i = 0; i < kNotes.size(); ++i) {
+            const EcmwfParameter* p = db.byParamId(kNotes[i].paramId);
+            if (standard == kNotes[i].standardName && p != nullptr &&
+                std::find(candidates.begin(), candidates.end(), p) == candidates.end()) {
+                candidates.push_back(p);
+            }
+        }
+        // air_temperature: t2m or t? Only where one parameter has it does the standard name say.
+        if (candidates.size() == 1) {
+            return matchOf(candidates.front(), std::nullopt,
+                           "standard_name " + std::string(clues.standardName), true);
         }
     }
     return std::nullopt;
 }
 
 std::optional<Variable> findVariable(const VariableClues& clues) {
-    const std::string n = lower(clues.name);
-    const std::string ln = lower(clues.longName);
-    // Short names first across the whole catalog: sd and sde share the long name "Snow depth".
-    for (std::size_t i = 0; i < kCatalog.size(); ++i) {
-        if (n == kCatalog[i].shortName) {
-            return Variable(i);
-        }
-    }
-    for (std::size_t i = 0; i < kCatalog.size(); ++i) {
-        if (!ln.empty() && ln == lower(kCatalog[i].longName)) {
-            return Variable(i);
-        }
-    }
-    for (std::size_t i = 0; i < kCatalog.size(); ++i) {
-        for (std::string_view alias : kCatalog[i].aliases) {
-            if (!alias.empty() && (n == alias || ln == alias)) {
-                return Variable(i);
-            }
-        }
-    }
-    if (clues.paramId) {
-        if (auto v = findParamId(*clues.paramId)) {
-            return v;
-        }
-    }
-    const std::string standard = lower(clues.standardName);
-    if (!standard.empty()) {
-        std::optional<Variable> only;
-        for (std::size_t i = 0; i < kCatalog.size(); ++i) {
-            if (standard == kCatalog[i].standardName) {
-                if (only) {
-                    return std::nullopt; // air_temperature: t2m or t? The standard name does not say.
-                }
-                only = Variable(i);
-            }
-        }
-        return only;
-    }
-    return std::nullopt;
+    const auto m = matchParameter(clues);
+    return m ? m->variable : std::nullopt;
 }
 
 namespace {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "util/Error.h"
+
 #include <array>
 #include <compare>
 #include <cstddef>
@@ -40,28 +42,32 @@ enum class Timing : std::uint8_t {
     Extreme,     // a maximum or minimum since the previous post-processing
 };
 
-// One entry of the variable catalog: everything Isobar knows of an ERA5 parameter.
+using Aliases = std::array<std::string_view, 5>;
+
+// One entry of the variable catalog: an ERA5 parameter Isobar has notes on, with ECMWF's identity
+// and units for it (its name, ecCodes shortName and units come from ECMWF's parameter database at
+// run time: see ParameterDatabase.h).
 struct VariableSpec {
-    std::string_view shortName; // CDS short name (the NetCDF variable name the CDS writes)
+    std::string_view shortName; // the netCDF variable name the CDS writes (ecCodes' cfVarName)
     std::string_view column;    // target table column
-    std::string_view fileUnits; // units ERA5 stores
-    std::string_view tableUnits;
-    std::string_view longName; // long_name as the CDS writes it
+    std::string fileUnits;      // ECMWF's units: what ERA5 stores
+    std::string tableUnits;
+    std::string longName; // ECMWF's name
     Quantity quantity;
     Conversion conversion; // from the units ERA5 stores to the table's
     // Other names the variable goes by, compared case-insensitively with a file's variable name or
-    // long_name: GRIB short names, NCAR RDA names, CDS request names.
-    std::array<std::string_view, 4> aliases;
+    // long_name: NCAR RDA names, CDS request names, the CDS's older long names.
+    Aliases aliases;
     bool accumulated;          // an amount over a period (precipitation, snowfall), not an instant value
     int paramId;               // ECMWF GRIB parameter id
-    std::string_view gribName; // ecCodes shortName
+    std::string gribName;      // ecCodes shortName
     std::string_view ncarName; // variable name in NCAR RDA's ds633.0 files
     // Where values usually lie, in the units ERA5 stores (what the sample writer packs into).
     double typicalMin;
     double typicalMax;
     Timing timing = Timing::Instant;
-    std::string_view standardName = {}; // CF standard_name, where one fits this parameter only
-    bool pressureLevels = false;        // a parameter of ERA5's pressure-level product
+    std::string standardName;    // CF standard_name: ECMWF's, else Isobar's where one fits
+    bool pressureLevels = false; // a parameter of ERA5's pressure-level product
 };
 
 // A variable of the catalog: its position there, which is also its column's position among the
@@ -110,24 +116,56 @@ inline std::size_t index(Variable v) {
 // "t2m, u10, v10, tcc, tp, sf": the short names of the catalog, for messages.
 std::string catalogShortNames();
 
-// What a file says about one of its variables, to find it in the catalog.
+// What a file says about one of its variables, to find which parameter it is.
 struct VariableClues {
     std::string_view name;
     std::string_view longName;
     std::string_view standardName;
-    std::optional<long> paramId; // GRIB_paramId, where the file carries it
+    std::optional<long> paramId; // GRIB paramId, or GRIB_paramId where a netCDF file carries it
+    std::string_view units;      // to tell apart parameters of one name ("Snow depth": sd, sde)
 };
 
-// The catalog variable a file's variable is: by name or long_name (short names and long names first,
-// then aliases), then by GRIB paramId, then by a standard_name only one parameter has. nullopt when
-// the catalog does not know it.
+struct EcmwfParameter;
+
+// Which parameter a file's variable is: Isobar's catalog entry where it has one, and ECMWF's.
+struct ParameterMatch {
+    std::optional<Variable> variable;          // Isobar's catalog entry, if any
+    const EcmwfParameter* parameter = nullptr; // ECMWF's, if ECMWF defines it
+    std::string rule;                          // what decided: "GRIB_paramId 167", "name t2m", ...
+    bool loose = false;                        // decided by long_name or standard_name only
+    long paramId() const;                      // 0 when neither knows one
+};
+
+// A variable whose clues name two different parameters (its GRIB_paramId one, its name another).
+class ParameterClash : public Error {
+public:
+    using Error::Error;
+};
+
+// Which parameter a file's variable is, most certain first: its GRIB paramId; then its name, as the
+// CDS and cfgrib write it (Isobar's names first, then ECMWF's cfVarName and shortName where one
+// parameter has it); then its long_name, then its standard_name, where only one parameter has it
+// (a loose match). nullopt when no rule finds one. Throws ParameterClash when the paramId and the
+// name name different parameters.
+std::optional<ParameterMatch> matchParameter(const VariableClues& clues);
+
+// The catalog variable a file's variable is (matchParameter's), nullopt when the catalog has none.
 std::optional<Variable> findVariable(const VariableClues& clues);
 inline std::optional<Variable> findVariable(std::string_view name, std::string_view longName = {}) {
-    return findVariable(VariableClues{name, longName, {}, std::nullopt});
+    return findVariable(VariableClues{name, longName, {}, std::nullopt, {}});
 }
 
 // The catalog variable with this GRIB paramId.
 std::optional<Variable> findParamId(long paramId);
+
+// What a parameter of ECMWF's measures, by its units: K is a temperature unless its name says it is a
+// difference of temperatures (an anomaly, a tendency, an index); "m of water equivalent" a depth of
+// water; m s**-1 a speed; (0 - 1) a fraction. Isobar's catalog says more where the units do not tell
+// (total precipitation is in m).
+Quantity quantityOf(const EcmwfParameter& p);
+// The table's units for a quantity whose file units are `fileUnits`, and the conversion to them.
+std::string tableUnitsOf(Quantity q, std::string_view fileUnits);
+Conversion conversionOf(Quantity q);
 
 // Units in one spelling, so that "m s**-1", "m s-1", "m/s" and "m.s^-1" compare equal: lower case,
 // one "base^exponent" token per unit, sorted ("m^1 s^-1"). Words that are not units ("of water

@@ -95,6 +95,7 @@ Dataset& Dataset::operator=(Dataset&& other) noexcept {
         grid_ = other.grid_;
         era5Land_ = other.era5Land_;
         monthly_ = other.monthly_;
+        timeRule_ = std::move(other.timeRule_);
         rows_ = other.rows_;
         vertical_ = other.vertical_;
         levels_ = std::move(other.levels_);
@@ -118,6 +119,10 @@ Dataset::~Dataset() {
 
 std::string Dataset::productName() const {
     return std::string(era5Land_ ? "ERA5-Land" : "ERA5") + (monthly_ ? " monthly means" : " hourly");
+}
+
+std::string Dataset::timeRule() const {
+    return timeRule_;
 }
 
 class Dataset::Builder {
@@ -203,6 +208,20 @@ private:
         d_.grid_ = first.grid();
         d_.era5Land_ = first.era5Land();
         d_.monthly_ = first.monthlyMeans();
+        // The files' rules, each once: "hourly: GRIB_stepType instant (sst) / hourly: ... accum (ssr)".
+        std::vector<std::string> rules;
+        for (const Era5File& f : d_.files_) {
+            if (std::find(rules.begin(), rules.end(), f.timeRule()) == rules.end()) {
+                rules.push_back(f.timeRule());
+            }
+        }
+        d_.timeRule_.clear();
+        for (std::size_t i = 0; i < rules.size() && i < 3; ++i) {
+            d_.timeRule_ += (i == 0 ? "" : " / ") + rules[i];
+        }
+        if (rules.size() > 3) {
+            d_.timeRule_ += " / and " + std::to_string(rules.size() - 3) + " more";
+        }
         for (const Era5File& f : d_.files_) {
             if (!(f.grid() == d_.grid_)) {
                 throw Error("the files are on different grids: " + first.name() + " is on the " +

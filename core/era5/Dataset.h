@@ -78,6 +78,9 @@ public:
     bool monthlyMeans() const noexcept { return monthly_; }
     // "ERA5 hourly", "ERA5-Land hourly", "ERA5 monthly means", ...
     std::string productName() const;
+    // What decided hourly or monthly means (see Era5File::timeRule()), for inspect and the run
+    // report: the first file's, with how many files say the same.
+    std::string timeRule() const;
     std::uint64_t rowCount() const noexcept { return rows_; }
     std::uint64_t rowsOf(const DatasetStep& step) const {
         const GridBox& b = geometries_[step.geometry].box;
@@ -113,6 +116,10 @@ public:
     // the column with its key; the files' other variables are left out, columns none of them has
     // stay NULL. Throws isobar::Error when no column has a variable in the files.
     void useColumns(const std::vector<ValueColumn>& columns);
+    // Loads the files' variable of column `key` without conversion, in `units`, where its files
+    // store it in those units (a table's column made by an earlier Isobar that did not convert
+    // it). False, changing nothing, where a file stores it otherwise.
+    bool loadAsStored(std::string_view key, const std::string& units);
     // The files' variables that no column takes (after useColumns()).
     std::vector<ValueColumn> leftOut() const;
     // "t2m,tp" when the loaded variables are not every variable of the files; empty when they are.
@@ -136,6 +143,7 @@ private:
     GlobalGrid grid_;
     bool era5Land_ = false;
     bool monthly_ = false;
+    std::string timeRule_;
     std::uint64_t rows_ = 0;
     Vertical vertical_ = Vertical::Surface;
     std::vector<double> levels_;

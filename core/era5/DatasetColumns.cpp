@@ -117,6 +117,33 @@ void Dataset::useColumns(const std::vector<ValueColumn>& columns) {
     }
 }
 
+bool Dataset::loadAsStored(std::string_view key, const std::string& units) {
+    const auto v = variableIndex(key);
+    if (!v) {
+        return false;
+    }
+    const std::string wanted = canonicalUnits(units);
+    for (const Era5File& f : files_) {
+        for (const FileVariable& fv : f.variables()) {
+            if (fv.column.key == key && canonicalUnits(fv.units) != wanted) {
+                return false;
+            }
+        }
+    }
+    for (Era5File& f : files_) {
+        for (FileVariable& fv : f.variables_) {
+            if (fv.column.key == key) {
+                fv.conversion = Conversion::None;
+                fv.column.units = units;
+                fv.column.conversion = Conversion::None;
+            }
+        }
+    }
+    variables_[*v].units = units;
+    variables_[*v].conversion = Conversion::None;
+    return true;
+}
+
 std::vector<ValueColumn> Dataset::leftOut() const {
     std::vector<ValueColumn> out;
     for (std::size_t v = 0; v < variables_.size(); ++v) {

@@ -64,6 +64,7 @@ Era5File& Era5File::operator=(Era5File&& other) noexcept {
         layout_ = std::move(other.layout_);
         era5Land_ = other.era5Land_;
         monthly_ = other.monthly_;
+        timeRule_ = std::move(other.timeRule_);
         grid_ = other.grid_;
         box_ = other.box_;
         latAscending_ = other.latAscending_;

@@ -29,6 +29,21 @@ enum class OffGridPolicy : std::uint8_t {
 // its values must be turned into hourly amounts; ERA5's are hourly already.
 enum class ProductOverride : std::uint8_t { Auto, Era5, Era5Land };
 
+// Whether the file's values are hourly (or sampled hourly data) or monthly means. Auto: what the
+// file says (GRIB stream and step type, GRIB_stepType, the dataset named in its history), else its
+// times are loaded as they are. Never decided by the spacing of its times.
+enum class MeansOverride : std::uint8_t { Auto, Hourly, Monthly };
+
+// --product's words: auto, era5, era5-land, hourly, monthly, era5-hourly, era5-monthly,
+// era5-land-hourly, era5-land-monthly. nullopt for anything else.
+struct ProductChoice {
+    ProductOverride product = ProductOverride::Auto;
+    MeansOverride means = MeansOverride::Auto;
+};
+std::optional<ProductChoice> parseProduct(std::string_view word);
+inline constexpr const char* kProductWords = "auto, era5, era5-land, hourly, monthly, era5-hourly, "
+                                             "era5-monthly, era5-land-hourly or era5-land-monthly";
+
 struct OpenOptions {
     OffGridPolicy offGrid = OffGridPolicy::Refuse;
     // The spacing of the global grid whose location_ids the rows get. Empty: the grid of the
@@ -37,6 +52,7 @@ struct OpenOptions {
     // else the product's grid with the points off it.
     std::optional<double> gridStep;
     ProductOverride product = ProductOverride::Auto;
+    MeansOverride means = MeansOverride::Auto;
 };
 
 // Thrown when a file holds no variable on a latitude/longitude grid; archives use it to tell a member
@@ -71,6 +87,11 @@ struct FileVariable {
     std::string longName;
     std::string standardName;
     std::optional<long> paramId; // GRIB_paramId, where the file carries it
+    // Which rule found its parameter ("GRIB_paramId 167", "name t2m", "long_name '...'"), and
+    // whether only long_name or standard_name did (said so in inspect). Empty: ECMWF does not
+    // define it.
+    std::string matchedBy;
+    bool looseMatch = false;
     int varid = -1;
     nc_type type = NC_NAT;                    // NC_SHORT, NC_INT, NC_FLOAT or NC_DOUBLE
     double scale = 1.0;                       // scale_factor (1 when absent)
@@ -177,6 +198,9 @@ public:
     const std::string& layout() const noexcept { return layout_; }
     bool era5Land() const noexcept { return era5Land_; }
     bool monthlyMeans() const noexcept { return monthly_; }
+    // What decided monthlyMeans(): "monthly means: GRIB_stepType avgad (tp)", "hourly: GRIB stream
+    // oper", "times as stored: the file does not say whether it holds monthly means".
+    const std::string& timeRule() const noexcept { return timeRule_; }
 
     const GlobalGrid& grid() const noexcept { return grid_; }
     const GridBox& box() const noexcept { return box_; }
@@ -256,6 +280,7 @@ private:
     std::string layout_;
     bool era5Land_ = false;
     bool monthly_ = false;
+    std::string timeRule_;
     GlobalGrid grid_;
     GridBox box_;
     bool latAscending_ = false;
@@ -279,6 +304,7 @@ private:
 
     friend class Era5FileBuilder;
     friend class GribFileBuilder;
+    friend class Dataset; // loadAsStored()
     friend class GridFit;
 };
 

@@ -309,7 +309,6 @@ bool Era5FileBuilder::namedEra5Land() const {
 }
 
 void Era5FileBuilder::decideProduct() {
-    const std::string provenance = this->provenance();
     const bool landByName = namedEra5Land();
     switch (options_.product) {
     case ProductOverride::Era5:
@@ -322,36 +321,34 @@ void Era5FileBuilder::decideProduct() {
         f_.era5Land_ = landByName || std::fabs(f_.grid_.step() - 0.1) < 1e-9;
         break;
     }
-    // Monthly means: the GRIB step type says so, or every step is a calendar month apart.
-    bool monthly = false;
+    // Monthly means where the user or the file says so (the step types of its variables, the
+    // dataset its history names), never because its steps are a month apart: hourly data sampled
+    // monthly keeps its times.
+    std::vector<TimeClue> clues;
     for (const auto& var : f_.variables_) {
-        monthly = monthly || isMonthlyStepType(var.stepType);
+        if (!var.stepType.empty()) {
+            clues.push_back({"GRIB_stepType", var.stepType, var.name});
+        }
     }
+    for (const char* attr : {"history", "title", "source"}) {
+        const std::string said = lower(text(NC_GLOBAL, attr).value_or(""));
+        if (contains(said, "monthly-means") || contains(said, "monthly_means")) {
+            clues.push_back({attr,
+                             contains(said, "monthly-means") ? "names the monthly-means dataset"
+                                                             : "names the monthly_means dataset",
+                             {}});
+        }
+    }
+    const TimeMeaning meaning = decideTimeMeaning(options_.means, clues, f_.name_);
+    const bool monthly = meaning.monthly;
+    f_.monthly_ = monthly;
+    f_.timeRule_ = meaning.rule;
     std::vector<PgTimestamp> times;
     for (const auto& s : f_.steps_) {
         times.push_back(s.time);
     }
     std::sort(times.begin(), times.end());
-    if (!monthly && times.size() >= 2) {
-        monthly = true;
-        for (size_t i = 1; i < times.size(); ++i) {
-            const double days = static_cast<double>(times[i].micros - times[i - 1].micros) / 86400e6;
-            monthly = monthly && days >= 28.0 && days <= 31.0;
-        }
-    }
-    monthly = monthly || contains(provenance, "monthly-means") || contains(provenance, "monthly_means");
-    f_.monthly_ = monthly;
-    // The row of each month (00 UTC of its first day) where the file says it holds monthly means,
-    // or where every stamp is on a month's first day (the new CDS's 06 UTC); a series that is
-    // merely a month apart (the 15th of each month at 12 UTC) keeps its times.
-    const bool sayMonthly =
-        std::any_of(f_.variables_.begin(), f_.variables_.end(),
-                    [](const FileVariable& v) { return isMonthlyStepType(v.stepType); }) ||
-        contains(provenance, "monthly-means") || contains(provenance, "monthly_means");
-    const bool onFirstDays = std::all_of(times.begin(), times.end(), [](PgTimestamp t) {
-        return t.micros - monthStart(t).micros < 24 * kMicrosPerHour;
-    });
-    if (monthly && (sayMonthly || onFirstDays)) {
+    if (monthly) {
         // Several steps in one month: monthly means by hour of day, one row per month and hour.
         bool byHour = false;
         for (size_t i = 1; i < times.size(); ++i) {
@@ -366,6 +363,17 @@ void Era5FileBuilder::decideProduct() {
                      (byHour ? " and hour of day" : std::string()) + " (" + formatTimestamp(row) + ")");
             }
             step.time = row;
+        }
+    } else if (clues.empty() && times.size() >= 2) {
+        bool monthApart = true;
+        for (size_t i = 1; i < times.size(); ++i) {
+            const double days = static_cast<double>(times[i].micros - times[i - 1].micros) / 86400e6;
+            monthApart = monthApart && days >= 28.0 && days <= 31.0;
+        }
+        if (monthApart) {
+            f_.notes_.push_back("its steps are a calendar month apart, but it does not say it holds monthly "
+                                "means: loaded at its own times; if they are monthly means, load it with "
+                                "--product monthly");
         }
     }
     if (monthly) {

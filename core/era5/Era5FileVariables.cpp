@@ -11,8 +11,9 @@ namespace isobar {
 
 using namespace conventions;
 
-// Which column a data variable of the file goes to: the catalog's variable by the variable's
-// identity (name, long_name, GRIB paramId, standard_name), else a column of its own, named after it.
+// Which column a data variable of the file goes to: the parameter it is by its identity (GRIB
+// paramId, name, long_name, standard_name; see matchParameter), else a column of its own, named
+// after it.
 ValueColumn Era5FileBuilder::columnFor(int varid, const std::string& name, FileVariable& fv) const {
     fv.longName = text(varid, "long_name").value_or("");
     fv.standardName = text(varid, "standard_name").value_or("");
@@ -20,10 +21,9 @@ ValueColumn Era5FileBuilder::columnFor(int varid, const std::string& name, FileV
         fv.paramId = static_cast<long>(*id);
     }
     fv.units = text(varid, "units").value_or("");
-    auto target = findVariable(VariableClues{name, fv.longName, fv.standardName, fv.paramId});
-    if (target) {
-        fv.conversion = conversionFor(*target, fv.units, f_.name_, name);
-        return ValueColumn::of(*target);
+    fv.stepType = lower(text(varid, "GRIB_stepType").value_or(""));
+    if (auto c = columnOfParameter(fv, f_.name_)) {
+        return *c;
     }
     ValueColumn c = ValueColumn::unknown(name, fv.longName, fv.units);
     if (isKeyColumn(c.column)) {
@@ -66,10 +66,16 @@ void Era5FileBuilder::findTargetVariables() {
         fv.name = name;
         fv.varid = v;
         fv.type = type;
-        const bool known = findVariable(VariableClues{name, text(v, "long_name").value_or(""),
-                                                      text(v, "standard_name").value_or(""),
-                                                      handle_.numberAttribute(v, "GRIB_paramId")})
-                               .has_value();
+        // A clash of its clues is told by columnFor(), below.
+        bool known = true;
+        try {
+            known = matchParameter(VariableClues{name, text(v, "long_name").value_or(""),
+                                                 text(v, "standard_name").value_or(""),
+                                                 handle_.numberAttribute(v, "GRIB_paramId"),
+                                                 text(v, "units").value_or("")})
+                        .has_value();
+        } catch (const ParameterClash&) {
+        }
         // A variable the catalog does not know is loaded when it is a field on the grid like the
         // others; anything else of it (bounds, a per-time scalar) is listed as ignored.
         const bool loadableType = type == NC_SHORT || type == NC_INT || type == NC_FLOAT || type == NC_DOUBLE;
@@ -155,7 +161,6 @@ void Era5FileBuilder::findTargetVariables() {
         const auto missing = handle_.numberAttributeValues(v, "missing_value");
         fv.missingValues = fills;
         fv.missingValues.insert(fv.missingValues.end(), missing.begin(), missing.end());
-        fv.stepType = lower(text(v, "GRIB_stepType").value_or(""));
         shapes_[name] = shape;
         f_.variables_.push_back(std::move(fv));
     }

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <set>
 
 namespace isobar::conventions {
@@ -38,15 +39,34 @@ bool isAuxiliary(const std::string& name) {
 }
 
 // The conversion for a variable given the units its file declares, or an error naming both.
-Conversion conversionFor(Variable v, const std::string& unitsText, const std::string& file,
+ExpectedUnits expectedUnits(const ParameterMatch& m) {
+    if (m.variable) {
+        const VariableSpec& s = spec(*m.variable);
+        return {s.quantity, s.fileUnits, std::string(s.shortName) + " (" + s.longName + ")"};
+    }
+    return {quantityOf(*m.parameter), m.parameter->units,
+            m.parameter->shortName + " (" + m.parameter->name + ", paramId " +
+                std::to_string(m.parameter->paramId) + ")"};
+}
+
+namespace {
+
+// Units of a number without dimension, as ECMWF and netCDF writers spell them.
+bool dimensionless(const std::string& u) {
+    return u.empty() || u == "~" || u == "1" || u == "(0-1)" || u == "0-1" || u == "dimensionless" ||
+           u == "numeric" || u == "proportion" || u == "fraction";
+}
+
+} // namespace
+
+Conversion conversionFor(const ExpectedUnits& s, const std::string& unitsText, const std::string& file,
                          const std::string& varName) {
-    const VariableSpec& s = spec(v);
     std::string u = lower(unitsText);
     u.erase(std::remove(u.begin(), u.end(), ' '), u.end());
     const auto refuse = [&]() -> Conversion {
-        throw Error(file + ": variable " + varName + " has units '" + unitsText + "', but " +
-                    std::string(s.shortName) + " (" + std::string(s.longName) + ") is expected in " +
-                    std::string(s.fileUnits) + " (or a unit Isobar converts from); refusing to guess");
+        throw Error(file + ": variable " + varName + " has units '" + unitsText + "', but " + s.label +
+                    " is expected in " + s.fileUnits +
+                    " (or a unit Isobar converts from); refusing to guess");
     };
     const std::string canonical = canonicalUnits(unitsText);
     switch (s.quantity) {
@@ -89,9 +109,43 @@ Conversion conversionFor(Variable v, const std::string& unitsText, const std::st
         if (u.empty() || u == "~" || canonical == canonicalUnits(s.fileUnits)) {
             return Conversion::None;
         }
+        // A number without dimension (a code, a shape factor), however the file spells that.
+        std::string e = lower(s.fileUnits);
+        e.erase(std::remove(e.begin(), e.end(), ' '), e.end());
+        if (dimensionless(u) && (dimensionless(e) || e.find("codetable") != std::string::npos)) {
+            return Conversion::None;
+        }
         return refuse();
     }
     return refuse();
+}
+
+std::optional<ValueColumn> columnOfParameter(FileVariable& fv, const std::string& file) {
+    std::optional<ParameterMatch> m;
+    try {
+        m = matchParameter(VariableClues{fv.name, fv.longName, fv.standardName, fv.paramId, fv.units});
+    } catch (const ParameterClash& e) {
+        throw Error(file + ": " + e.what());
+    }
+    if (!m) {
+        return std::nullopt;
+    }
+    fv.matchedBy = m->rule;
+    fv.looseMatch = m->loose;
+    fv.conversion = conversionFor(expectedUnits(*m), fv.units, file, fv.name);
+    if (m->variable) {
+        return ValueColumn::of(*m->variable);
+    }
+    // ECMWF's word, or the file's step type, on whether it is an accumulation.
+    const bool accumulated = m->parameter->accumulated || fv.stepType == "accum";
+    ValueColumn c = ValueColumn::ofParameter(*m->parameter, accumulated);
+    // ECMWF names some parameters alike (sro: 8 and 174008); the catalog's keeps the plain name.
+    const auto catalog = variableCatalog();
+    if (std::any_of(catalog.begin(), catalog.end(),
+                    [&](const VariableSpec& s) { return s.column == c.column; })) {
+        c.key = c.column = columnIdentifier(c.column + "_" + std::to_string(m->parameter->paramId));
+    }
+    return c;
 }
 
 double defaultFill(nc_type type) {
@@ -138,6 +192,103 @@ bool isMonthlyStepType(const std::string& stepType) {
     return stepType.rfind("avg", 0) == 0 && stepType.size() > 3;
 }
 
+namespace {
+
+bool saysMonthly(const TimeClue& c) {
+    if (c.source == "GRIB stream") {
+        return c.value == "moda" || c.value == "mnth" || c.value == "wamo" || c.value == "wamd";
+    }
+    if (c.source == "GRIB_stepType") {
+        return isMonthlyStepType(c.value);
+    }
+    return contains(c.value, "monthly-means") || contains(c.value, "monthly_means");
+}
+
+bool saysHourly(const TimeClue& c) {
+    if (c.source == "GRIB stream") {
+        return c.value == "oper" || c.value == "enda" || c.value == "wave" || c.value == "ewda";
+    }
+    if (c.source == "GRIB_stepType") {
+        return c.value == "instant" || c.value == "accum" || c.value == "avg" || c.value == "max" ||
+               c.value == "min" || c.value == "diff";
+    }
+    return false;
+}
+
+// "GRIB_stepType instant (t2m, u10), accum (tp); GRIB stream oper": the clues by source, then by
+// value, with the variables that say it (three, then how many more).
+std::string listed(const std::vector<TimeClue>& clues) {
+    std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::vector<std::string>>>>>
+        bySource;
+    for (const TimeClue& c : clues) {
+        auto source = std::find_if(bySource.begin(), bySource.end(),
+                                   [&](const auto& e) { return e.first == c.source; });
+        if (source == bySource.end()) {
+            source = bySource.insert(bySource.end(), {c.source, {}});
+        }
+        auto& values = source->second;
+        auto value =
+            std::find_if(values.begin(), values.end(), [&](const auto& e) { return e.first == c.value; });
+        if (value == values.end()) {
+            value = values.insert(values.end(), {c.value, {}});
+        }
+        if (!c.of.empty() &&
+            std::find(value->second.begin(), value->second.end(), c.of) == value->second.end()) {
+            value->second.push_back(c.of);
+        }
+    }
+    std::string out;
+    for (const auto& [source, values] : bySource) {
+        out += (out.empty() ? "" : "; ") + source + " ";
+        for (std::size_t v = 0; v < values.size(); ++v) {
+            const auto& [value, of] = values[v];
+            out += (v == 0 ? "" : ", ") + value;
+            std::string names;
+            for (std::size_t i = 0; i < of.size() && i < 3; ++i) {
+                names += (i == 0 ? "" : ", ") + of[i];
+            }
+            if (of.size() > 3) {
+                names += " and " + std::to_string(of.size() - 3) + " more";
+            }
+            out += names.empty() ? "" : " (" + names + ")";
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+TimeMeaning decideTimeMeaning(MeansOverride override, const std::vector<TimeClue>& clues,
+                              const std::string& file) {
+    if (override == MeansOverride::Monthly) {
+        return {true, "monthly means: --product says so"};
+    }
+    if (override == MeansOverride::Hourly) {
+        return {false, "hourly: --product says so"};
+    }
+    std::vector<TimeClue> monthly;
+    std::vector<TimeClue> hourly;
+    for (const TimeClue& c : clues) {
+        if (saysMonthly(c)) {
+            monthly.push_back(c);
+        } else if (saysHourly(c)) {
+            hourly.push_back(c);
+        }
+    }
+    if (!monthly.empty() && !hourly.empty()) {
+        throw Error(file + ": " + listed(monthly) + " says monthly means, but " + listed(hourly) +
+                    " says hourly data; a file holds one or the other (--product hourly or --product "
+                    "monthly says which, where you know)");
+    }
+    if (!monthly.empty()) {
+        return {true, "monthly means: " + listed(monthly)};
+    }
+    if (!hourly.empty()) {
+        return {false, "hourly: " + listed(hourly)};
+    }
+    return {false, "times as stored: the file does not say whether it holds monthly means"};
+}
+
 bool isFinalEra5(const std::string& expver) {
     try {
         return !expver.empty() && std::stoi(expver) == 1;
@@ -178,3 +329,23 @@ void markSinceMidnight(std::vector<FileVariable>& variables, std::vector<std::st
 }
 
 } // namespace isobar::conventions
+
+namespace isobar {
+
+std::optional<ProductChoice> parseProduct(std::string_view word) {
+    static const std::map<std::string_view, ProductChoice> words{
+        {"auto", {ProductOverride::Auto, MeansOverride::Auto}},
+        {"era5", {ProductOverride::Era5, MeansOverride::Auto}},
+        {"era5-land", {ProductOverride::Era5Land, MeansOverride::Auto}},
+        {"hourly", {ProductOverride::Auto, MeansOverride::Hourly}},
+        {"monthly", {ProductOverride::Auto, MeansOverride::Monthly}},
+        {"era5-hourly", {ProductOverride::Era5, MeansOverride::Hourly}},
+        {"era5-monthly", {ProductOverride::Era5, MeansOverride::Monthly}},
+        {"era5-land-hourly", {ProductOverride::Era5Land, MeansOverride::Hourly}},
+        {"era5-land-monthly", {ProductOverride::Era5Land, MeansOverride::Monthly}},
+    };
+    const auto it = words.find(word);
+    return it == words.end() ? std::nullopt : std::optional<ProductChoice>(it->second);
+}
+
+} // namespace isobar

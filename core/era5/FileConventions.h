@@ -2,6 +2,7 @@
 
 // Naming and unit conventions of ERA5 files, shared by the Era5File readers. Not a public API.
 
+#include "domain/ParameterDatabase.h"
 #include "domain/Variable.h"
 #include "era5/Era5File.h"
 #include "util/Format.h"
@@ -17,12 +18,39 @@ std::string lower(std::string s);
 bool contains(const std::string& haystack, const char* needle);
 // Variables that describe the data rather than being data: never "ignored variables".
 bool isAuxiliary(const std::string& name);
-// The conversion for a variable given the units its file declares, or an error naming both.
-Conversion conversionFor(Variable v, const std::string& unitsText, const std::string& file,
+// What a parameter's values must be in: its quantity and ECMWF's units, and its name for messages.
+struct ExpectedUnits {
+    Quantity quantity;
+    std::string fileUnits;
+    std::string label; // "t2m (2 metre temperature)"
+};
+ExpectedUnits expectedUnits(const ParameterMatch& m);
+// The conversion for a parameter given the units its file declares, or an error naming both.
+Conversion conversionFor(const ExpectedUnits& s, const std::string& unitsText, const std::string& file,
                          const std::string& varName);
+// The column a file's variable goes to, by the parameter it is (its clues in `fv`: name, longName,
+// standardName, paramId, units, stepType): the catalog's, ECMWF's, or nullopt where ECMWF does not
+// define it. Sets fv.conversion, matchedBy and looseMatch. Throws isobar::Error, naming the file,
+// for a clash of clues or units it cannot convert.
+std::optional<ValueColumn> columnOfParameter(FileVariable& fv, const std::string& file);
 double defaultFill(nc_type type);
 std::string typeName(nc_type type);
 
+// Something a file says about the time its values are for: a GRIB step type or stream, or the
+// dataset its history names, of one variable or the whole file.
+struct TimeClue {
+    std::string source; // "GRIB_stepType", "GRIB stream", "history"
+    std::string value;  // "avgad", "moda", "reanalysis-era5-single-levels-monthly-means"
+    std::string of;     // the variable it is of ("tp"); empty for the file
+};
+struct TimeMeaning {
+    bool monthly = false;
+    std::string rule; // what decided, for inspect and the run report
+};
+// Monthly means only where the user (--product) or the file says so; hourly where the file says so;
+// else the times as stored. Throws isobar::Error, naming both, where the file says both.
+TimeMeaning decideTimeMeaning(MeansOverride override, const std::vector<TimeClue>& clues,
+                              const std::string& file);
 // The step types of ERA5's monthly means (avgua, avgad, avgas, ...); plain "avg" is an hourly mean
 // rate (avg_tprate).
 bool isMonthlyStepType(const std::string& stepType);

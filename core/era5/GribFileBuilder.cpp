@@ -70,14 +70,23 @@ void GribFileBuilder::build() {
 void GribFileBuilder::decideProduct() {
     const auto& messages = grib_->messages;
     bool landClass = false;
-    bool monthly = false;
     bool byHour = false;
+    // Monthly means by the messages' stream (moda, mnth) or step type (avgua, avgad, ...).
+    std::vector<TimeClue> clues;
+    std::set<std::string> seen;
     for (const GribMessage& m : messages) {
         landClass = landClass || m.marsClass == "l5";
-        monthly = monthly || m.stream == "moda" || m.stream == "mnth" || isMonthlyStepType(m.stepType);
         byHour = byHour || m.stream == "mnth";
+        if (seen.insert("s" + m.stream).second) {
+            clues.push_back({"GRIB stream", m.stream, {}});
+        }
+        if (seen.insert("t" + m.stepType + " " + m.shortName).second) {
+            clues.push_back({"GRIB_stepType", m.stepType, m.shortName});
+        }
     }
-    f_.monthly_ = monthly;
+    const TimeMeaning meaning = decideTimeMeaning(options_.means, clues, f_.name_);
+    f_.monthly_ = meaning.monthly;
+    f_.timeRule_ = meaning.rule;
     monthlyByHour_ = byHour;
     // ERA5-Land by its MARS class; its 0.1 deg grid is told in readGrid() (GridFit's clue).
     f_.era5Land_ = options_.product == ProductOverride::Era5Land ||
@@ -196,17 +205,12 @@ void GribFileBuilder::findVariables() {
         if (!std::isnan(messageLevel_[k])) {
             fv.dims.insert(fv.dims.begin() + 1, DimRole::Level);
         }
-        std::optional<Variable> target = m.paramId > 0 ? findParamId(m.paramId) : std::nullopt;
-        if (!target) {
-            target = findVariable(VariableClues{m.shortName, m.name, fv.standardName, fv.paramId});
-        }
-        if (target) {
-            anyKnown = true;
-            fv.conversion = conversionFor(*target, fv.units, f_.name_, m.shortName);
-            fv.column = ValueColumn::of(*target);
+        if (auto column = columnOfParameter(fv, f_.name_)) {
+            anyKnown = anyKnown || column->variable.has_value() || column->paramId != 0;
+            fv.column = std::move(*column);
         } else {
-            // A parameter the catalog does not know loads into a column of its own, named as cfgrib
-            // names its NetCDF variable, so the two routes fill the same column.
+            // A parameter ECMWF's database does not define loads into a column of its own, named
+            // as cfgrib names its NetCDF variable, so the two routes fill the same column.
             if (m.shortName.empty() || m.shortName == "unknown") {
                 f_.ignored_.push_back("paramId " + std::to_string(m.paramId) + " (ecCodes does not know it)");
                 ignored.insert(key);
@@ -241,7 +245,7 @@ void GribFileBuilder::findVariables() {
         }
         throw NoTargetVariables(f_.name_ + ": no ERA5 " +
                                     (std::isnan(messageLevel_[0]) ? "single-level" : "pressure-level") +
-                                    " parameter Isobar knows; the file has: " + has,
+                                    " parameter ECMWF's parameter database defines; the file has: " + has,
                                 found);
     }
     // Catalog variables in the catalog's order, then the others by name (as NetCDF files).

@@ -1,5 +1,6 @@
 #include "era5/Inspection.h"
 
+#include "domain/ParameterDatabase.h"
 #include "era5/BandReader.h"
 #include "era5/Dataset.h"
 #include "era5/TimeUnits.h"
@@ -94,6 +95,7 @@ FileInspection describe(const Era5File& f, const Dataset* scanOf, std::uint32_t 
     fi.layout = f.layout();
     fi.product =
         std::string(f.era5Land() ? "ERA5-Land" : "ERA5") + (f.monthlyMeans() ? " monthly means" : " hourly");
+    fi.timeRule = f.timeRule();
     fi.gridStep = f.grid().step();
     const auto gridsOwn = [&](const std::optional<double>& s) {
         return !s || std::fabs(*s - f.grid().step()) < 1e-9;
@@ -133,6 +135,14 @@ FileInspection describe(const Era5File& f, const Dataset* scanOf, std::uint32_t 
         vi.conversion = std::string(describe(var.conversion));
         vi.missingValues = missingOf(var);
         vi.stepType = var.stepType;
+        if (const EcmwfParameter* p =
+                var.column.paramId != 0 ? ecmwfParameters().byParamId(var.column.paramId) : nullptr) {
+            vi.ecmwfShortName = p->shortName;
+            vi.ecmwfName = p->name;
+            vi.ecmwfUnits = p->units;
+        }
+        vi.matchedBy = var.matchedBy;
+        vi.looseMatch = var.looseMatch;
         if (!var.expverOrder.empty()) {
             vi.handling = "ERA5 where present, else ERA5T (expver dimension)";
         }
@@ -198,6 +208,7 @@ DatasetInspection inspectDataset(const std::vector<std::filesystem::path>& files
     try {
         const Dataset dataset = Dataset::open(files, options);
         d.product = dataset.productName();
+        d.timeRule = dataset.timeRule();
         d.grid = dataset.grid().describe();
         d.files = dataset.files().size();
         d.steps = dataset.steps().size();
@@ -270,6 +281,7 @@ std::string renderInspectionText(const Inspection& inspection) {
         out << "  format:     " << f.format << "\n"
             << "  layout:     " << f.layout << "\n"
             << "  product:    " << f.product << "\n"
+            << "  decided by: " << f.timeRule << "\n"
             << "  grid:       " << f.grid << (f.offGrid ? ", points off the grid mapped to the nearest" : "")
             << "\n"
             << "  box:        " << f.box << ", " << f.orientation << "\n"
@@ -280,10 +292,12 @@ std::string renderInspectionText(const Inspection& inspection) {
             << "  variables:\n";
         for (const VariableInspection& v : f.variables) {
             out << "    " << v.name << " -> " << v.column.column;
-            if (!v.column.variable) {
-                out << " (not in Isobar's catalog: loaded as stored)";
-            } else if (!v.column.longName.empty()) {
-                out << " (" << v.column.longName << ")";
+            if (v.ecmwfName.empty()) {
+                out << " (not in ECMWF's parameter database: loaded as stored)";
+            } else {
+                out << " (ECMWF " << v.ecmwfShortName << ", paramId " << v.column.paramId << ": "
+                    << v.ecmwfName << ", " << v.ecmwfUnits
+                    << (v.column.variable ? "" : "; not in Isobar's catalog") << ")";
             }
             out << ": " << v.storage << ", units '" << v.units << "', conversion " << v.conversion;
             if (!v.missingValues.empty()) {
@@ -293,6 +307,13 @@ std::string renderInspectionText(const Inspection& inspection) {
                 out << ", GRIB step type " << v.stepType;
             }
             out << "\n";
+            if (!v.matchedBy.empty()) {
+                out << "      found by " << v.matchedBy
+                    << (v.looseMatch ? ": a loose match (no GRIB_paramId, and its name is not one ECMWF or "
+                                       "the CDS gives a parameter); check it is this parameter"
+                                     : "")
+                    << "\n";
+            }
             if (!v.handling.empty()) {
                 out << "      " << v.handling << "\n";
             }
@@ -324,6 +345,7 @@ std::string renderInspectionText(const Inspection& inspection) {
         return out.str();
     }
     out << "dataset: " << d.files << " file(s), " << d.product << ", " << d.grid << "\n"
+        << "  decided by: " << d.timeRule << "\n"
         << "  time:       " << d.steps << " step(s), " << d.firstTime << " .. " << d.lastTime << "\n"
         << "  levels:     " << d.levels << "\n"
         << "  variables:  ";
@@ -350,6 +372,7 @@ std::string renderInspectionJson(const Inspection& inspection) {
             continue;
         }
         j.field("format", f.format).field("layout", f.layout).field("product", f.product);
+        j.field("timeRule", f.timeRule);
         j.key("grid").beginObject();
         j.field("description", f.grid).field("step", f.gridStep).field("pointSpacing", f.pointSpacing);
         j.field("box", f.box);
@@ -375,6 +398,11 @@ std::string renderInspectionJson(const Inspection& inspection) {
                 .field("conversion", v.conversion)
                 .field("missingValues", v.missingValues);
             j.field("stepType", v.stepType).field("handling", v.handling);
+            j.field("ecmwfShortName", v.ecmwfShortName)
+                .field("ecmwfName", v.ecmwfName)
+                .field("ecmwfUnits", v.ecmwfUnits)
+                .field("matchedBy", v.matchedBy)
+                .field("looseMatch", v.looseMatch);
             if (v.paramId) {
                 j.field("paramId", static_cast<std::int64_t>(*v.paramId));
             }
@@ -404,6 +432,7 @@ std::string renderInspectionJson(const Inspection& inspection) {
     } else {
         j.field("files", static_cast<std::uint64_t>(d.files))
             .field("product", d.product)
+            .field("timeRule", d.timeRule)
             .field("grid", d.grid);
         j.field("steps", static_cast<std::uint64_t>(d.steps))
             .field("first", d.firstTime)

@@ -18,6 +18,12 @@ struct VariableInspection {
     std::string conversion; // "K -> degC (x - 273.15)"
     std::string missingValues;
     std::string stepType;
+    // ECMWF's word on the parameter (empty where ECMWF does not define it), and what matched it.
+    std::string ecmwfShortName;
+    std::string ecmwfName;
+    std::string ecmwfUnits;
+    std::string matchedBy; // "GRIB_paramId 167", "name t2m", "long_name '...'"
+    bool looseMatch = false;
     std::string handling;                      // "ERA5/ERA5T merged", "de-accumulated from 00 UTC", ...
     std::optional<std::uint64_t> missingCount; // with --scan
     std::uint64_t valueCount = 0;
@@ -29,6 +35,7 @@ struct FileInspection {
     std::string format;
     std::string layout;
     std::string product;
+    std::string timeRule; // what decided hourly or monthly means ("hourly: GRIB_stepType instant (t2m)")
     // "0.25 deg global grid (721 x 1440 points)", ", the file's points 1 deg apart" when they skip
     // some of the grid's (a coarser download of its points, or off-grid points at another spacing)
     std::string grid;
@@ -51,6 +58,7 @@ struct FileInspection {
 struct DatasetInspection {
     std::optional<std::string> error; // the files cannot be loaded together, and why
     std::string product;
+    std::string timeRule;
     std::string grid;
     std::size_t files = 0;
     std::size_t steps = 0;

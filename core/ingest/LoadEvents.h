@@ -55,6 +55,7 @@ struct LoadStart {
     std::vector<std::string> fileLayouts; // per file: "CDS legacy (grib_to_netcdf), netCDF3 64-bit offset"
     std::vector<std::string> variables;   // "t2m -> temperature_2m"
     std::string product;                  // "ERA5 hourly"
+    std::string timeRule;                 // what decided hourly or monthly means (Dataset::timeRule)
     std::string grid;                     // "0.25 deg global grid (721 x 1440 points)"
     std::string tableType;                // "regular", ...
     std::string target;                   // connection target, without password

@@ -121,6 +121,7 @@ LoadStart describeStart(const LoadRequest& request, const Dataset& dataset, cons
                                   " -> " + column.column);
     }
     start.product = dataset.productName();
+    start.timeRule = dataset.timeRule();
     start.grid = dataset.grid().describe();
     start.extent = dataset.extent();
     start.tableType = std::string(tableTypeName(prepared.type));

@@ -87,16 +87,26 @@ TableLayout chooseColumns(Connection& conn, const LoadRequest& request, Dataset&
         if (!request.variables.empty() && !sameKeys(existing->columns, asked)) {
             refuseOtherVariables(request.table, *existing, asked);
         }
-        // A variable Isobar cannot convert must come in the units its column was made for.
+        // A column not of the catalog holds the units it was made with: an earlier Isobar loaded
+        // ECMWF's parameters it had no entry for as their files stored them (lake temperatures in
+        // K), so their rows still go in those units, and a column never mixes two.
         for (const ValueColumn& c : existing->columns) {
             const auto v = dataset.variableIndex(c.key);
-            if (v && !c.variable && dataset.variables()[*v].units != c.units) {
-                throw Error(
-                    "column " + c.column + " of table " + request.table.display() + " holds values in '" +
-                    c.units + "', but these files have " + c.key + " in '" + dataset.variables()[*v].units +
-                    "': Isobar does not know this variable, so it cannot convert; load them into another "
-                    "table (--table)");
+            if (!v || c.variable || dataset.variables()[*v].units == c.units) {
+                continue;
             }
+            const std::string converted = dataset.variables()[*v].units;
+            if (dataset.loadAsStored(c.key, c.units)) {
+                sink.note("column " + c.column + " of table " + request.table.display() + " holds " + c.key +
+                          " in '" + c.units + "', as an earlier Isobar loaded it; these files' " + c.key +
+                          " go in '" + c.units + "' too, not '" + converted +
+                          "', so that the column never mixes units (a new table stores it in '" + converted +
+                          "')");
+                continue;
+            }
+            throw Error("column " + c.column + " of table " + request.table.display() + " holds values in '" +
+                        c.units + "', but these files have " + c.key + " in '" + converted +
+                        "', and Isobar cannot convert between them; load them into another table (--table)");
         }
         layout = *existing;
     } else {

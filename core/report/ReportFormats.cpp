@@ -330,6 +330,9 @@ std::string renderReportHtml(const RunReport& r) {
     row("target", r.target);
     row("server", r.serverVersion);
     row("product", r.product + ", " + r.grid);
+    if (!r.timeRule.empty()) {
+        row("decided by", r.timeRule);
+    }
     std::string vars;
     for (const auto& v : r.variables) {
         vars += (vars.empty() ? "" : ", ") + v;

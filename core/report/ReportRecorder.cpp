@@ -44,6 +44,7 @@ void ReportRecorder::started(const LoadStart& s) {
     }
     report_.variables = s.variables;
     report_.product = s.product;
+    report_.timeRule = s.timeRule;
     report_.grid = s.grid;
     report_.extent = s.extent;
     report_.tableType = s.tableType.empty() ? report_.tableType : s.tableType;

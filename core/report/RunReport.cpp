@@ -203,7 +203,7 @@ std::string renderReportJson(const RunReport& r) {
         j.value(v);
     }
     j.endArray();
-    j.field("product", r.product).field("grid", r.grid);
+    j.field("product", r.product).field("timeRule", r.timeRule).field("grid", r.grid);
     if (!r.extent.empty()) {
         const LoadedExtent& e = r.extent;
         j.key("extent").beginObject().field("gridStep", e.gridStep);
@@ -406,6 +406,7 @@ RunReport parseReportJson(const std::string& json) {
         r.variables.push_back(v.string());
     }
     r.product = doc["product"].string();
+    r.timeRule = doc["timeRule"].string();
     r.grid = doc["grid"].string();
     if (const JsonValue e = doc["extent"]; e.isObject()) {
         r.extent.gridStep = e["gridStep"].number();

@@ -90,6 +90,7 @@ struct RunReport {
     std::vector<File> files;
     std::vector<std::string> variables;
     std::string product;
+    std::string timeRule; // what decided hourly or monthly means ("hourly: GRIB_stepType instant (t2m)")
     std::string grid;
     LoadedExtent extent; // where the rows lie (empty in reports of versions before it)
     std::string target;  // connection target, never with a password

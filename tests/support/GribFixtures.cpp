@@ -2,6 +2,7 @@
 
 #include "Fixtures.h"
 
+#include <array>
 #include <cstdio>
 #include <eccodes.h>
 #include <memory>
@@ -65,7 +66,12 @@ void writeGribFixture(const QString& path, const std::vector<GribField>& fields,
         text("expver", f.expver);
         // GRIB2 defines accumulations by their statistical process: the step type goes first.
         text("stepType", f.stepType);
-        number("paramId", f.paramId);
+        if (f.undefinedParameter > 0 && f.edition == 1) {
+            number("table2Version", 199);
+            number("indicatorOfParameter", f.undefinedParameter);
+        } else {
+            number("paramId", f.paramId);
+        }
         if (!f.typeOfLevel.empty()) {
             text("typeOfLevel", f.typeOfLevel);
             number("level", f.level);
@@ -126,6 +132,36 @@ void writeGribFixture(const QString& path, const std::vector<GribField>& fields,
             throw std::runtime_error("cannot write " + path.toStdString());
         }
     }
+}
+
+EcmwfOracle ecmwfOracle(long paramId) {
+    for (const long edition : {2L, 1L}) {
+        const std::string sample = "regular_ll_sfc_grib" + std::to_string(edition);
+        std::unique_ptr<codes_handle, void (*)(codes_handle*)> handle(
+            codes_grib_handle_new_from_samples(nullptr, sample.c_str()),
+            [](codes_handle* h) { codes_handle_delete(h); });
+        codes_handle* h = handle.get();
+        if (h == nullptr) {
+            continue;
+        }
+        if (edition == 2) {
+            codes_set_long(h, "setLocalDefinition", 1);
+            codes_set_long(h, "localDefinitionNumber", 1);
+        }
+        long back = 0;
+        if (codes_set_long(h, "paramId", paramId) != CODES_SUCCESS ||
+            codes_get_long(h, "paramId", &back) != 0 || back != paramId) {
+            continue;
+        }
+        const auto text = [&](const char* key) {
+            std::array<char, 512> buf{};
+            std::size_t len = buf.size();
+            return codes_get_string(h, key, buf.data(), &len) == CODES_SUCCESS ? std::string(buf.data())
+                                                                               : std::string();
+        };
+        return EcmwfOracle{text("shortName"), text("name"), text("units"), text("cfVarName"), edition};
+    }
+    return {};
 }
 
 namespace {

@@ -35,6 +35,9 @@ struct GribGrid {
 struct GribField {
     int edition = 1;
     long paramId = 167;
+    // GRIB 1 only: a parameter no definition of ecCodes names (table 199, this indicator) instead of
+    // paramId, when > 0.
+    long undefinedParameter = 0;
     std::string stepType = "instant";
     long dataDate = 20240101;
     long dataTime = 0; // HHMM
@@ -56,6 +59,18 @@ struct GribField {
 // `padTo` bytes when `padTo` > 0, as the legacy CDS does with 120. Throws std::runtime_error.
 void writeGribFixture(const QString& path, const std::vector<GribField>& fields, int padTo = 0,
                       bool append = false);
+
+// What ecCodes' own API says a paramId is (set on a message of its GRIB 2 sample, else GRIB 1):
+// the oracle for Isobar's reading of ECMWF's parameter database. Empty shortName: ecCodes cannot
+// encode the paramId.
+struct EcmwfOracle {
+    std::string shortName;
+    std::string name;
+    std::string units;
+    std::string cfVarName;
+    long edition = 0;
+};
+EcmwfOracle ecmwfOracle(long paramId);
 
 // The values a field of `grid` decodes to exactly under 16-bit simple packing: `base` plus
 // multiples of 1/8 (the packing's binary scale is finer than that for ranges below 8192), so
