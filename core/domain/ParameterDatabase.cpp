@@ -136,11 +136,13 @@ std::vector<const EcmwfParameter*> lookup(const Map& index, const std::vector<Ec
 ParameterDatabase ParameterDatabase::read(const std::filesystem::path& root) {
     ParameterDatabase db;
     db.root_ = root;
-    // ECMWF's local concepts before the WMO's: what a paramId is called is ECMWF's to say, and
-    // where both define one, ecCodes decodes an ECMWF message by the local concept too.
+    // As ecCodes names an ECMWF message of GRIB 2 (the CDS's edition today): ECMWF's local concepts
+    // before the WMO's; then GRIB 1's for what only GRIB 1 defines. Where the editions' files name
+    // a parameter differently (paramId 3062 is cfVarName p3062 in GRIB 2, lsp in GRIB 1), GRIB 2's
+    // name is kept.
     readDirectory(root / "grib2" / "localConcepts" / "ecmf", true, db.parameters_, db.byId_);
-    readDirectory(root / "grib1" / "localConcepts" / "ecmf", false, db.parameters_, db.byId_);
     readDirectory(root / "grib2", true, db.parameters_, db.byId_);
+    readDirectory(root / "grib1" / "localConcepts" / "ecmf", false, db.parameters_, db.byId_);
     readDirectory(root / "grib1", false, db.parameters_, db.byId_);
     if (db.parameters_.empty()) {
         throw Error("no ECMWF parameter in ecCodes' definitions at " + root.string() +
