@@ -137,7 +137,8 @@ void writeGribFixture(const QString& path, const std::vector<GribField>& fields,
 EcmwfOracle ecmwfOracle(long paramId) {
     // ecCodes logs every paramId its GRIB 2 sample cannot take before the GRIB 1 one is tried.
     static const bool quiet = [] {
-        codes_context_set_logging_proc(codes_context_get_default(), [](const codes_context*, int, const char*) {});
+        codes_context_set_logging_proc(codes_context_get_default(),
+                                       [](const codes_context*, int, const char*) {});
         return true;
     }();
     (void)quiet;
