@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <eccodes.h>
 #include <fstream>
-#include <sstream>
+#include <cstdint>
 
 namespace isobar {
 
@@ -19,27 +19,37 @@ std::string lower(std::string_view s) {
     return out;
 }
 
-// One entry of a concept file: its value and its conditions in one spelling.
+// One entry of a concept file: its value, and its conditions as a hash of their characters but
+// whitespace (the same conditions in two files hash alike, however they are laid out).
 struct ConceptEntry {
     std::string value;
-    std::string conditions;
+    std::uint64_t conditions = 0;
+    bool accumulation = false; // typeOfStatisticalProcessing = 1
 };
 
-// The entries of a concept file: `'value' = { key = value ; ... }`, with # comments between them.
-std::vector<ConceptEntry> readConcepts(const std::filesystem::path& path) {
+std::string readWhole(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         return {};
     }
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    const std::string text = buffer.str();
+    in.seekg(0, std::ios::end);
+    std::string text(static_cast<std::size_t>(std::max<std::streamoff>(in.tellg(), 0)), '\0');
+    in.seekg(0);
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+    return text;
+}
+
+// The entries of a concept file: `'value' = { key = value ; ... }`, with # comments between them.
+std::vector<ConceptEntry> readConcepts(const std::filesystem::path& path) {
+    const std::string text = readWhole(path);
+    constexpr std::string_view kAccumulation = "typeOfStatisticalProcessing=1;";
     std::vector<ConceptEntry> out;
     std::size_t i = 0;
     while (i < text.size()) {
-        const std::size_t lineEnd = std::min(text.find('\n', i), text.size());
         if (text[i] != '\'') {
-            i = lineEnd + 1;
+            const std::size_t lineEnd = text.find('\n', i);
+            i = lineEnd == std::string::npos ? text.size() : lineEnd + 1;
             continue;
         }
         const std::size_t close = text.find('\'', i + 1);
@@ -48,18 +58,18 @@ std::vector<ConceptEntry> readConcepts(const std::filesystem::path& path) {
         if (end == std::string::npos) {
             break;
         }
-        ConceptEntry e{text.substr(i + 1, close - i - 1), {}};
-        // Whitespace collapsed, so that the same conditions compare equal across the files.
-        bool space = false;
+        ConceptEntry e{text.substr(i + 1, close - i - 1), 1469598103934665603ULL, false};
+        std::size_t matched = 0; // of kAccumulation, in the characters but whitespace
         for (std::size_t k = open + 1; k < end; ++k) {
-            if (std::isspace(static_cast<unsigned char>(text[k])) != 0) {
-                space = !e.conditions.empty();
-            } else {
-                if (space) {
-                    e.conditions += ' ';
-                    space = false;
-                }
-                e.conditions += text[k];
+            const char c = text[k];
+            if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+                continue;
+            }
+            e.conditions = (e.conditions ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+            matched = c == kAccumulation[matched] ? matched + 1 : (c == kAccumulation[0] ? 1 : 0);
+            if (matched == kAccumulation.size()) {
+                e.accumulation = true;
+                matched = 0;
             }
         }
         out.push_back(std::move(e));
@@ -76,9 +86,9 @@ void readDirectory(const std::filesystem::path& dir, bool edition2, std::vector<
         return;
     }
     const auto valuesOf = [&](const char* file) {
-        std::unordered_map<std::string, std::string> m;
+        std::unordered_map<std::uint64_t, std::string> m;
         for (ConceptEntry& e : readConcepts(dir / file)) {
-            m.emplace(std::move(e.conditions), std::move(e.value));
+            m.emplace(e.conditions, std::move(e.value));
         }
         return m;
     };
@@ -87,7 +97,7 @@ void readDirectory(const std::filesystem::path& dir, bool edition2, std::vector<
     const auto units = valuesOf("units.def");
     const auto cfVarNames = valuesOf("cfVarName.def");
     const auto cfNames = valuesOf("cfName.def");
-    const auto take = [](const std::unordered_map<std::string, std::string>& m, const std::string& conditions,
+    const auto take = [](const std::unordered_map<std::uint64_t, std::string>& m, std::uint64_t conditions,
                          std::string& field) {
         if (field.empty()) {
             if (const auto it = m.find(conditions); it != m.end()) {
@@ -112,9 +122,7 @@ void readDirectory(const std::filesystem::path& dir, bool edition2, std::vector<
         take(units, e.conditions, p.units);
         take(cfVarNames, e.conditions, p.cfVarName);
         take(cfNames, e.conditions, p.cfName);
-        if (edition2 && e.conditions.find("typeOfStatisticalProcessing = 1 ;") != std::string::npos) {
-            p.accumulated = true;
-        }
+        p.accumulated = p.accumulated || (edition2 && e.accumulation);
     }
 }
 
