@@ -148,10 +148,9 @@ FilesPage::FilesPage(QWidget* parent)
     offGrid_->addItem(tr("refuse the file (it names the point)"));
     offGrid_->addItem(tr("load at the nearest grid cell's location_id, keeping the real coordinates"));
     // The words of --product, in its order (openOptions() parses the chosen one).
-    product_->addItems({tr("recognise (ERA5-Land on the 0.1 grid; monthly means where the files say so)"),
-                        tr("ERA5"), tr("ERA5-Land"), tr("hourly (times as they are)"), tr("monthly means"),
-                        tr("ERA5 hourly"), tr("ERA5 monthly means"), tr("ERA5-Land hourly"),
-                        tr("ERA5-Land monthly means")});
+    product_->addItems({tr("recognise (by the grid and what the files say)"), tr("ERA5"), tr("ERA5-Land"),
+                        tr("hourly (times as they are)"), tr("monthly means"), tr("ERA5 hourly"),
+                        tr("ERA5 monthly means"), tr("ERA5-Land hourly"), tr("ERA5-Land monthly means")});
     gridStep_->addItems(
         {tr("the product's (ERA5 0.25, ERA5-Land 0.1)"), QStringLiteral("0.25"), QStringLiteral("0.1")});
     gridStep_->setToolTip(tr("The grid location_ids are counted on, as --grid says: by default the product's "
@@ -451,17 +450,23 @@ void FilesPage::showDetails() {
                        .arg(q(f->name).toHtmlEscaped(), q(f->product).toHtmlEscaped(),
                             q(f->format).toHtmlEscaped(), q(f->box).toHtmlEscaped(),
                             q(f->levels).toHtmlEscaped(), times, q(f->layout).toHtmlEscaped());
-    html += QStringLiteral("<table cellspacing='4'><tr><th align='left'>%1</th><th align='left'>%2</th><th "
-                           "align='left'>%3</th><th align='left'>%4</th></tr>")
-                .arg(tr("Variable"), tr("Stored as"), tr("Conversion"), tr("Handling"));
+    html += QStringLiteral("<br>%1").arg(tr("Decided by: %1").arg(q(f->timeRule).toHtmlEscaped()));
+    html +=
+        QStringLiteral("<table cellspacing='4'><tr><th align='left'>%1</th><th align='left'>%2</th><th "
+                       "align='left'>%3</th><th align='left'>%4</th><th align='left'>%5</th></tr>")
+            .arg(tr("Variable"), tr("ECMWF parameter"), tr("Stored as"), tr("Conversion"), tr("Handling"));
     for (const auto& v : f->variables) {
-        html +=
-            QStringLiteral("<tr><td>%1 (%2)</td><td>%3</td><td>%4</td><td>%5</td></tr>")
-                .arg(q(v.name).toHtmlEscaped(),
-                     v.column.variable ? q(v.column.column).toHtmlEscaped()
-                                       : tr("%1, not in the catalog").arg(q(v.column.column).toHtmlEscaped()),
-                     q(v.storage).toHtmlEscaped(), q(v.conversion).toHtmlEscaped(),
-                     q(v.handling).toHtmlEscaped());
+        // "2 metre temperature [K]", "... [K]; only by its long_name '...': check it".
+        const QString how = v.matchedBy.rfind("GRIB_paramId", 0) == 0 ? QString()
+                            : v.looseMatch ? tr("; only by its %1: check it").arg(q(v.matchedBy))
+                                           : tr("; by its %1").arg(q(v.matchedBy));
+        const QString parameter = v.ecmwfName.empty()
+                                      ? tr("not in ECMWF's database")
+                                      : tr("%1 [%2]%3").arg(q(v.ecmwfName), q(v.ecmwfUnits), how);
+        html += QStringLiteral("<tr><td>%1 (%2)</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td></tr>")
+                    .arg(q(v.name).toHtmlEscaped(), q(v.column.column).toHtmlEscaped(),
+                         parameter.toHtmlEscaped(), q(v.storage).toHtmlEscaped(),
+                         q(v.conversion).toHtmlEscaped(), q(v.handling).toHtmlEscaped());
     }
     html += QStringLiteral("</table>");
     for (const auto& n : f->notes) {

@@ -1,6 +1,7 @@
 #include "VariableListModel.h"
 
 #include "Format.h"
+#include "domain/ParameterDatabase.h"
 
 #include <QColor>
 
@@ -27,20 +28,24 @@ QString formulaOf(Conversion c) {
 // "degC, from K (x - 273.15)", "m s**-1, as stored".
 QString tableUnitsOf(const ValueColumn& c) {
     const QString units = q(c.units);
-    if (c.conversion == Conversion::None || !c.variable) {
+    const EcmwfParameter* p = c.paramId != 0 ? ecmwfParameters().byParamId(c.paramId) : nullptr;
+    if (c.conversion == Conversion::None || p == nullptr) {
         return units.isEmpty() ? VariableListModel::tr("as stored")
                                : VariableListModel::tr("%1, as stored").arg(units);
     }
-    return VariableListModel::tr("%1, from %2 (%3)")
-        .arg(units, q(std::string(spec(*c.variable).fileUnits)), formulaOf(c.conversion));
+    return VariableListModel::tr("%1, from %2 (%3)").arg(units, q(p->units), formulaOf(c.conversion));
 }
 
-QString catalogOf(const ValueColumn& c) {
-    if (!c.variable) {
-        return VariableListModel::tr("not in the catalog: loaded as stored");
+// "paramId 167, instantaneous", "paramId 228010, not in Isobar's catalog".
+QString parameterOf(const ValueColumn& c) {
+    if (c.variable) {
+        const VariableSpec& s = spec(*c.variable);
+        return VariableListModel::tr("paramId %1, %2").arg(s.paramId).arg(q(std::string(describe(s.timing))));
     }
-    const VariableSpec& s = spec(*c.variable);
-    return VariableListModel::tr("paramId %1, %2").arg(s.paramId).arg(q(std::string(describe(s.timing))));
+    if (c.paramId != 0) {
+        return VariableListModel::tr("paramId %1, not in Isobar's catalog").arg(c.paramId);
+    }
+    return VariableListModel::tr("not in ECMWF's database: loaded as stored");
 }
 
 } // namespace
@@ -74,7 +79,7 @@ QVariant VariableListModel::headerData(int section, Qt::Orientation orientation,
     case TableUnits:
         return tr("In the table");
     case Catalog:
-        return tr("Isobar's catalog");
+        return tr("ECMWF parameter");
     default:
         return {};
     }
@@ -95,7 +100,7 @@ QVariant VariableListModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
         return tr("%1\nIn %n of the files", nullptr, v.files).arg(q(c.describe()));
     case Qt::ForegroundRole:
-        return index.column() == Catalog && !c.variable ? QVariant(QColor(Qt::darkYellow)) : QVariant();
+        return index.column() == Catalog && c.paramId == 0 ? QVariant(QColor(Qt::darkYellow)) : QVariant();
     case Qt::DisplayRole:
         break;
     default:
@@ -113,7 +118,7 @@ QVariant VariableListModel::data(const QModelIndex& index, int role) const {
     case TableUnits:
         return tableUnitsOf(c);
     case Catalog:
-        return catalogOf(c);
+        return parameterOf(c);
     default:
         return {};
     }
