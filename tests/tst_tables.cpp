@@ -5,7 +5,9 @@
 #include "TestUtil.h"
 #include "db/Compression.h"
 #include "db/Ledger.h"
+#include "db/TableMetadata.h"
 #include "db/TableType.h"
+#include "db/WeatherSchema.h"
 #include "report/RunReport.h"
 
 #include <QtTest>
@@ -250,6 +252,50 @@ private slots:
         const CliRun run = load("phoenix", {});
         QCOMPARE(run.exitCode, 0);
         QCOMPARE(test::scalar(conn, "SELECT count(*) FROM phoenix"), QString::number(kRows));
+    }
+
+    // A run that looked for the table before it waited for another run's preparation finds the
+    // table that run created, and does not take it for new: it would empty the ledger of the units
+    // the other run has committed and load them again. Two concurrent loads of a new table did so
+    // about once in eight (tst_engine's concurrentRunsDoNotDuplicate): the first look after the
+    // advisory lock could still answer from the backend's catalog cache ("no such table"), and
+    // CREATE TABLE IF NOT EXISTS then skipped quietly. This runs that interleaving under control;
+    // whether the stale answer comes depends on when the server delivers the creator's commit to
+    // the waiting backend, so the fix is checked where it cannot miss: a table counts as created
+    // only when this transaction wrote its catalog row.
+    void tableAnotherRunCreatedIsNotNew() {
+        const TableName name = TableName::parse("made_meanwhile");
+        TableLayout layout;
+        layout.columns.push_back(ValueColumn::of(Variable::T2m));
+        Connection creator = cluster_->connect();
+        ensureMetadataSchema(creator);
+        creator.exec("BEGIN");
+        lockTablePreparation(creator, name);
+        bool created = false;
+        (void)ensureTargetTable(creator, name, layout, {}, created);
+        QVERIFY(created);
+        // The other run prepares meanwhile: it looks, then waits for the creator's preparation.
+        auto other = std::async(std::launch::async, [&] {
+            Connection waiting = cluster_->connect();
+            waiting.exec("SET application_name = 'isobar-test-waiting'");
+            // As a load looks before it prepares (chooseColumns): no such table, yet.
+            (void)waiting.query("SELECT to_regclass('made_meanwhile')");
+            waiting.exec("BEGIN");
+            lockTablePreparation(waiting, name);
+            bool madeByIt = true;
+            (void)ensureTargetTable(waiting, name, layout, {}, madeByIt);
+            waiting.exec("COMMIT");
+            return madeByIt;
+        });
+        Connection watch = cluster_->connect();
+        QVERIFY(test::waitFor(
+            [&] {
+                return test::scalar(watch, "SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+                                           "'isobar-test-waiting' AND wait_event_type = 'Lock'") == "1";
+            },
+            std::chrono::seconds(30)));
+        creator.exec("COMMIT");
+        QVERIFY2(!other.get(), "a table another run created and committed was taken for new");
     }
 
     // Hypertables need TimescaleDB: without it, a clear refusal saying how to get it.

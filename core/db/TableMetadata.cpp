@@ -91,6 +91,12 @@ void lockTablePreparation(Connection& conn, const TableName& table) {
                "n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = "
                "to_regclass($3)), nullif($1, ''), current_schema()) || '.' || $2, 0))",
                {table.schema, table.name, table.quoted(conn)});
+    // A backend looks names up in its catalog caches, which take in other sessions' commits only
+    // when it locks a relation, never on an advisory lock: a run that looked for the table before
+    // waiting here would still not find the one the run it waited for created and committed, and
+    // take it for new (and empty its ledger). The first lock on a relation in this transaction
+    // makes it read what was committed meanwhile.
+    conn.exec("LOCK TABLE isobar.table_grid IN ACCESS SHARE MODE");
 }
 
 void checkTableGrid(Connection& conn, const TableName& table, const TableGrid& wanted) {

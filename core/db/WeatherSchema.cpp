@@ -110,8 +110,13 @@ bool ensureWeatherTable(Connection& conn, const TableName& table, const TableLay
     bool created = false;
     if (!columns) {
         conn.exec(createSql.empty() ? createWeatherTableSql(conn, table, layout) : createSql);
-        created = true;
-        // Checked like any other: another loader may have created it between our look and CREATE.
+        // Created by this transaction, not found by IF NOT EXISTS: another loader may have created
+        // it between our look and CREATE, and a table it has loaded rows into is not new.
+        created = conn.query("SELECT c.xmin = pg_current_xact_id()::xid FROM pg_class c WHERE c.oid = "
+                             "to_regclass($1)",
+                             {table.quoted(conn)})
+                      .text(0, 0) == "t";
+        // Checked like any other.
         columns = columnsOf(conn, table);
     }
     std::map<std::string, FoundColumn> found;
