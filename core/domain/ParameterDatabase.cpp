@@ -200,7 +200,7 @@ std::filesystem::path ecCodesDefinitions() {
     std::size_t from = 0;
     while (from <= list.size()) {
         const std::size_t colon = std::min(list.find(':', from), list.size());
-        const std::filesystem::path dir = list.substr(from, colon - from);
+        std::filesystem::path dir = list.substr(from, colon - from);
         if (!dir.empty()) {
             first = first.empty() ? dir : first;
             std::error_code ec;
