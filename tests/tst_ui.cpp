@@ -155,7 +155,8 @@ private slots:
         QCOMPARE(cell("zeta_x", VariableListModel::FileUnits), QString("furlongs"));
         QCOMPARE(cell("zeta_x", VariableListModel::TableColumn), QString("zeta_x"));
         QCOMPARE(cell("zeta_x", VariableListModel::TableUnits), QString("furlongs, as stored"));
-        QCOMPARE(cell("zeta_x", VariableListModel::Catalog), QString("not in ECMWF's database: loaded as stored"));
+        QCOMPARE(cell("zeta_x", VariableListModel::Catalog),
+                 QString("not in ECMWF's database: loaded as stored"));
         QVERIFY(page->variableCountLabel()->text().contains("6 variable(s) in the files, 6 ticked"));
         // The files agree: one dataset, said before Start.
         QVERIFY(page->model()->dataset() && !page->model()->dataset()->error);

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstdlib>
 #include <eccodes.h>
 #include <fstream>
-#include <cstdint>
 
 namespace isobar {
 
