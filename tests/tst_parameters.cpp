@@ -19,6 +19,7 @@
 #include "domain/Variable.h"
 #include "era5/Dataset.h"
 #include "era5/Era5File.h"
+#include "era5/FileConventions.h"
 #include "era5/Inspection.h"
 #include "ingest/Loader.h"
 
@@ -235,6 +236,20 @@ private slots:
         QVERIFY(m && m->paramId() == 130 && m->loose);
         QVERIFY(m->rule.find("standard_name") != std::string::npos);
         QVERIFY(!match({"nothing_ecmwf_knows", "Local wind power index", {}, std::nullopt, "1"}));
+        // Units in another spelling than ecCodes' are not a reason to refuse (ptype: ecCodes 2.28 says
+        // "code table (4.201)", the files of older ones "(Code table 4.201)").
+        const auto ptype = matchParameter({"ptype", {}, {}, 260015L, {}});
+        QVERIFY(ptype && ptype->variable);
+        for (const char* spelling : {"(Code table 4.201)", "code table (4.201)", "~", ""}) {
+            QCOMPARE(
+                conventions::conversionFor(conventions::expectedUnits(*ptype), spelling, "f.nc", "ptype"),
+                Conversion::None);
+        }
+        VERIFY_MESSAGE(test::errorOf([&] {
+                           (void)conventions::conversionFor(conventions::expectedUnits(*ptype), "K", "f.nc",
+                                                            "ptype");
+                       }),
+                       "f.nc", "ptype", "refusing to guess");
     }
 
     // A parameter ECMWF defines and the catalog has no entry for gets ECMWF's name and is stored by

@@ -112,8 +112,10 @@ Conversion conversionFor(const ExpectedUnits& s, const std::string& unitsText, c
         // A number without dimension (a code, a shape factor), however the file spells that.
         std::string e = lower(s.fileUnits);
         e.erase(std::remove(e.begin(), e.end(), ' '), e.end());
-        if (dimensionless(u) && (dimensionless(e) || e.find("codetable") != std::string::npos)) {
-            return Conversion::None;
+        const bool codes = e.find("codetable") != std::string::npos;
+        if ((dimensionless(u) && (dimensionless(e) || codes)) ||
+            (codes && u.find("codetable") != std::string::npos)) {
+            return Conversion::None; // "(Code table 4.201)" and ecCodes' "code table (4.201)" alike
         }
         return refuse();
     }
