@@ -478,6 +478,12 @@ private slots:
         QVERIFY(told.monthlyMeans());
         VERIFY_MESSAGE(QString::fromStdString(told.timeRule()), "monthly means", "--product");
         QCOMPARE(told.steps().front().time.micros, test::pgMicros(2022, 1, 1));
+        // A table of monthly means refuses the file loaded as it says nothing, and says how to load it.
+        QVERIFY(test::loadFiles(*cluster_, {path}, "months", monthly).status == LoadStatus::Completed);
+        const LoadSummary refused = test::loadFiles(*cluster_, {path}, "months");
+        QVERIFY(refused.status == LoadStatus::Failed && refused.error);
+        VERIFY_MESSAGE(QString::fromStdString(refused.error->message), "holds ERA5 monthly means",
+                       "these files are ERA5 hourly", "--product monthly");
         // --product hourly holds a file that says monthly means to its times.
         QVERIFY(parseProduct("era5-land-monthly") &&
                 parseProduct("era5-land-monthly")->means == MeansOverride::Monthly);

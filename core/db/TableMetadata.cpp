@@ -135,6 +135,18 @@ void checkTableGrid(Connection& conn, const TableName& table, const TableGrid& w
                     " data, but these files are on " + vertical +
                     ": a table is surface or pressure-level data, not both; load them into another table");
             }
+            if (std::fabs(oldStep - wanted.step) <= 1e-9) {
+                // The same grid, another product: hourly rows beside monthly means, or ERA5 beside
+                // ERA5-Land.
+                const bool monthlyTable = recorded.text(0, 2).find("monthly means") != std::string::npos;
+                const bool monthlyFiles = wanted.product.find("monthly means") != std::string::npos;
+                throw Error("table " + table.display() + " holds " + recorded.text(0, 2) +
+                            ", but these files are " + wanted.product + ": load them into another table" +
+                            (monthlyTable && !monthlyFiles
+                                 ? std::string(", or, if they are monthly means that do not say so (a legacy "
+                                               "netCDF file), load them with --product monthly")
+                                 : std::string()));
+            }
             throw Error(
                 "table " + table.display() + " holds " + recorded.text(0, 2) + " rows on the " +
                 recorded.text(0, 1) + ", but these files are " + wanted.product + " on the " + wanted.grid +
