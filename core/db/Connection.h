@@ -64,6 +64,8 @@ public:
     std::string quoteLiteral(std::string_view literal) const;
 
     int serverVersion() const { return PQserverVersion(conn_.get()); }
+    // Inside a transaction block (BEGIN ... COMMIT), as libpq last heard from the server.
+    bool inTransaction() const { return PQtransactionStatus(conn_.get()) != PQTRANS_IDLE; }
     // libpq's last error message, trimmed of trailing newlines.
     std::string lastError() const;
 

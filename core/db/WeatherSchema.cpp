@@ -109,13 +109,29 @@ bool ensureWeatherTable(Connection& conn, const TableName& table, const TableLay
     auto columns = columnsOf(conn, table);
     bool created = false;
     if (!columns) {
-        conn.exec(createSql.empty() ? createWeatherTableSql(conn, table, layout) : createSql);
-        // Created by this transaction, not found by IF NOT EXISTS: another loader may have created
-        // it between our look and CREATE, and a table it has loaded rows into is not new.
-        created = conn.query("SELECT c.xmin = pg_current_xact_id()::xid FROM pg_class c WHERE c.oid = "
-                             "to_regclass($1)",
-                             {table.quoted(conn)})
-                      .text(0, 0) == "t";
+        // The CREATE and the look at who made the table in one transaction: the caller's, or one
+        // of its own.
+        const bool ownTransaction = !conn.inTransaction();
+        if (ownTransaction) {
+            conn.exec("BEGIN");
+        }
+        try {
+            conn.exec(createSql.empty() ? createWeatherTableSql(conn, table, layout) : createSql);
+            // Created by this transaction, not found by IF NOT EXISTS: another loader may have
+            // created it between our look and CREATE, and a table it has loaded rows into is not new.
+            created = conn.query("SELECT c.xmin = pg_current_xact_id()::xid FROM pg_class c WHERE c.oid = "
+                                 "to_regclass($1)",
+                                 {table.quoted(conn)})
+                          .text(0, 0) == "t";
+        } catch (...) {
+            if (ownTransaction) {
+                conn.exec("ROLLBACK");
+            }
+            throw;
+        }
+        if (ownTransaction) {
+            conn.exec("COMMIT");
+        }
         // Checked like any other.
         columns = columnsOf(conn, table);
     }
