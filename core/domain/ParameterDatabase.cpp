@@ -1,6 +1,7 @@
 #include "domain/ParameterDatabase.h"
 
 #include "util/Error.h"
+#include "util/Format.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,12 +13,6 @@
 namespace isobar {
 
 namespace {
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-    return out;
-}
 
 // One entry of a concept file: its value, and its conditions as a hash of their characters but
 // whitespace (the same conditions in two files hash alike, however they are laid out).
@@ -166,7 +161,7 @@ ParameterDatabase ParameterDatabase::read(const std::filesystem::path& root) {
             db.byVariableName_.emplace(p.shortName, i);
         }
         if (!p.name.empty()) {
-            db.byName_.emplace(lower(p.name), i);
+            db.byName_.emplace(lowerCase(p.name), i);
         }
         if (!p.cfName.empty() && p.cfName != "unknown") {
             db.byCfName_.emplace(p.cfName, i);
@@ -185,7 +180,7 @@ std::vector<const EcmwfParameter*> ParameterDatabase::byVariableName(std::string
 }
 
 std::vector<const EcmwfParameter*> ParameterDatabase::byName(std::string_view name) const {
-    return lookup(byName_, parameters_, lower(name));
+    return lookup(byName_, parameters_, lowerCase(name));
 }
 
 std::vector<const EcmwfParameter*> ParameterDatabase::byCfName(std::string_view cfName) const {

@@ -2,6 +2,7 @@
 
 #include "domain/ParameterDatabase.h"
 #include "util/Error.h"
+#include "util/Format.h"
 
 #include <algorithm>
 #include <cctype>
@@ -208,12 +209,6 @@ constexpr std::array kNotes{
 };
 // clang-format on
 
-std::string lower(std::string_view s) {
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-    return out;
-}
-
 // The catalog: Isobar's notes with ECMWF's identity and units for each, built at first use.
 std::vector<VariableSpec> buildCatalog() {
     const ParameterDatabase& db = ecmwfParameters();
@@ -257,7 +252,7 @@ const std::vector<VariableSpec>& catalog() {
 
 // Words of ECMWF's names of parameters in K that are differences of temperatures, not temperatures.
 bool namesADifference(std::string_view name) {
-    const std::string n = lower(name);
+    const std::string n = lowerCase(name);
     for (const char* word : {"difference", "anomal", "tendency", "index", "spread", "standard deviation",
                              "variance", "increment", "heating", "range", "lapse", "gradient"}) {
         if (n.find(word) != std::string::npos) {
@@ -311,7 +306,7 @@ Quantity quantityOf(const EcmwfParameter& p) {
     if (units == "k" && !namesADifference(p.name)) {
         return Quantity::Temperature;
     }
-    if (lower(p.units) == "m of water equivalent") {
+    if (lowerCase(p.units) == "m of water equivalent") {
         return Quantity::WaterDepth;
     }
     if (units == canonicalUnits("m s**-1")) {
@@ -383,7 +378,7 @@ const EcmwfParameter* onlyOne(std::vector<const EcmwfParameter*> candidates, std
 // What the variable's name says: Isobar's names (the CDS's, NCAR's, request names), then ECMWF's
 // netCDF name or shortName where only one parameter has it (or one of those has the long_name).
 std::optional<ParameterMatch> matchByName(const VariableClues& clues) {
-    const std::string n = lower(clues.name);
+    const std::string n = lowerCase(clues.name);
     if (n.empty()) {
         return std::nullopt;
     }
@@ -408,7 +403,7 @@ std::optional<ParameterMatch> matchByName(const VariableClues& clues) {
     if (candidates.size() > 1 && !clues.longName.empty()) {
         std::vector<const EcmwfParameter*> named;
         for (const EcmwfParameter* p : candidates) {
-            if (lower(p->name) == lower(clues.longName)) {
+            if (lowerCase(p->name) == lowerCase(clues.longName)) {
                 named.push_back(p);
             }
         }
@@ -449,7 +444,7 @@ std::optional<ParameterMatch> matchParameter(const VariableClues& clues) {
         return byName;
     }
     if (!clues.longName.empty()) {
-        const std::string ln = lower(clues.longName);
+        const std::string ln = lowerCase(clues.longName);
         auto candidates = db.byName(clues.longName);
         for (std::size_t i = 0; i < kNotes.size(); ++i) {
             for (std::string_view alias : kNotes[i].aliases) {
@@ -465,7 +460,7 @@ std::optional<ParameterMatch> matchParameter(const VariableClues& clues) {
         }
     }
     if (!clues.standardName.empty()) {
-        const std::string standard = lower(clues.standardName);
+        const std::string standard = lowerCase(clues.standardName);
         auto candidates = db.byCfName(standard);
         for (std::size_t i = 0; i < kNotes.size(); ++i) {
             const EcmwfParameter* p = db.byParamId(kNotes[i].paramId);
@@ -497,7 +492,7 @@ bool isUnitChar(char c) {
 } // namespace
 
 std::string canonicalUnits(std::string_view units) {
-    std::string u = lower(units);
+    std::string u = lowerCase(units);
     // "m/s", "kg/m2": what follows a slash has its exponent negated.
     std::vector<std::pair<std::string, int>> tokens;
     int sign = 1;

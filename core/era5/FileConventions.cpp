@@ -12,8 +12,7 @@
 namespace isobar::conventions {
 
 std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-    return s;
+    return lowerCase(s);
 }
 
 bool contains(const std::string& haystack, const char* needle) {

@@ -1,6 +1,7 @@
 #include "era5/TimeUnits.h"
 
 #include "util/Error.h"
+#include "util/Format.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,12 +11,6 @@
 namespace isobar {
 
 namespace {
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-    return out;
-}
 
 std::string_view trim(std::string_view s) {
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
@@ -61,7 +56,7 @@ std::int64_t unitFor(const std::string& unit) {
 } // namespace
 
 TimeUnits TimeUnits::parse(std::string_view unitsText, std::string_view calendarText) {
-    const std::string units = lower(trim(unitsText));
+    const std::string units = lowerCase(trim(unitsText));
     const auto fail = [&](const std::string& why) -> TimeUnits {
         throw Error("time units '" + std::string(trim(unitsText)) + "' are not understood: " + why);
     };
@@ -162,7 +157,7 @@ TimeUnits TimeUnits::parse(std::string_view unitsText, std::string_view calendar
         return fail("the reference date-time is out of range");
     }
 
-    const std::string calendar = lower(trim(calendarText));
+    const std::string calendar = lowerCase(trim(calendarText));
     if (calendar == "standard" || calendar == "gregorian" || calendar.empty()) {
         // The mixed Julian/Gregorian calendar agrees with the proleptic Gregorian one from
         // 1582-10-15 on; every ERA5 file is far after that.
@@ -182,7 +177,7 @@ TimeUnits TimeUnits::parse(std::string_view unitsText, std::string_view calendar
 }
 
 std::int64_t durationUnitMicros(std::string_view unit) {
-    return unitFor(lower(trim(unit)));
+    return unitFor(lowerCase(trim(unit)));
 }
 
 std::optional<PgTimestamp> timestampFromDateNumber(double value) {

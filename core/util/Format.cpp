@@ -1,6 +1,7 @@
 #include "util/Format.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -79,6 +80,12 @@ std::string formatThousands(std::uint64_t v) {
         }
         out += digits[i];
     }
+    return out;
+}
+
+std::string lowerCase(std::string_view text) {
+    std::string out(text);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
     return out;
 }
 

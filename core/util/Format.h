@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -27,6 +28,9 @@ std::string formatBytes(std::uint64_t bytes);
 
 // "1,234,567"
 std::string formatThousands(std::uint64_t v);
+
+// ASCII letters in lower case ("GRIB_stepType" -> "grib_steptype"), for names compared without case.
+std::string lowerCase(std::string_view text);
 
 // Text for an HTML page: & < > " escaped.
 std::string htmlEscaped(const std::string& text);
