@@ -11,7 +11,7 @@
 
 namespace isobar::conventions {
 
-std::string lower(std::string s) {
+std::string lower(std::string_view s) {
     return lowerCase(s);
 }
 

@@ -11,10 +11,11 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace isobar::conventions {
 
-std::string lower(std::string s);
+std::string lower(std::string_view s);
 bool contains(const std::string& haystack, const char* needle);
 // Variables that describe the data rather than being data: never "ignored variables".
 bool isAuxiliary(const std::string& name);
