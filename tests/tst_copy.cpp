@@ -21,30 +21,11 @@ namespace {
 
 // What the server itself writes for `COPY (SELECT <selectList>) TO STDOUT (FORMAT binary)`.
 QByteArray serverCopyOut(Connection& conn, const std::string& selectList) {
-    const std::string sql = "COPY (SELECT " + selectList + ") TO STDOUT (FORMAT binary)";
-    Result start(PQexec(conn.raw(), sql.c_str()));
-    if (PQresultStatus(start.raw()) != PGRES_COPY_OUT) {
-        throw Error("COPY TO STDOUT failed: " + resultErrorMessage(start.raw()));
-    }
     QByteArray out;
-    for (;;) {
-        char* buffer = nullptr;
-        const int n = PQgetCopyData(conn.raw(), &buffer, 0);
-        if (n == -1) {
-            break;
-        }
-        if (n < 0) {
-            throw Error("PQgetCopyData failed: " + conn.lastError());
-        }
-        out.append(buffer, n);
-        PQfreemem(buffer);
-    }
-    while (PGresult* r = PQgetResult(conn.raw())) {
-        Result owned(r);
-        if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-            throw Error("COPY TO STDOUT ended with: " + resultErrorMessage(r));
-        }
-    }
+    copyOut(conn, "COPY (SELECT " + selectList + ") TO STDOUT (FORMAT binary)", "COPY TO STDOUT",
+            [&out](std::span<const char> piece) {
+                out.append(piece.data(), static_cast<qsizetype>(piece.size()));
+            });
     return out;
 }
 

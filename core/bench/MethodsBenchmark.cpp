@@ -12,8 +12,6 @@
 #include "util/Error.h"
 #include "util/Format.h"
 
-#include <libpq-fe.h>
-
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -230,21 +228,14 @@ private:
             }
             sql += ")";
             c.exec("BEGIN");
-            const Result prepared(PQprepare(c.raw(), "row", sql.c_str(), static_cast<int>(fields), nullptr));
-            if (PQresultStatus(prepared.raw()) != PGRES_COMMAND_OK) {
-                throwResultError(c, prepared.raw(), "preparing the INSERT");
-            }
+            c.prepare("row", sql, static_cast<int>(fields));
             std::vector<const char*> params(fields);
             std::uint64_t sent = 0;
             rows_.forEachRow(w, n, stop_, [&](const TextRow& row) {
                 for (std::size_t f = 0; f < fields; ++f) {
                     params[f] = row.nulls[f] ? nullptr : row.fields[f].c_str();
                 }
-                const Result r(PQexecPrepared(c.raw(), "row", static_cast<int>(fields), params.data(),
-                                              nullptr, nullptr, 0));
-                if (PQresultStatus(r.raw()) != PGRES_COMMAND_OK) {
-                    throwResultError(c, r.raw(), "INSERT");
-                }
+                c.runPrepared("row", params);
                 return ++sent < each && !stop_.stop_requested();
             });
             c.exec("COMMIT");
@@ -353,7 +344,7 @@ private:
             const Result res = c.query("COPY " + std::string(kTable) + " " + columns(c) + " FROM " +
                                        c.quoteLiteral(files[static_cast<std::size_t>(w)].string()) +
                                        " (FORMAT " + format + ")");
-            return static_cast<std::uint64_t>(std::stoull(PQcmdTuples(res.raw())));
+            return res.affectedRows();
         });
     }
 

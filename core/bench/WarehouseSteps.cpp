@@ -2,6 +2,7 @@
 // data, tables, sizes, the oldest day's removal, and the reports' frame.
 
 #include "bench/BenchmarkSteps.h"
+#include "db/CopyStream.h"
 #include "db/TableMetadata.h"
 #include "db/TableType.h"
 #include "db/WeatherSchema.h"
@@ -9,8 +10,6 @@
 #include "ingest/Loader.h"
 #include "util/Error.h"
 #include "util/Format.h"
-
-#include <libpq-fe.h>
 
 #include <algorithm>
 #include <cmath>
@@ -292,31 +291,7 @@ EngineLoad loadWithEngine(const std::string& conninfo, const PreparedData& data,
 
 // Runs `sql` (a COPY ... TO STDOUT) and reads everything it sends; returns the bytes.
 std::uint64_t readCopyOut(Connection& conn, const std::string& sql) {
-    Result start(PQexec(conn.raw(), sql.c_str()));
-    if (PQresultStatus(start.raw()) != PGRES_COPY_OUT) {
-        throwResultError(conn, start.raw(), "reading the table back");
-    }
-    std::uint64_t bytes = 0;
-    for (;;) {
-        char* buffer = nullptr;
-        const int n = PQgetCopyData(conn.raw(), &buffer, 0);
-        if (n > 0) {
-            bytes += static_cast<std::uint64_t>(n);
-            PQfreemem(buffer);
-            continue;
-        }
-        if (n == -2) {
-            throw DbError("reading the table back: " + conn.lastError(), "");
-        }
-        break;
-    }
-    for (PGresult* r = PQgetResult(conn.raw()); r != nullptr; r = PQgetResult(conn.raw())) {
-        const Result end(r);
-        if (PQresultStatus(end.raw()) != PGRES_COMMAND_OK) {
-            throwResultError(conn, end.raw(), "reading the table back");
-        }
-    }
-    return bytes;
+    return copyOut(conn, sql, "reading the table back", [](std::span<const char>) {});
 }
 
 // Locations of the table to read whole series of: `count` of those at its first time, spread by a

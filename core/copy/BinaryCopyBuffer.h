@@ -18,7 +18,7 @@ namespace isobar {
 //   tuple   int16 field count, then per field int32 length (-1 = NULL) and the value's bytes
 //   trailer int16 -1
 // All integers are big-endian. The buffer is meant to be reused: clear() keeps the allocation, so a
-// worker encodes a few MiB, hands them to PQputCopyData, clears and goes on.
+// worker encodes a few MiB, hands them to its COPY stream, clears and goes on.
 //
 // The add*() calls do not check capacity; call reserve() with an upper bound before a tuple (the
 // hot loop reserves once per row). Those without an explicit bound check for themselves.

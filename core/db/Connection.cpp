@@ -39,6 +39,11 @@ long long Result::integer(int row, int column) const {
     }
 }
 
+std::uint64_t Result::affectedRows() const {
+    const char* tuples = result_ ? PQcmdTuples(result_.get()) : "";
+    return *tuples == '\0' ? 0 : std::stoull(tuples);
+}
+
 Connection Connection::open(const std::string& conninfo) {
     return open(conninfo, {});
 }
@@ -165,6 +170,23 @@ Result Connection::query(const std::string& sql, const std::vector<std::optional
     const ExecStatusType status = result.raw() != nullptr ? PQresultStatus(result.raw()) : PGRES_FATAL_ERROR;
     if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
         throwResultError(*this, result.raw(), "on " + target_);
+    }
+    return result;
+}
+
+void Connection::prepare(const std::string& name, const std::string& sql, int parameters) {
+    const Result result(PQprepare(conn_.get(), name.c_str(), sql.c_str(), parameters, nullptr));
+    if (result.raw() == nullptr || PQresultStatus(result.raw()) != PGRES_COMMAND_OK) {
+        throwResultError(*this, result.raw(), "preparing " + name + " on " + target_);
+    }
+}
+
+Result Connection::runPrepared(const std::string& name, std::span<const char* const> values) {
+    Result result(PQexecPrepared(conn_.get(), name.c_str(), static_cast<int>(values.size()), values.data(),
+                                 nullptr, nullptr, 0));
+    const ExecStatusType status = result.raw() != nullptr ? PQresultStatus(result.raw()) : PGRES_FATAL_ERROR;
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+        throwResultError(*this, result.raw(), name + " on " + target_);
     }
     return result;
 }

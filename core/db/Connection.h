@@ -4,8 +4,10 @@
 
 #include <libpq-fe.h>
 
+#include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +28,8 @@ public:
     std::string text(int row, int column) const;
     std::optional<std::string> optionalText(int row, int column) const;
     long long integer(int row, int column) const;
+    // The rows a command reports it touched (INSERT, COPY, UPDATE ...): 0 when it reports none.
+    std::uint64_t affectedRows() const;
 
 private:
     std::unique_ptr<PGresult, decltype(&PQclear)> result_{nullptr, &PQclear};
@@ -59,11 +63,17 @@ public:
     void exec(const std::string& sql);
     // Runs a query with text parameters ($1, $2, ...) and returns its rows. Throws DbError.
     Result query(const std::string& sql, const std::vector<std::optional<std::string>>& params = {});
+    // Prepares `sql` (parameters $1 .. $parameters, their types left to the server) as the
+    // statement `name` of this session, and runs it with text values (nullptr: NULL). Throw DbError.
+    void prepare(const std::string& name, const std::string& sql, int parameters);
+    Result runPrepared(const std::string& name, std::span<const char* const> values);
 
     std::string quoteIdentifier(std::string_view identifier) const;
     std::string quoteLiteral(std::string_view literal) const;
 
     int serverVersion() const { return PQserverVersion(conn_.get()); }
+    // The connection is up, as libpq last saw it (a broken socket, a server gone: false).
+    bool connected() const { return PQstatus(conn_.get()) == CONNECTION_OK; }
     // Inside a transaction block (BEGIN ... COMMIT), as libpq last heard from the server.
     bool inTransaction() const { return PQtransactionStatus(conn_.get()) != PQTRANS_IDLE; }
     // libpq's last error message, trimmed of trailing newlines.

@@ -1,6 +1,7 @@
 #include "db/CopyStream.h"
 
 #include <limits>
+#include <memory>
 
 namespace isobar {
 
@@ -130,6 +131,40 @@ Result CopyStream::drainResults() {
         }
     }
     return failure;
+}
+
+std::uint64_t copyOut(Connection& conn, const std::string& copySql, const std::string& context,
+                      const std::function<void(std::span<const char>)>& sink) {
+    const Result start(PQexec(conn.raw(), copySql.c_str()));
+    if (start.raw() == nullptr || PQresultStatus(start.raw()) != PGRES_COPY_OUT) {
+        throwResultError(conn, start.raw(), context);
+    }
+    std::uint64_t bytes = 0;
+    for (;;) {
+        char* buffer = nullptr;
+        const int n = PQgetCopyData(conn.raw(), &buffer, 0);
+        if (n > 0) {
+            const std::unique_ptr<char, decltype(&PQfreemem)> owned(buffer, &PQfreemem);
+            bytes += static_cast<std::uint64_t>(n);
+            sink(std::span<const char>(buffer, static_cast<std::size_t>(n)));
+            continue;
+        }
+        if (n == -2) {
+            throw DbError(context + ": " + conn.lastError(), conn.connected() ? "" : "08006");
+        }
+        break; // -1: the COPY is done; its result follows
+    }
+    Result failure;
+    while (PGresult* raw = PQgetResult(conn.raw())) {
+        Result end(raw);
+        if (PQresultStatus(raw) != PGRES_COMMAND_OK && failure.raw() == nullptr) {
+            failure = std::move(end);
+        }
+    }
+    if (failure.raw() != nullptr) {
+        throwResultError(conn, failure.raw(), context);
+    }
+    return bytes;
 }
 
 } // namespace isobar

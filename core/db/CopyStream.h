@@ -3,6 +3,7 @@
 #include "db/Connection.h"
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 
@@ -38,5 +39,10 @@ private:
     Connection& conn_;
     bool active_ = false;
 };
+
+// Runs `copySql`, a `COPY ... TO STDOUT`, and hands each piece the server sends to `sink` in
+// order. Returns the bytes read. Throws DbError (`context` says what was being read).
+std::uint64_t copyOut(Connection& conn, const std::string& copySql, const std::string& context,
+                      const std::function<void(std::span<const char>)>& sink);
 
 } // namespace isobar

@@ -78,7 +78,7 @@ CopyWorker::CopyWorker(int id, EngineShared& shared, WorkerCounters& counters,
 CopyWorker::~CopyWorker() = default;
 
 Connection& CopyWorker::connection() {
-    if (!conn_ || PQstatus(conn_->raw()) != CONNECTION_OK) {
+    if (!conn_ || !conn_->connected()) {
         conn_.reset();
         // The first time, the one opened while the table was prepared, if it opened.
         std::unique_ptr<Connection> conn =
@@ -454,7 +454,7 @@ void CopyWorker::run(std::stop_token stop, std::stop_token leave) {
     }
     // Leaving with an open transaction (a stop) would roll it back when the connection closes;
     // do it explicitly so the server side is clean at once.
-    if (conn_ && PQtransactionStatus(conn_->raw()) != PQTRANS_IDLE) {
+    if (conn_ && conn_->inTransaction()) {
         try {
             conn_->exec("ROLLBACK");
         } catch (const std::exception&) {

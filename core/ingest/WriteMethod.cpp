@@ -2,20 +2,20 @@
 
 #include "copy/BinaryCopyBuffer.h"
 #include "db/CopyStream.h"
+#include "db/SentStatement.h"
 #include "util/Error.h"
 
 #include <algorithm>
 #include <array>
 #include <fcntl.h>
 #include <optional>
-#include <poll.h>
 #include <unistd.h>
 
 namespace isobar {
 
 namespace {
 
-// Rows go to libpq in chunks of this size: big enough that per-call overhead vanishes, small
+// Rows go to the connection in chunks of this size: big enough that per-call overhead vanishes, small
 // enough that a cancel is noticed quickly.
 constexpr std::size_t kChunkBytes = 4u << 20;
 
@@ -123,7 +123,7 @@ public:
 
     std::uint64_t finish(const std::stop_token& stop) override {
         try {
-            const bool rowsLeft = rowsInFile_ > 0 || !copyRunning_;
+            const bool rowsLeft = rowsInFile_ > 0 || !copy_;
             completeFile();
             waitForCopy(stop);
             if (rowsLeft) { // the last file; the only one when nothing was read yet (an empty COPY)
@@ -140,18 +140,7 @@ public:
 
     void abort() noexcept override {
         closeFile();
-        if (copyRunning_) {
-            // Stops the server reading and discards the result, so the connection can roll back.
-            if (PGcancel* cancel = PQgetCancel(conn_->raw())) {
-                char why[256];
-                PQcancel(cancel, why, sizeof why);
-                PQfreeCancel(cancel);
-            }
-            while (PGresult* r = PQgetResult(conn_->raw())) {
-                PQclear(r);
-            }
-            copyRunning_ = false;
-        }
+        copy_.reset(); // stops the server reading and discards its answer: the connection can roll back
     }
 
 private:
@@ -180,42 +169,18 @@ private:
 
     void startCopy() {
         Connection& conn = *conn_;
-        const std::string sql = copyFromSql_ + conn.quoteLiteral(currentFile().string()) + " (FORMAT binary)";
-        if (PQsendQuery(conn.raw(), sql.c_str()) == 0) {
-            throw DbError("COPY from the unit file on " + conn.target() + " failed: " + conn.lastError(),
-                          "08006");
-        }
-        copyRunning_ = true;
+        copy_.emplace(conn, copyFromSql_ + conn.quoteLiteral(currentFile().string()) + " (FORMAT binary)",
+                      "COPY from the unit file");
     }
 
     // Waits for the COPY in flight, if any, and adds its row count. A stop request is noticed
     // while waiting (Cancelled; abort() then cancels the COPY).
     void waitForCopy(const std::stop_token& stop) {
-        if (!copyRunning_) {
-            return;
+        if (copy_) {
+            const std::uint64_t rows = copy_->wait(stop);
+            copy_.reset();
+            copied_ += rows;
         }
-        PGconn* raw = conn_->raw();
-        while (PQisBusy(raw) != 0) {
-            if (stop.stop_requested()) {
-                throw Cancelled();
-            }
-            pollfd fd{PQsocket(raw), POLLIN, 0};
-            if (::poll(&fd, 1, 100) < 0 && errno != EINTR) {
-                break; // PQconsumeInput below reports the broken connection
-            }
-            if (PQconsumeInput(raw) == 0) {
-                break;
-            }
-        }
-        const Result r(PQgetResult(raw));
-        while (PGresult* extra = PQgetResult(raw)) {
-            PQclear(extra);
-        }
-        copyRunning_ = false;
-        if (r.raw() == nullptr || PQresultStatus(r.raw()) != PGRES_COMMAND_OK) {
-            throwResultError(*conn_, r.raw(), "COPY from the unit file on " + conn_->target() + " failed");
-        }
-        copied_ += std::stoull(PQcmdTuples(r.raw())[0] != '\0' ? PQcmdTuples(r.raw()) : "0");
     }
 
     void writeAll(std::span<const char> bytes) {
@@ -258,7 +223,7 @@ private:
     Connection* conn_ = nullptr;
     int fd_ = -1;
     std::uint64_t rowsInFile_ = 0;
-    bool copyRunning_ = false;
+    std::optional<SentStatement> copy_;
     std::uint64_t copied_ = 0;
 };
 

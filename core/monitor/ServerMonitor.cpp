@@ -21,7 +21,7 @@ std::optional<ServerSample> ServerMonitor::sample(double elapsed, bool last) {
             conn_ = openedAhead_();
             openedAhead_ = nullptr;
         }
-        if (!conn_ || PQstatus(conn_->raw()) != CONNECTION_OK) {
+        if (!conn_ || !conn_->connected()) {
             conn_ = std::make_unique<Connection>(Connection::open(conninfo_, kApplicationName));
             checkpointerKnown_ = false;
         }
