@@ -1,7 +1,9 @@
 // The CSV and HTML forms of a run report.
 
+#include "report/HtmlPage.h"
 #include "report/ReportText.h"
 #include "report/RunReport.h"
+#include "report/SvgPlot.h"
 #include "util/Format.h"
 
 #include <algorithm>
@@ -18,80 +20,6 @@ std::string fixed(double v, int decimals = 1) {
     std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
     return buf;
 }
-
-// The frame both charts share: a plot area over the run's time, with the value ticks on the left
-// and the time ticks below. Plain SVG, no script.
-class SvgPlot {
-public:
-    SvgPlot(double height, const AxisTicks& time, AxisTicks values, const std::string& label)
-        : height_(height)
-        , time_(time)
-        , values_(std::move(values)) {
-        svg_ << "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " << kWidth << " " << height_
-             << "\" width=\"" << kWidth << "\" height=\"" << height_ << "\" role=\"img\" aria-label=\""
-             << htmlEscaped(label) << "\">\n";
-        svg_ << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << kWidth - kLeft - kRight
-             << "\" height=\"" << height_ - kTop - kBottom << "\" fill=\"#fafbfc\" stroke=\"#ccd\"/>\n";
-        for (const auto& [value, text] : values_.labels) {
-            svg_ << "<line x1=\"" << kLeft << "\" x2=\"" << kWidth - kRight << "\" y1=\"" << y(value)
-                 << "\" y2=\"" << y(value) << "\" stroke=\"#e3e6ea\"/><text x=\"" << kLeft - 6 << "\" y=\""
-                 << y(value) + 4 << "\" font-size=\"11\" text-anchor=\"end\" fill=\"#555\">"
-                 << htmlEscaped(text) << "</text>\n";
-        }
-        for (const auto& [t, text] : time_.labels) {
-            svg_ << "<text x=\"" << x(t) << "\" y=\"" << height_ - 10
-                 << "\" font-size=\"11\" text-anchor=\"middle\" fill=\"#555\">" << htmlEscaped(text)
-                 << "</text>\n";
-        }
-    }
-
-    double x(double t) const { return kLeft + (kWidth - kLeft - kRight) * t / time_.top; }
-    double y(double v) const { return kTop + (height_ - kTop - kBottom) * (1.0 - v / values_.top); }
-
-    // A line across the plot at time t, with a tooltip.
-    void mark(double t, const char* colour, const char* dashes, const std::string& title) {
-        svg_ << "<line x1=\"" << x(t) << "\" x2=\"" << x(t) << "\" y1=\"" << kTop << "\" y2=\""
-             << height_ - kBottom << "\" stroke=\"" << colour << "\" stroke-width=\"1\""
-             << (*dashes ? std::string(" stroke-dasharray=\"") + dashes + "\"" : std::string()) << "><title>"
-             << htmlEscaped(title) << "</title></line>\n";
-    }
-    // Text at the top of the plot at time t.
-    void note(double t, const char* colour, const std::string& text) {
-        svg_ << "<text x=\"" << x(t) + 3 << "\" y=\"" << kTop + 12 << "\" font-size=\"11\" fill=\"" << colour
-             << "\">" << htmlEscaped(text) << "</text>\n";
-    }
-    // (time, value) points; those with a value below 0 (not seen) are left out.
-    void curve(const std::vector<std::pair<double, double>>& points, const char* colour, const char* dashes,
-               const std::string& title) {
-        std::string drawn;
-        for (const auto& [t, v] : points) {
-            if (v >= 0) {
-                drawn += fixed(x(t), 1) + "," + fixed(y(v), 1) + " ";
-            }
-        }
-        if (drawn.empty()) {
-            return;
-        }
-        svg_ << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.5\""
-             << (*dashes ? std::string(" stroke-dasharray=\"") + dashes + "\"" : std::string())
-             << " points=\"" << drawn << "\"><title>" << htmlEscaped(title) << "</title></polyline>\n";
-    }
-    std::string finish() {
-        svg_ << "</svg>\n";
-        return svg_.str();
-    }
-
-private:
-    static constexpr double kWidth = 860;
-    static constexpr double kLeft = 80; // room for "1.25 GiB"
-    static constexpr double kRight = 10;
-    static constexpr double kTop = 10;
-    static constexpr double kBottom = 30; // the time labels
-    double height_;
-    AxisTicks time_;
-    AxisTicks values_;
-    std::ostringstream svg_;
-};
 
 // Where the run's time axis ends: the last of its samples or its duration.
 AxisTicks timeAxis(const RunReport& r) {
@@ -120,7 +48,8 @@ std::string rateChart(const RunReport& r) {
     for (const auto& s : r.samples) {
         peak = std::max(peak, s.intervalRate);
     }
-    SvgPlot plot(300, timeAxis(r), axisTicks(peak * 1.05, AxisScale::Count, 4), "rows per second over time");
+    SvgPlot plot({.height = 300, .yLabel = "rows per second over time"}, timeAxis(r),
+                 axisTicks(peak * 1.05, AxisScale::Count, 4));
     markCheckpoints(plot, r);
     for (const auto& c : r.workerChanges) {
         plot.mark(c.elapsed, "#8250df", "", workerChangeText(c));
@@ -148,8 +77,8 @@ std::string diskChart(const RunReport& r) {
         wal.emplace_back(s.elapsed, s.walDirBytes);
         table.emplace_back(s.elapsed, s.tableBytes);
     }
-    SvgPlot plot(240, timeAxis(r), axisTicks(top * 1.05, AxisScale::Bytes, 4),
-                 "disk free and pg_wal size over time");
+    SvgPlot plot({.height = 240, .yLabel = "disk free and pg_wal size over time"}, timeAxis(r),
+                 axisTicks(top * 1.05, AxisScale::Bytes, 4));
     markCheckpoints(plot, r);
     plot.curve(free, "#2da44e", "", "free on the data directory's filesystem");
     plot.curve(walFree, "#2da44e", "6,4", "free on pg_wal's filesystem");
@@ -164,50 +93,48 @@ std::string bytesOrUnknown(double bytes) {
 
 // The forecast, the worker changes, the standbys and the archiver: what the load did to the server
 // beside writing the table.
-void serverSections(std::ostringstream& out, const RunReport& r) {
+void serverSections(HtmlPage& page, const RunReport& r) {
     if (!r.forecast.empty()) {
-        out << "<h2>Storage forecast (as the load started)</h2>\n<ul>\n";
+        std::vector<std::string> lines;
         for (const auto& line : r.forecast) {
-            out << "<li>" << htmlEscaped(line) << "</li>\n";
+            lines.push_back(htmlEscaped(line));
         }
-        out << "</ul>\n";
+        page.list("Storage forecast (as the load started)", lines);
     }
     if (const auto checkpoints = r.checkpointEffects(); !checkpoints.empty()) {
         // A checkpoint writes the dirty pages out and makes the next change of each page write it
         // whole to WAL (full_page_writes): the rate after one shows what it costs the load.
-        out << "<h2>Checkpoints</h2>\n<table>\n";
+        std::vector<std::pair<std::string, std::string>> rows;
         constexpr std::size_t kListed = 50;
         for (std::size_t i = 0; i < checkpoints.size() && i < kListed; ++i) {
-            out << "<tr><th>" << htmlEscaped(formatDuration(checkpoints[i].elapsed)) << "</th><td>"
-                << htmlEscaped(checkpointText(checkpoints[i])) << "</td></tr>\n";
+            rows.emplace_back(formatDuration(checkpoints[i].elapsed), checkpointText(checkpoints[i]));
         }
         if (checkpoints.size() > kListed) {
-            out << "<tr><th></th><td>and " << checkpoints.size() - kListed << " more</td></tr>\n";
+            rows.emplace_back("", "and " + std::to_string(checkpoints.size() - kListed) + " more");
         }
-        out << "</table>\n";
+        page.section("Checkpoints", rows);
     }
-    if (!r.workerChanges.empty()) {
-        out << "<h2>Worker changes</h2>\n<table>\n";
-        for (const auto& c : r.workerChanges) {
-            out << "<tr><th>" << htmlEscaped(formatDuration(c.elapsed)) << "</th><td>" << c.from << " → "
-                << c.to << "</td><td>" << htmlEscaped(c.reason) << "</td></tr>\n";
-        }
-        out << "</table>\n";
+    std::vector<std::pair<std::string, std::string>> changes;
+    for (const auto& c : r.workerChanges) {
+        changes.emplace_back(formatDuration(c.elapsed),
+                             std::to_string(c.from) + " → " + std::to_string(c.to) + ": " + c.reason);
     }
+    page.section("Worker changes", changes);
     const std::string archiver = archiverText(r);
     if (r.standbys.empty() && archiver.empty()) {
         return;
     }
-    out << "<h2>Standbys and archiving</h2>\n<table>\n";
+    page.heading("Standbys and archiving");
+    page.openTable();
     for (const auto& s : r.standbys) {
-        out << "<tr><th>standby " << htmlEscaped(s.name) << "</th><td>" << htmlEscaped(standbyLagText(s))
-            << "</td></tr>\n";
+        page.row("standby " + s.name, standbyLagText(s));
     }
     if (!archiver.empty()) {
-        out << "<tr><th>archiver</th><td" << (archiverFailed(r) ? " class=\"failed\"" : "") << ">"
-            << htmlEscaped(archiver) << "</td></tr>\n";
+        page.rowHtml("archiver", archiverFailed(r)
+                                     ? "<span class=\"failed\">" + htmlEscaped(archiver) + "</span>"
+                                     : htmlEscaped(archiver));
     }
-    out << "</table>\n";
+    page.closeTable();
 }
 
 } // namespace
@@ -235,33 +162,26 @@ std::string renderReportCsv(const RunReport& r) {
 }
 
 std::string renderReportHtml(const RunReport& r) {
-    std::ostringstream out;
-    const auto row = [&out](const std::string& name, const std::string& value) {
-        out << "<tr><th>" << htmlEscaped(name) << "</th><td>" << htmlEscaped(value) << "</td></tr>\n";
+    HtmlPage page("Isobar run: " + r.table + " " + r.startedAt, "Isobar run into " + r.table + ": ",
+                  "<span class=\"" + htmlEscaped(r.status) + "\">" + htmlEscaped(r.status) + "</span>");
+    const auto row = [&page](const std::string& name, const std::string& value) {
+        page.row(name, value);
     };
-    out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>Isobar run: "
-        << htmlEscaped(r.table) << " " << htmlEscaped(r.startedAt) << "</title>\n"
-        << "<style>body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}h1{font-size:20px}"
-           "table{border-collapse:collapse;margin:1em 0}th,td{text-align:left;padding:3px "
-           "12px;border-bottom:1px "
-           "solid "
-           "#eee;vertical-align:top}th{color:#555;font-weight:600}.failed{color:#b00}.cancelled{color:#a60}"
-           ".completed{color:#070}code{font-size:12px}</style></head><body>\n";
-    out << "<h1>Isobar run into " << htmlEscaped(r.table) << ": <span class=\"" << htmlEscaped(r.status)
-        << "\">" << htmlEscaped(r.status) << "</span></h1>\n";
-    out << rateChart(r);
-    out << "<p>Blue: rows/s per sample; green dashes: the mean; red dots: checkpoints"
-        << (r.workerChanges.empty() ? "" : "; purple: the worker count changed (to the number shown)")
-        << ".</p>\n";
+    page.html(rateChart(r));
+    page.paragraph(
+        std::string("Blue: rows/s per sample; green dashes: the mean; red dots: checkpoints") +
+        (r.workerChanges.empty() ? "" : "; purple: the worker count changed (to the number shown)") + ".");
     if (seesTheDisk(r)) {
-        out << diskChart(r);
-        out << "<p>Green: free disk (dashed: on pg_wal's own filesystem); orange: pg_wal; blue: the table; "
-               "red dots: checkpoints.</p>\n";
+        page.html(diskChart(r));
+        page.paragraph(
+            "Green: free disk (dashed: on pg_wal's own filesystem); orange: pg_wal; blue: the table; "
+            "red dots: checkpoints.");
     } else if (!r.server.empty()) {
-        out << "<p>No disk figures: the server's disk could not be seen (a server on another machine, or a "
-               "role that may not look).</p>\n";
+        page.paragraph(
+            "No disk figures: the server's disk could not be seen (a server on another machine, or a "
+            "role that may not look).");
     }
-    out << "<table>\n";
+    page.openTable();
     row("started", r.startedAt);
     row("finished", r.finishedAt);
     row("rows committed",
@@ -339,31 +259,36 @@ std::string renderReportHtml(const RunReport& r) {
     }
     row("variables", vars);
     row("tool", r.tool);
-    out << "</table>\n";
-    serverSections(out, r);
-    out << "<h2>Files</h2>\n<table>\n";
+    page.closeTable();
+    serverSections(page, r);
+    page.heading("Files");
+    page.openTable();
     for (const auto& f : r.files) {
         row(f.name, f.layout + ", " + f.format);
     }
-    out << "</table>\n<h2>Server settings</h2>\n<table>\n";
+    page.closeTable();
+    page.heading("Server settings");
+    page.openTable();
     for (const auto& s : r.settings) {
         row(s.name, s.value + "  (" + s.source + ")");
     }
     for (const auto& e : r.extensions) {
         row("extension", e);
     }
-    out << "</table>\n";
+    page.closeTable();
     if (!r.settingWarnings.empty()) {
-        out << "<h2>Settings warnings (as the load found the server)</h2>\n<table>\n";
+        page.heading("Settings warnings (as the load found the server)");
+        page.openTable();
         for (const auto& w : r.settingWarnings) {
-            out << "<tr><th>" << htmlEscaped(std::string(severityName(w.severity))) << "</th><td>"
-                << htmlEscaped(w.message)
-                << (w.fix.empty() ? "" : "<br><code>" + htmlEscaped(w.fix) + "</code>") << "</td></tr>\n";
+            page.rowHtml(std::string(severityName(w.severity)),
+                         htmlEscaped(w.message) +
+                             (w.fix.empty() ? "" : "<br><code>" + htmlEscaped(w.fix) + "</code>"));
         }
-        out << "</table>\n";
+        page.closeTable();
     }
     if (!r.durabilityRequested.empty()) {
-        out << "<h2>Durability for this run</h2>\n<table>\n";
+        page.heading("Durability for this run");
+        page.openTable();
         row("requested", r.durabilityRequested);
         if (!r.durability.sessionSettings.empty()) {
             row("load connections", r.durability.sessionSettings);
@@ -379,20 +304,19 @@ std::string renderReportHtml(const RunReport& r) {
         if (!r.durability.problem.empty()) {
             row("problem", r.durability.problem);
         }
-        out << "</table>\n";
+        page.closeTable();
     }
     if (!r.warnings.empty() || !r.notes.empty()) {
-        out << "<h2>Warnings and notes</h2>\n<ul>\n";
+        std::vector<std::string> items;
         for (const auto& w : r.warnings) {
-            out << "<li><b>warning:</b> " << htmlEscaped(w) << "</li>\n";
+            items.push_back("<b>warning:</b> " + htmlEscaped(w));
         }
         for (const auto& n : r.notes) {
-            out << "<li>" << htmlEscaped(n) << "</li>\n";
+            items.push_back(htmlEscaped(n));
         }
-        out << "</ul>\n";
+        page.list("Warnings and notes", items);
     }
-    out << "</body></html>\n";
-    return out.str();
+    return page.finish();
 }
 
 } // namespace isobar
