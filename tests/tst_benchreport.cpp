@@ -1,7 +1,7 @@
 // The rows and the reports of the benches, against a real PostgreSQL: the rows the INSERT, COPY text
 // and CSV methods send are the rows the binary COPY sends (loaded each way into the server, read back
 // the same), and a bench report survives the round trip through its JSON, renders as CSV, HTML and
-// Markdown, and is written to and listed from its files. The benches themselves are tst_bench's.
+// Markdown, and is written to and listed from its files. The benches themselves are tst_bench_*'s.
 
 #include "BenchTestUtil.h"
 #include "TestCluster.h"

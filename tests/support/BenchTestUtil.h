@@ -1,7 +1,8 @@
 #pragma once
 
-// Helpers the bench tests share (tst_bench, tst_benchreport): the tiny file they bench and the
-// methods bench they run on it, reading bench tables and files, and what a bench left behind.
+// Helpers the bench tests share (tst_bench_*, tst_benchreport): the tiny file they bench and the
+// methods bench they run on it, reading bench tables and files, what a bench left behind, every
+// progress call of a bench, and the cluster and tiny file every tst_bench_* test class runs on.
 
 #include "TestCluster.h"
 #include "TestUtil.h"
@@ -10,6 +11,7 @@
 #include "db/Connection.h"
 #include "db/TableType.h"
 #include "domain/Timestamp.h"
+#include "era5/Dataset.h"
 #include "era5/SampleWriter.h"
 
 #include <QString>
@@ -19,9 +21,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -139,6 +143,74 @@ inline MethodsBenchmarkOptions everyMethodOnce(const std::string& conninfo, cons
     return o;
 }
 
+// Every progress call of a bench.
+struct Steps {
+    std::vector<std::pair<std::string, double>> seen;
+    BenchProgress progress() {
+        return [this](const std::string& step, double done) {
+            seen.emplace_back(step, done);
+        };
+    }
+    // Empty when the shares never go back, stay within 0-1 (or -1: no share) and end with "done".
+    QString problem() const {
+        double last = 0;
+        for (const auto& [step, done] : seen) {
+            if (done < 0) {
+                continue;
+            }
+            if (done < last || done > 1) {
+                return QString::fromStdString("share " + std::to_string(done) + " at '" + step + "'");
+            }
+            last = done;
+        }
+        if (seen.empty() || seen.back() != std::pair<std::string, double>{"done", 1.0}) {
+            return "the last step is not done, 1";
+        }
+        return {};
+    }
+};
+
+// What the bench tests run on, for a test class to derive from: a cluster of its own and the tiny
+// file, made by startTinyBench() in initTestCase; and the bench reports the cluster's report
+// directory holds.
+class BenchFixture {
+protected:
+    std::unique_ptr<TestCluster> cluster_;
+    // 4 hours from 2024-01-01 22:00 UTC on 9 x 20 points: two UTC days, the first with 2 hours.
+    std::filesystem::path file_;
+    std::uint64_t fileRows_ = 0;
+    std::uint64_t firstDayRows_ = 0;
+
+    void startTinyBench() {
+        cluster_ = std::make_unique<TestCluster>();
+        const SampleInfo info = writeSample(tinySample(work() / "tiny.nc"));
+        file_ = info.files.front();
+        fileRows_ = info.rows();
+        QCOMPARE(fileRows_, std::uint64_t{4 * 9 * 20});
+        QCOMPARE(Dataset::open({file_}).rowCount(), fileRows_);
+        firstDayRows_ = 2 * 9 * 20; // 22 and 23 UTC
+    }
+
+    BenchData data() const { return BenchData{{file_}, {}, 0}; }
+
+    std::filesystem::path work() const { return cluster_->workDir().toStdString(); }
+
+    // The bench reports in the report directory the test cluster set for this process (and so for
+    // the isobar-cli it starts).
+    std::filesystem::path benchReports() const {
+        return std::filesystem::path(qEnvironmentVariable("ISOBAR_REPORT_DIR").toStdString()) / "bench";
+    }
+    std::size_t benchReportFiles() const {
+        std::error_code ec;
+        std::size_t n = 0;
+        for (auto it = std::filesystem::directory_iterator(benchReports(), ec);
+             !ec && it != std::filesystem::directory_iterator(); ++it) {
+            ++n;
+        }
+        return n;
+    }
+};
+
 } // namespace isobar::test
 
 // Fails the test function, with the message, when the statement throws isobar::Error.
@@ -146,4 +218,12 @@ inline MethodsBenchmarkOptions everyMethodOnce(const std::string& conninfo, cons
     do {                                                                                                     \
         const QString e_ = ::isobar::test::errorOf([&] { __VA_ARGS__; });                                    \
         QVERIFY2(e_.isEmpty(), qPrintable(e_));                                                              \
+    } while (false)
+
+// A number of the row that must be there and above zero.
+#define VERIFY_POSITIVE(table, row, key)                                                                     \
+    do {                                                                                                     \
+        const auto v_ = ::isobar::test::number(table, row, key);                                             \
+        QVERIFY2(v_.has_value() && *v_ > 0,                                                                  \
+                 qPrintable(QString(key) + " not > 0 in: " + ::isobar::test::describeRow(table, row)));      \
     } while (false)

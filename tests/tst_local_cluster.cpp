@@ -1,23 +1,20 @@
-// The embedded cluster (LocalCluster), connection strings, table names and the schema check,
-// against real PostgreSQL servers started by the tests.
+// The embedded cluster (LocalCluster), against real PostgreSQL servers started by the tests: the
+// server programs found and the directory chosen, a server that listens privately and runs
+// unprivileged, reused by a second instance and by isobar-cli, its lifecycle and its stale lock files
+// after a crash, and the directories and sockets it refuses.
 
 #include "TestCluster.h"
-#include "db/ConnInfo.h"
-#include "db/WeatherSchema.h"
 #include "util/Error.h"
 #include "util/Process.h"
 
 #include <QtTest>
 
 #include <algorithm>
-#include <arpa/inet.h>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <netinet/in.h>
 #include <signal.h>
 #include <sstream>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -103,7 +100,7 @@ ProcessResult runCli(const std::vector<std::string>& args) {
 
 } // namespace
 
-class TestDb : public QObject {
+class TestLocalCluster : public QObject {
     Q_OBJECT
 
 private slots:
@@ -388,214 +385,9 @@ private slots:
         QVERIFY(fs::exists(root / "data" / "precious.txt"));
     }
 
-    void redactsPasswords_data() {
-        QTest::addColumn<QString>("conninfo");
-        QTest::addColumn<QString>("expected");
-        QTest::newRow("key=value") << "host=db.example port=5433 dbname=era5 user=me password=s3cret"
-                                   << "host=db.example port=5433 dbname=era5 user=me";
-        QTest::newRow("uri") << "postgresql://me:s3cret@db.example:5433/era5?sslmode=require"
-                             << "host=db.example port=5433 dbname=era5 user=me sslmode=require";
-        QTest::newRow("quoted") << "host='/tmp/a b' password='x y'"
-                                << "host='/tmp/a b'";
-        QTest::newRow("unparsable") << "host=x password='unterminated"
-                                    << "(an unparsable connection string)";
-        QTest::newRow("expanded dbname") << "dbname='host=db.example password=s3cret' user=me"
-                                         << "dbname=host=db.example user=me";
-    }
-    void redactsPasswords() {
-        QFETCH(QString, conninfo);
-        QFETCH(QString, expected);
-        const std::string redacted = redactConnInfo(conninfo.toStdString());
-        QCOMPARE(QString::fromStdString(redacted), expected);
-        QVERIFY(redacted.find("s3cret") == std::string::npos);
-    }
-
-    // What the desktop remembers of a pasted string: every setting but the secrets.
-    void keepsAllButSecrets_data() {
-        QTest::addColumn<QString>("conninfo");
-        QTest::addColumn<QString>("expected");
-        QTest::newRow("options kept")
-            << "host=db.example connect_timeout=5 sslrootcert=/ca.pem password=s3cret"
-            << "connect_timeout=5 host=db.example sslrootcert=/ca.pem";
-        QTest::newRow("uri") << "postgresql://me:s3cret@db.example/era5?application_name=x"
-                             << "user=me dbname=era5 host=db.example application_name=x";
-        QTest::newRow("expanded dbname") << "dbname='host=db.example password=s3cret' sslpassword=s3cret"
-                                         << "dbname=host=db.example";
-        QTest::newRow("unparsable") << "host=x password='s3cret"
-                                    << "";
-    }
-    void keepsAllButSecrets() {
-        QFETCH(QString, conninfo);
-        QFETCH(QString, expected);
-        const auto kept = connInfoWithoutSecrets(conninfo.toStdString());
-        QCOMPARE(QString::fromStdString(kept.value_or("")), expected);
-        QVERIFY(!kept || kept->find("s3cret") == std::string::npos);
-    }
-
-    void wrongPasswordAndDeadServerAreNamed() {
-        try {
-            Connection::open("host=/nonexistent-socket-dir port=5999 dbname=x user=u password=s3cret");
-            QFAIL("expected a connection failure");
-        } catch (const DbError& e) {
-            const std::string m = e.what();
-            QVERIFY2(m.find("/nonexistent-socket-dir") != std::string::npos, e.what());
-            QVERIFY2(m.find("s3cret") == std::string::npos, e.what());
-        }
-    }
-
-    // A server that accepts the connection and never answers (a hung host, a proxy with nothing
-    // behind it) is given up on after Isobar's default connect timeout, not waited for forever; a
-    // connect_timeout in the string still decides.
-    void silentServerTimesOut() {
-        // The kernel completes the handshakes of a listening socket; nobody reads or answers.
-        const int silent = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        QVERIFY(silent >= 0);
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        socklen_t length = sizeof address;
-        QCOMPARE(bind(silent, reinterpret_cast<sockaddr*>(&address), length), 0);
-        QCOMPARE(listen(silent, 8), 0);
-        QCOMPARE(getsockname(silent, reinterpret_cast<sockaddr*>(&address), &length), 0);
-        const auto closeSilent = qScopeGuard([silent] { close(silent); });
-        const std::string target = "host=127.0.0.1 port=" + std::to_string(ntohs(address.sin_port)) +
-                                   " dbname=x user=u sslmode=disable";
-        std::string message;
-        QElapsedTimer clock;
-        clock.start();
-        try {
-            Connection::open(target + " connect_timeout=2");
-        } catch (const DbError& e) {
-            message = e.what();
-        }
-        QVERIFY2(message.find("timeout expired") != std::string::npos, message.c_str());
-        QVERIFY2(message.find("127.0.0.1") != std::string::npos, message.c_str());
-        QVERIFY(clock.elapsed() < std::stoi(Connection::kDefaultConnectTimeout) * 1000);
-        // Without one: Isobar's default, not libpq's (none, waiting forever) nor a shorter one.
-        const QByteArray timeoutEnv = qgetenv("PGCONNECT_TIMEOUT");
-        const QByteArray serviceEnv = qgetenv("PGSERVICE");
-        qunsetenv("PGCONNECT_TIMEOUT");
-        qunsetenv("PGSERVICE");
-        const auto restoreEnv = qScopeGuard([&] {
-            if (!timeoutEnv.isNull()) {
-                qputenv("PGCONNECT_TIMEOUT", timeoutEnv);
-            }
-            if (!serviceEnv.isNull()) {
-                qputenv("PGSERVICE", serviceEnv);
-            }
-        });
-        message.clear();
-        clock.restart();
-        try {
-            Connection::open(target);
-        } catch (const DbError& e) {
-            message = e.what();
-        }
-        QVERIFY2(message.find("timeout expired") != std::string::npos, message.c_str());
-        // libpq counts whole seconds: the limit may end up to a second early.
-        QVERIFY(clock.elapsed() >= (std::stoi(Connection::kDefaultConnectTimeout) - 2) * 1000);
-    }
-
-    // libpq quotes bad input in its parse errors; a password must not come back that way.
-    void unparsableConnectionStringIsNotEchoed() {
-        for (const char* dsn : {"postgresql://u:ab%zzSECRET@/db", "host=x password='SECRET"}) {
-            try {
-                Connection::open(dsn);
-                QFAIL("expected a failure");
-            } catch (const DbError& e) {
-                QVERIFY2(std::string(e.what()).find("SECRET") == std::string::npos, e.what());
-                QVERIFY2(std::string(e.what()).find("cannot be parsed") != std::string::npos, e.what());
-            }
-        }
-    }
-
-    void parsesTableNames_data() {
-        QTest::addColumn<QString>("text");
-        QTest::addColumn<QString>("schema");
-        QTest::addColumn<QString>("name");
-        QTest::newRow("plain") << "weather"
-                               << ""
-                               << "weather";
-        QTest::newRow("folded") << "Weather"
-                                << ""
-                                << "weather";
-        QTest::newRow("qualified") << "era5.Weather"
-                                   << "era5"
-                                   << "weather";
-        QTest::newRow("quoted") << "\"Era5\".\"My.Table\""
-                                << "Era5"
-                                << "My.Table";
-        QTest::newRow("escaped quote") << "\"a\"\"b\""
-                                       << ""
-                                       << "a\"b";
-    }
-    void parsesTableNames() {
-        QFETCH(QString, text);
-        QFETCH(QString, schema);
-        QFETCH(QString, name);
-        const TableName t = TableName::parse(text.toStdString());
-        QCOMPARE(QString::fromStdString(t.schema), schema);
-        QCOMPARE(QString::fromStdString(t.name), name);
-    }
-    void rejectsBadTableNames_data() {
-        QTest::addColumn<QString>("text");
-        QTest::newRow("empty") << "";
-        QTest::newRow("three parts") << "a.b.c";
-        QTest::newRow("unterminated") << "\"abc";
-        QTest::newRow("trailing dot") << "abc.";
-    }
-    void rejectsBadTableNames() {
-        QFETCH(QString, text);
-        QVERIFY_THROWS_EXCEPTION(Error, TableName::parse(text.toStdString()));
-    }
-
-    void createsAndChecksWeatherTable() {
-        Connection conn = cluster_->connect();
-        conn.exec("CREATE SCHEMA era5");
-        const TableName t = TableName::parse("era5.\"Weather Table\"");
-        QCOMPARE(ensureWeatherTable(conn, t, seedLayout()), true);
-        QCOMPARE(ensureWeatherTable(conn, t, seedLayout()), false);
-        const QString columns = test::scalar(
-            conn,
-            "SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod) || "
-            "CASE WHEN attnotnull THEN ' not null' ELSE '' END, ', ' ORDER BY attnum) FROM pg_attribute "
-            "WHERE attrelid = 'era5.\"Weather Table\"'::regclass AND attnum > 0");
-        QCOMPARE(columns,
-                 QString("time timestamp with time zone not null, location_id integer, latitude real, "
-                         "longitude real, temperature_2m real, zonal_wind_10m real, meridional_wind_10m "
-                         "real, total_cloud_cover real, total_precipitation real, snowfall real"));
-    }
-
-    void refusesMismatchedTableWithDiff() {
-        Connection conn = cluster_->connect();
-        conn.exec(
-            "CREATE TABLE wrong_weather (time timestamptz, location_id bigint, latitude float4, "
-            "temperature_2m float8, zonal_wind_10m float4, meridional_wind_10m float4, total_cloud_cover "
-            "float4, total_precipitation float4, snowfall float4, station text NOT NULL)");
-        try {
-            ensureWeatherTable(conn, TableName::parse("wrong_weather"), seedLayout());
-            QFAIL("expected a refusal");
-        } catch (const Error& e) {
-            const std::string m = e.what();
-            QVERIFY2(m.find("column location_id is bigint, expected integer") != std::string::npos, e.what());
-            QVERIFY2(m.find("missing column longitude real") != std::string::npos, e.what());
-            QVERIFY2(m.find("column temperature_2m is double precision, expected real") != std::string::npos,
-                     e.what());
-            QVERIFY2(m.find("extra column station text is NOT NULL without a default") != std::string::npos,
-                     e.what());
-        }
-        // Extra nullable columns are fine: COPY names its columns.
-        conn.exec(
-            "CREATE TABLE extra_weather (time timestamptz NOT NULL, location_id int, latitude float4, "
-            "longitude float4, temperature_2m float4, zonal_wind_10m float4, meridional_wind_10m float4, "
-            "total_cloud_cover float4, total_precipitation float4, snowfall float4, note text, "
-            "loaded_at timestamptz NOT NULL DEFAULT now())");
-        QCOMPARE(ensureWeatherTable(conn, TableName::parse("extra_weather"), seedLayout()), false);
-    }
-
 private:
     std::unique_ptr<test::TestCluster> cluster_;
 };
 
-QTEST_GUILESS_MAIN(TestDb)
-#include "tst_db.moc"
+QTEST_GUILESS_MAIN(TestLocalCluster)
+#include "tst_local_cluster.moc"
