@@ -5,8 +5,8 @@
 #
 #   packaging/run.sh [--headless] [FILE ...]   (NetCDF or GRIB)
 #
-# Without files it writes a SYNTHETIC ERA5-like sample (4 global hours, 4,152,960 rows) once and
-# loads it into the table isobar_sample, replacing what an earlier run put there. With a display
+# Without files it writes a SYNTHETIC ERA5-like file (4 global hours, 4,152,960 rows) once and
+# loads it into the table isobar_synthetic, replacing what an earlier run put there. With a display
 # ($DISPLAY or $WAYLAND_DISPLAY) and without --headless, the desktop app then opens with the files
 # in its Files tab and the run just made in its History tab.
 set -euo pipefail
@@ -36,19 +36,19 @@ if [ $# -gt 0 ]; then
   "$cli" load "${files[@]}"
 else
   if [ "$(id -u)" -eq 0 ]; then
-    samples=/var/lib/isobar/samples
+    synthetic=/var/lib/isobar/synthetic
   else
-    samples="${XDG_DATA_HOME:-$HOME/.local/share}/isobar/samples"
+    synthetic="${XDG_DATA_HOME:-$HOME/.local/share}/isobar/synthetic"
   fi
-  mkdir -p "$samples"
-  sample="$samples/era5-synthetic-2024-01-01-4h.nc"
-  if [ ! -f "$sample" ]; then
-    isobar_log "writing a synthetic sample (no files given)"
-    "$cli" sample --out "$sample" --hours 4
+  mkdir -p "$synthetic"
+  file="$synthetic/era5-synthetic-2024-01-01-4h.nc"
+  if [ ! -f "$file" ]; then
+    isobar_log "writing a synthetic file (no files given)"
+    "$cli" synth --out "$file" --hours 4
   fi
-  files=("$sample")
-  isobar_log "loading $sample into the table isobar_sample"
-  "$cli" load --table isobar_sample --replace "$sample"
+  files=("$file")
+  isobar_log "loading $file into the table isobar_synthetic"
+  "$cli" load --table isobar_synthetic --replace "$file"
 fi
 echo
 echo "Connect with:  psql \"$("$cli" cluster url)\""

@@ -118,13 +118,13 @@ protected:
         cluster_ = std::make_unique<TestCluster>();
         conninfo_ = cluster_->conninfo();
         small_ = cluster_->workDir() + "/small.nc";
-        CliRun sample = runCli({"sample", "--out", small_, "--hours", "2", "--region", "10,0,0,10"});
+        CliRun sample = runCli({"synth", "--out", small_, "--hours", "2", "--region", "10,0,0,10"});
         QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
         if (!large) {
             return;
         }
         large_ = cluster_->workDir() + "/large.nc";
-        sample = runCli({"sample", "--out", large_, "--hours", "24", "--region", "30,0,0,60"});
+        sample = runCli({"synth", "--out", large_, "--hours", "24", "--region", "30,0,0,60"});
         QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
     }
     void tearDown() { cluster_.reset(); }

@@ -18,7 +18,7 @@
 #include "TestCluster.h"
 #include "TestUtil.h"
 #include "VariableListModel.h"
-#include "era5/SampleWriter.h"
+#include "synth/SyntheticFiles.h"
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
@@ -54,12 +54,12 @@ inline constexpr int kLoadTimeoutMs = 300'000;
 // For background work (inspection, history parsing on the thread pool, the first chart point).
 inline constexpr int kSlowMs = 30'000;
 
-inline QString sampleFile(const QString& dir, const QString& name, int hours, const SampleRegion& region) {
-    SampleOptions o;
+inline QString sampleFile(const QString& dir, const QString& name, int hours, const SyntheticRegion& region) {
+    SyntheticOptions o;
     o.out = (dir + QLatin1Char('/') + name).toStdString();
     o.hours = hours;
     o.region = region;
-    writeSample(o);
+    writeSynthetic(o);
     return QString::fromStdString(o.out.string());
 }
 
@@ -150,8 +150,8 @@ protected:
         QSettings().clear();
         cluster_ = std::make_unique<TestCluster>();
         const QString dir = cluster_->workDir();
-        small_ = sampleFile(dir, "small.nc", 3, SampleRegion{10, 0, 0, 10});
-        large_ = sampleFile(dir, "large.nc", 6, SampleRegion{});
+        small_ = sampleFile(dir, "small.nc", 3, SyntheticRegion{10, 0, 0, 10});
+        large_ = sampleFile(dir, "large.nc", 6, SyntheticRegion{});
         FixtureSpec spec = classicFixture(range(20, 15, 0.25), range(0, 5, 0.25), 2, 0);
         std::erase_if(spec.variables,
                       [](const FixtureVariable& v) { return v.name != "t2m" && v.name != "tp"; });

@@ -96,7 +96,7 @@ class TestBenchmarksUi : public UiHarness {
 private slots:
     void initTestCase() {
         setUp("tst_benchmarks_ui");
-        days_ = sampleFile(cluster_->workDir(), "days.nc", 48, SampleRegion{10, 0, 0, 10});
+        days_ = sampleFile(cluster_->workDir(), "days.nc", 48, SyntheticRegion{10, 0, 0, 10});
     }
     void cleanupTestCase() { tearDown(); }
     void init() { QSettings().clear(); }

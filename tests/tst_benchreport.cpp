@@ -10,12 +10,12 @@
 #include "bench/WarehouseBenchmarks.h"
 #include "bench/WireRows.h"
 #include "copy/BinaryCopyBuffer.h"
+#include "copy/UnitSource.h"
 #include "db/CopyStream.h"
 #include "db/WeatherSchema.h"
 #include "era5/Dataset.h"
-#include "era5/SampleWriter.h"
-#include "ingest/UnitSource.h"
 #include "plan/LoadPlan.h"
+#include "synth/SyntheticFiles.h"
 
 #include <QtTest>
 
@@ -216,14 +216,14 @@ class TestBenchReport : public QObject {
 private slots:
     void initTestCase() {
         cluster_ = std::make_unique<test::TestCluster>();
-        file_ = writeSample(test::tinySample(work() / "tiny.nc")).files.front();
+        file_ = writeSynthetic(test::tinySample(work() / "tiny.nc")).files.front();
 
-        SampleOptions levels;
+        SyntheticOptions levels;
         levels.out = work() / "levels.nc";
         levels.hours = 2;
-        levels.region = SampleRegion{1.0, 0.0, 0.0, 0.75};
-        levels.layout = SampleLayout::CdsLegacyPl;
-        const SampleInfo levelsInfo = writeSample(levels);
+        levels.region = SyntheticRegion{1.0, 0.0, 0.0, 0.75};
+        levels.layout = SyntheticLayout::CdsLegacyPl;
+        const SyntheticInfo levelsInfo = writeSynthetic(levels);
         levelsFile_ = levelsInfo.files.front();
         QCOMPARE(levelsInfo.levels.size(), std::size_t{3});
     }

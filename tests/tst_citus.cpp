@@ -170,7 +170,7 @@ private slots:
         // A day over a small region, loaded once into a regular table on the coordinator: what
         // every distributed load must hold, row for row.
         file_ = coordinator_->workDir() + "/citus.nc";
-        const CliRun sample = runCli({"sample", "--out", file_, "--hours", "24", "--region", "10,0,0,20"});
+        const CliRun sample = runCli({"synth", "--out", file_, "--hours", "24", "--region", "10,0,0,20"});
         QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
         LoadRequest request = requestFor("reference");
         request.tableOptions.type = TableType::Regular;
@@ -310,7 +310,7 @@ private slots:
 
         const QString other = coordinator_->workDir() + "/citus-other.nc";
         const CliRun sample =
-            runCli({"sample", "--out", other, "--hours", "24", "--region", "10,0,0,20", "--seed", "2"});
+            runCli({"synth", "--out", other, "--hours", "24", "--region", "10,0,0,20", "--seed", "2"});
         QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
         LoadRequest otherReference = requestFor("other_reference");
         otherReference.files = {other.toStdString()};

@@ -154,7 +154,7 @@ private slots:
         std::map<QString, PerVariable<std::vector<float>>> values;
         for (const Case& c : cases) {
             // 07 UTC + 12 h is exactly one NCAR forecast window, so every layout covers the same hours.
-            const CliRun run = runCli({"sample", "--out", dir_.filePath(c.out), "--hours", "12", "--region",
+            const CliRun run = runCli({"synth", "--out", dir_.filePath(c.out), "--hours", "12", "--region",
                                        region, "--start", "2024-01-01T07", "--layout", c.layout});
             QVERIFY2(run.exitCode == 0, qPrintable(run.err));
             QVERIFY2(run.out.contains("SYNTHETIC"), qPrintable(run.out));
@@ -196,14 +196,14 @@ private slots:
     }
 
     void sampleRefusesBadArguments() {
-        CliRun run = runCli({"sample", "--out", dir_.filePath("x.nc"), "--hours", "2", "--layout", "grib"});
+        CliRun run = runCli({"synth", "--out", dir_.filePath("x.nc"), "--hours", "2", "--layout", "grib"});
         QCOMPARE(run.exitCode, 2);
         QVERIFY2(run.err.contains("--layout"), qPrintable(run.err));
-        run = runCli({"sample", "--out", dir_.filePath("x.nc"), "--hours", "2", "--region", "10,20,30"});
+        run = runCli({"synth", "--out", dir_.filePath("x.nc"), "--hours", "2", "--region", "10,20,30"});
         QCOMPARE(run.exitCode, 2);
         QVERIFY2(run.err.contains("four numbers"), qPrintable(run.err));
         run = runCli(
-            {"sample", "--out", dir_.filePath("no/such/dir/x.nc"), "--hours", "1", "--region", "1,0,0,1"});
+            {"synth", "--out", dir_.filePath("no/such/dir/x.nc"), "--hours", "1", "--region", "1,0,0,1"});
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.contains("no/such/dir/x.nc"), qPrintable(run.err));
         QVERIFY(!QFile::exists(dir_.filePath("no/such/dir/x.nc.part")));
@@ -212,7 +212,7 @@ private slots:
     // bench read reports the three stages and a rate.
     void benchRead() {
         const QString file = dir_.filePath("bench.nc");
-        QCOMPARE(runCli({"sample", "--out", file, "--hours", "2", "--region", "20,0,0,20"}).exitCode, 0);
+        QCOMPARE(runCli({"synth", "--out", file, "--hours", "2", "--region", "20,0,0,20"}).exitCode, 0);
         const CliRun run = runCli({"bench", "read", "--passes", "1", file});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         for (const char* part : {"13122 rows in 2 step(s)", "read (netcdf-c", "decode + unit conversion",

@@ -52,7 +52,7 @@ private slots:
     void initTestCase() {
         cluster_ = std::make_unique<test::TestCluster>();
         file_ = cluster_->workDir() + "/engine.nc";
-        const CliRun sample = runCli({"sample", "--out", file_, "--hours", "24", "--region", "30,0,0,60"});
+        const CliRun sample = runCli({"synth", "--out", file_, "--hours", "24", "--region", "30,0,0,60"});
         QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
         // The reference: one clean load of the same file, with progress lines.
         const CliRun load = load_("reference", {"--reporting-period", "100ms"});
@@ -223,7 +223,7 @@ private slots:
     // is there once.
     void fileTransportAcrossFiles() {
         LoadRequest request = inProcess("by_many_files");
-        request.transport = Transport::ServerFile;
+        request.transport = TransportKind::ServerFile;
         request.rowsPerServerFile = 30000;
         RecordingSink sink;
         const LoadSummary summary = runLoad(request, {}, sink);

@@ -12,7 +12,7 @@
 #include "era5/Dataset.h"
 #include "era5/Era5File.h"
 #include "era5/Inspection.h"
-#include "era5/SampleWriter.h"
+#include "synth/SyntheticFiles.h"
 
 #include <QFile>
 #include <QtTest>
@@ -500,17 +500,17 @@ private slots:
     // The sample writer's GRIB layouts hold the same weather as its NetCDF ones: the same rows, with
     // values equal to within 16-bit packing.
     void sampleLayouts() {
-        SampleOptions options;
+        SyntheticOptions options;
         options.hours = 3;
-        options.region = SampleRegion::parse("50,48,-2,1");
-        options.layout = SampleLayout::Cds2024;
+        options.region = SyntheticRegion::parse("50,48,-2,1");
+        options.layout = SyntheticLayout::Cds2024;
         options.out = file("sample-2024.nc").toStdString();
-        (void)writeSample(options);
-        for (const auto& [layout, name] : {std::pair{SampleLayout::CdsGrib, "sample-grib1.grib"},
-                                           std::pair{SampleLayout::CdsGrib2, "sample-grib2.grib2"}}) {
+        (void)writeSynthetic(options);
+        for (const auto& [layout, name] : {std::pair{SyntheticLayout::CdsGrib, "sample-grib1.grib"},
+                                           std::pair{SyntheticLayout::CdsGrib2, "sample-grib2.grib2"}}) {
             options.layout = layout;
             options.out = file(name).toStdString();
-            (void)writeSample(options);
+            (void)writeSynthetic(options);
         }
         QVERIFY(test::loadFiles(*cluster_, {file("sample-2024.nc")}, "sample_nc").status ==
                 LoadStatus::Completed);

@@ -138,7 +138,7 @@ private slots:
     // tables it used are gone. The files are named relative to the directory it runs in.
     void benchIngestTimesTheWholeProcess() {
         const QString file = cluster_->workDir() + "/bench.nc";
-        const CliRun sample = runCli({"sample", "--out", file, "--hours", "2", "--region", "10,0,0,10"});
+        const CliRun sample = runCli({"synth", "--out", file, "--hours", "2", "--region", "10,0,0,10"});
         QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
         const CliRun bench =
             runCli({"bench", "ingest", "--dsn", QString::fromStdString(cluster_->conninfo()), "--workers",
@@ -191,7 +191,7 @@ private slots:
     // load does), and otherwise a row saying why not; bench durability does not take them.
     void benchIngestHypertables() {
         const QString file = cluster_->workDir() + "/bench-hyper.nc";
-        const CliRun sample = runCli({"sample", "--out", file, "--hours", "2", "--region", "10,0,0,10"});
+        const CliRun sample = runCli({"synth", "--out", file, "--hours", "2", "--region", "10,0,0,10"});
         QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
         const QString dsn = QString::fromStdString(cluster_->conninfo());
         const CliRun bench = runCli({"bench", "ingest", "--dsn", dsn, "--workers", "1", "--table-types",
@@ -231,7 +231,7 @@ private slots:
     // `isobar-cli report`.
     void benchSustainedKeepsTheCurve() {
         const QString file = cluster_->workDir() + "/sustained.nc";
-        const CliRun sample = runCli({"sample", "--out", file, "--hours", "6", "--region", "20,0,0,20"});
+        const CliRun sample = runCli({"synth", "--out", file, "--hours", "6", "--region", "20,0,0,20"});
         QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
         const CliRun bench =
             runCli({"bench", "sustained", "--dsn", QString::fromStdString(cluster_->conninfo()), "--workers",
@@ -286,8 +286,7 @@ private slots:
 
     void cliLoadsSyntheticSample() {
         const QString file = cluster_->workDir() + "/sample.nc";
-        const CliRun sample =
-            runCli({"sample", "--out", file, "--hours", "3", "--region", "10,-10,170,-170"});
+        const CliRun sample = runCli({"synth", "--out", file, "--hours", "3", "--region", "10,-10,170,-170"});
         QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
         QVERIFY2(sample.out.contains("SYNTHETIC"), qPrintable(sample.out));
 
@@ -313,7 +312,7 @@ private slots:
         // A netCDF-4 file read on the load's reader thread: HDF5 prints nothing of its own.
         const QString cf = cluster_->workDir() + "/sample-cf.nc";
         QCOMPARE(
-            runCli({"sample", "--out", cf, "--hours", "2", "--region", "10,9,0,1", "--layout", "cds-2024"})
+            runCli({"synth", "--out", cf, "--hours", "2", "--region", "10,9,0,1", "--layout", "cds-2024"})
                 .exitCode,
             0);
         const CliRun cfLoad = runCli(
@@ -431,13 +430,13 @@ private slots:
         QCOMPARE(run.exitCode, 2);
         run = runCli({"--help"});
         QCOMPARE(run.exitCode, 0);
-        for (const char* command : {"load", "sample", "cluster"}) {
+        for (const char* command : {"load", "synth", "cluster"}) {
             QVERIFY2(run.out.contains(command), qPrintable(run.out));
         }
         run = runCli({"--version"});
         QCOMPARE(run.exitCode, 0);
         QVERIFY(run.out.startsWith("isobar-cli "));
-        run = runCli({"sample", "--out", cluster_->workDir() + "/x.nc", "--hours", "0"});
+        run = runCli({"synth", "--out", cluster_->workDir() + "/x.nc", "--hours", "0"});
         QCOMPARE(run.exitCode, 2);
         QVERIFY2(run.err.contains("--hours"), qPrintable(run.err));
     }

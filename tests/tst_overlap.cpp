@@ -7,11 +7,11 @@
 #include "Fixtures.h"
 #include "TestCluster.h"
 #include "TestUtil.h"
+#include "copy/UnitSource.h"
 #include "db/Ledger.h"
 #include "db/TableAudit.h"
 #include "db/TableType.h"
 #include "ingest/Loader.h"
-#include "ingest/UnitSource.h"
 #include "plan/LoadPlan.h"
 
 #include <QFile>

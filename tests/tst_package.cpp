@@ -229,7 +229,7 @@ private slots:
         const fs::path cliPage = usr_ / "share/man/man1/isobar-cli.1.gz";
         const QString text = QString::fromStdString(
             run("/usr/bin/man", {"-l", "-P", "cat", cliPage.string()}, options).output);
-        for (const char* command : {"load", "inspect", "sample", "settings", "report", "bench", "cluster"}) {
+        for (const char* command : {"load", "inspect", "synth", "settings", "report", "bench", "cluster"}) {
             const ProcessResult help = run(ISOBAR_CLI_PATH, {command, "--help"});
             VERIFY_RAN(help, "isobar-cli COMMAND --help");
             const QString usage = QString::fromStdString(help.output).section(QLatin1Char('\n'), 0, 0);
@@ -280,8 +280,8 @@ private slots:
         user.setEnvironment = {{"QT_QPA_PLATFORM", "offscreen"}};
         const std::string cli = (usr_ / "bin/isobar-cli").string();
         const std::string sample = (home / "sample.nc").string();
-        VERIFY_RAN(run(cli, {"sample", "--out", sample, "--hours", "2", "--region", "50,40,0,10"}, user),
-                   "isobar-cli sample");
+        VERIFY_RAN(run(cli, {"synth", "--out", sample, "--hours", "2", "--region", "50,40,0,10"}, user),
+                   "isobar-cli synth");
         VERIFY_RAN(run(cli, {"cluster", "start"}, user), "isobar-cli cluster start");
         const ProcessResult load =
             run(cli, {"load", "--table", "package_check", "--workers", "2", sample}, user);

@@ -24,7 +24,7 @@ private slots:
     void initTestCase() {
         cluster_ = std::make_unique<test::TestCluster>();
         file_ = cluster_->workDir() + "/report.nc";
-        const CliRun sample = runCli({"sample", "--out", file_, "--hours", "12", "--region", "20,0,0,20"});
+        const CliRun sample = runCli({"synth", "--out", file_, "--hours", "12", "--region", "20,0,0,20"});
         QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
         // The test server trusts local connections, so a password in the connection string is
         // ignored by the server; it must not show up in any report either.

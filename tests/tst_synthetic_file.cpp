@@ -4,7 +4,7 @@
 
 #include "Fixtures.h"
 #include "era5/Era5File.h"
-#include "era5/SampleWriter.h"
+#include "synth/SyntheticFiles.h"
 #include "util/Error.h"
 
 #include <QtTest>
@@ -22,10 +22,10 @@ private slots:
 
     // The synthetic sample: CDS legacy layout, plausible values, deterministic, says it is synthetic.
     void writesSyntheticSample() {
-        SampleOptions options;
+        SyntheticOptions options;
         options.out = dir_.filePath("global.nc").toStdString();
         options.hours = 2;
-        const SampleInfo info = writeSample(options);
+        const SyntheticInfo info = writeSynthetic(options);
         QCOMPARE(info.rows(), std::uint64_t{2 * 721 * 1440});
         const QString path = QString::fromStdString(options.out.string());
 
@@ -102,12 +102,12 @@ private slots:
         // Deterministic per seed.
         options.out = dir_.filePath("global-again.nc").toStdString();
         options.hours = 1;
-        writeSample(options);
+        writeSynthetic(options);
         const auto again = test::readStored(dir_.filePath("global-again.nc"), "t2m");
         QVERIFY(std::equal(again.begin(), again.end(), t2m.begin()));
         options.out = dir_.filePath("global-seed2.nc").toStdString();
         options.seed = 2;
-        writeSample(options);
+        writeSynthetic(options);
         const auto other = test::readStored(dir_.filePath("global-seed2.nc"), "t2m");
         QVERIFY(!std::equal(other.begin(), other.end(), t2m.begin()));
 
@@ -135,10 +135,10 @@ private slots:
         QFETCH(double, firstLon);
         QFETCH(double, lastLon);
         QFETCH(int, lonCount);
-        SampleOptions options;
+        SyntheticOptions options;
         options.out = dir_.filePath("region.nc").toStdString();
-        options.region = SampleRegion::parse(region.toStdString());
-        writeSample(options);
+        options.region = SyntheticRegion::parse(region.toStdString());
+        writeSynthetic(options);
         const auto lats = test::readCoordinate(dir_.filePath("region.nc"), "latitude");
         const auto lons = test::readCoordinate(dir_.filePath("region.nc"), "longitude");
         QCOMPARE(lats.front(), firstLat);
@@ -159,7 +159,7 @@ private slots:
     }
     void rejectsBadRegions() {
         QFETCH(QString, region);
-        QVERIFY_THROWS_EXCEPTION(Error, SampleRegion::parse(region.toStdString()));
+        QVERIFY_THROWS_EXCEPTION(Error, SyntheticRegion::parse(region.toStdString()));
     }
 
 private:

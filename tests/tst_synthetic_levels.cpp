@@ -3,7 +3,7 @@
 
 #include "SyntheticTestUtil.h"
 #include "era5/Era5File.h"
-#include "era5/SampleWriter.h"
+#include "synth/SyntheticFiles.h"
 
 #include <QtTest>
 
@@ -53,13 +53,13 @@ private slots:
         QFETCH(QString, levelName);
         QFETCH(int, levelType);
         QFETCH(QString, levelUnits);
-        SampleOptions options;
-        options.layout = *parseSampleLayout(layout.toStdString());
+        SyntheticOptions options;
+        options.layout = *parseSyntheticLayout(layout.toStdString());
         options.out = dir_.filePath("pl.nc").toStdString();
         options.hours = 2;
-        options.region = SampleRegion::parse("40,0,0,20");
+        options.region = SyntheticRegion::parse("40,0,0,20");
         options.levels.assign(asked.begin(), asked.end());
-        const SampleInfo info = writeSample(options);
+        const SyntheticInfo info = writeSynthetic(options);
         const std::vector<double> expected(written.begin(), written.end());
         QCOMPARE(info.levels, expected);
         QCOMPARE(info.rows(), std::uint64_t{2} * expected.size() * 161 * 81);

@@ -5,7 +5,7 @@
 #include "SyntheticTestUtil.h"
 #include "TestUtil.h"
 #include "era5/Era5File.h"
-#include "era5/SampleWriter.h"
+#include "synth/SyntheticFiles.h"
 
 #include <QtTest>
 
@@ -50,17 +50,17 @@ private slots:
         QFETCH(QStringList, variables);
         QFETCH(QList<double>, levels);
         QFETCH(QStringList, message);
-        SampleOptions options;
-        options.layout = *parseSampleLayout(layout.toStdString());
+        SyntheticOptions options;
+        options.layout = *parseSyntheticLayout(layout.toStdString());
         options.out = dir_.filePath("refused.nc").toStdString();
-        options.region = SampleRegion::parse("1,0,0,1");
+        options.region = SyntheticRegion::parse("1,0,0,1");
         for (const QString& name : variables) {
             options.variables.push_back(byName(name.toStdString().c_str()));
         }
         options.levels.assign(levels.begin(), levels.end());
-        const QString m = test::errorOf([&] { writeSample(options); });
+        const QString m = test::errorOf([&] { writeSynthetic(options); });
         VERIFY_MESSAGE(m, message);
-        QCOMPARE(test::errorOf([&] { sampleContents(options); }), m);
+        QCOMPARE(test::errorOf([&] { syntheticContents(options); }), m);
         QVERIFY(!QFileInfo::exists(dir_.filePath("refused.nc")));
         QVERIFY(!QFileInfo::exists(dir_.filePath("refused.nc.part")));
     }
@@ -69,25 +69,25 @@ private slots:
     // anything is written.
     void sampleCommand() {
         const QString file = dir_.filePath("cli.nc");
-        test::CliRun run = test::runCli({"sample", "--out", file, "--hours", "2", "--region", "10,9,0,1",
+        test::CliRun run = test::runCli({"synth", "--out", file, "--hours", "2", "--region", "10,9,0,1",
                                          "--variables", "t2m,d2m,2t_is_not,sp"});
         QCOMPARE(run.exitCode, 2);
         QVERIFY2(run.err.contains("'2t_is_not' is not in the variable catalog"), qPrintable(run.err));
-        run = test::runCli({"sample", "--out", file, "--hours", "2", "--region", "10,9,0,1", "--variables",
+        run = test::runCli({"synth", "--out", file, "--hours", "2", "--region", "10,9,0,1", "--variables",
                             "t2m,d2m,sp,ssrd"});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         QVERIFY2(run.out.contains("4 variable(s) (t2m d2m sp ssrd)"), qPrintable(run.out));
         QCOMPARE(Era5File::open(file.toStdString()).variables().size(), size_t{4});
 
         const QString pl = dir_.filePath("cli-pl.nc");
-        run = test::runCli({"sample", "--out", pl, "--hours", "1", "--region", "10,9,0,1", "--layout",
+        run = test::runCli({"synth", "--out", pl, "--hours", "1", "--region", "10,9,0,1", "--layout",
                             "cds-2024-pl", "--variables", "t,z", "--levels", "500,1000,250"});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         QVERIFY2(run.out.contains("3 level(s) (1000 500 250 hPa)"), qPrintable(run.out));
         QVERIFY2(run.out.contains("2 variable(s) (t z)"), qPrintable(run.out));
         QCOMPARE(Era5File::open(pl.toStdString()).levels(), (std::vector<double>{1000, 500, 250}));
 
-        run = test::runCli({"sample", "--out", pl, "--hours", "1", "--layout", "cds-legacy-pl"});
+        run = test::runCli({"synth", "--out", pl, "--hours", "1", "--layout", "cds-legacy-pl"});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         QVERIFY2(run.out.contains("(500 850 1000 hPa)") && run.out.contains("(t u v z q r)"),
                  qPrintable(run.out));
@@ -105,15 +105,19 @@ private slots:
             {{"--variables", ","}, "at least one name"},
         };
         for (const auto& u : usage) {
-            run = test::runCli(
-                QStringList{"sample", "--out", refused, "--hours", "1", "--region", "1,0,0,1"} + u.args);
+            run = test::runCli(QStringList{"synth", "--out", refused, "--hours", "1", "--region", "1,0,0,1"} +
+                               u.args);
             QCOMPARE(run.exitCode, 2);
             QVERIFY2(run.err.contains(u.message), qPrintable(run.err));
             QVERIFY(!QFileInfo::exists(refused));
         }
-        run = test::runCli({"sample", "--help"});
+        run = test::runCli({"synth", "--help"});
         QVERIFY(run.out.contains("--variables") && run.out.contains("--levels") &&
                 run.out.contains("cds-2024-pl"));
+        // Its earlier name still works, for the scripts that use it.
+        run = test::runCli({"sample", "--help"});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(run.out.startsWith("usage: isobar-cli synth"));
     }
 
 private:

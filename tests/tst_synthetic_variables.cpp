@@ -5,7 +5,7 @@
 #include "SyntheticTestUtil.h"
 #include "era5/Dataset.h"
 #include "era5/Era5File.h"
-#include "era5/SampleWriter.h"
+#include "synth/SyntheticFiles.h"
 
 #include <QtTest>
 
@@ -36,15 +36,15 @@ private slots:
         QFETCH(QString, layout);
         const std::vector<Variable> twelve =
             byNames({"t2m", "u10", "v10", "tcc", "tp", "sf", "d2m", "sp", "msl", "ssrd", "u100", "swvl1"});
-        SampleOptions options;
-        options.layout = *parseSampleLayout(layout.toStdString());
+        SyntheticOptions options;
+        options.layout = *parseSyntheticLayout(layout.toStdString());
         options.out = dir_.filePath("twelve.nc").toStdString();
         options.hours = 3;
-        options.region = SampleRegion::parse("60,20,-20,40");
+        options.region = SyntheticRegion::parse("60,20,-20,40");
         options.seed = 7;
         options.start = pgTimestampFromUnixMicros((1'704'067'200LL + 10 * 3600) * 1'000'000); // 2024-01-01T10
         options.variables = twelve;
-        const SampleInfo info = writeSample(options);
+        const SyntheticInfo info = writeSynthetic(options);
         QCOMPARE(info.variables, twelve);
         QVERIFY(info.levels.empty());
         const QString path = dir_.filePath("twelve.nc");
@@ -106,7 +106,7 @@ private slots:
         // The seed's six as a sample of only them holds them.
         options.out = dir_.filePath("six.nc").toStdString();
         options.variables.clear();
-        writeSample(options);
+        writeSynthetic(options);
         for (Variable v : kSeedVariables) {
             const std::string name(spec(v).shortName);
             QVERIFY2(test::readStored(dir_.filePath("six.nc"), name) == test::readStored(path, name),
@@ -126,17 +126,17 @@ private slots:
     void otherLayoutsTakeMoreVariables() {
         QFETCH(QString, layout);
         QFETCH(int, files);
-        SampleOptions options;
-        options.layout = *parseSampleLayout(layout.toStdString());
+        SyntheticOptions options;
+        options.layout = *parseSyntheticLayout(layout.toStdString());
         options.out = dir_.filePath("more-" + layout).toStdString();
         options.hours = 2;
-        options.region = SampleRegion::parse("10,8,0,2");
+        options.region = SyntheticRegion::parse("10,8,0,2");
         options.variables = byNames({"t2m", "tp", "d2m", "sp", "ssrd", "u100", "cp", "mtpr", "mx2t", "blh"});
-        const SampleInfo info = writeSample(options);
+        const SyntheticInfo info = writeSynthetic(options);
         QCOMPARE(static_cast<int>(info.files.size()), files);
         const Dataset d = Dataset::open({options.out});
         QCOMPARE(d.variables().size(), size_t{10});
-        if (options.layout == SampleLayout::Cds2024Zip) {
+        if (options.layout == SyntheticLayout::Cds2024Zip) {
             // instant, accum, avg, max
             QCOMPARE(d.files().size(), size_t{4});
         }
@@ -150,18 +150,18 @@ private slots:
     }
     void writesEveryVariable() {
         QFETCH(QString, layout);
-        SampleOptions options;
-        options.layout = *parseSampleLayout(layout.toStdString());
+        SyntheticOptions options;
+        options.layout = *parseSyntheticLayout(layout.toStdString());
         options.out = dir_.filePath("every.nc").toStdString();
-        options.region = SampleRegion::parse("70,-70,0,0");
+        options.region = SyntheticRegion::parse("70,-70,0,0");
         options.start = pgTimestampFromUnixMicros(1'719'835'200LL * 1'000'000); // 2024-07-01T12
-        options.variables = allSampleVariables(options.layout);
+        options.variables = allSyntheticVariables(options.layout);
         options.levels = {1000, 500, 10};
         if (!isPressureLevelLayout(options.layout)) {
             options.levels.clear();
         }
         QVERIFY(options.variables.size() > (isPressureLevelLayout(options.layout) ? 15u : 100u));
-        const SampleInfo info = writeSample(options);
+        const SyntheticInfo info = writeSynthetic(options);
         const QString path = dir_.filePath("every.nc");
         for (Variable v : info.variables) {
             const VariableSpec& s = spec(v);
@@ -200,11 +200,11 @@ private slots:
 
     // z is on both: at single levels the surface's geopotential, >= 0 over the made-up continents.
     void geopotentialAtSingleLevels() {
-        SampleOptions options;
+        SyntheticOptions options;
         options.out = dir_.filePath("z.nc").toStdString();
-        options.region = SampleRegion::parse("60,-60,0,359.75");
+        options.region = SyntheticRegion::parse("60,-60,0,359.75");
         options.variables = byNames({"z", "lsm"});
-        writeSample(options);
+        writeSynthetic(options);
         const auto z = physical(dir_.filePath("z.nc"), "z");
         const auto lsm = physical(dir_.filePath("z.nc"), "lsm");
         const double zStep = (500000.0 + 5000.0) / 65532.0;

@@ -37,7 +37,7 @@ private slots:
         // Two days across a month boundary, so day, week and month partitions all split it.
         file_ = cluster_->workDir() + "/tables.nc";
         const CliRun sample = runCli(
-            {"sample", "--out", file_, "--hours", "48", "--region", "10,0,0,10", "--start", "2024-01-31T00"});
+            {"synth", "--out", file_, "--hours", "48", "--region", "10,0,0,10", "--start", "2024-01-31T00"});
         QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
     }
     void cleanupTestCase() { cluster_.reset(); }
@@ -129,7 +129,7 @@ private slots:
         QStringList files;
         for (const char* year : {"2021", "2022"}) {
             files << small.workDir() + "/" + year + ".nc";
-            const CliRun sample = runCli({"sample", "--out", files.back(), "--hours", "8760", "--region",
+            const CliRun sample = runCli({"synth", "--out", files.back(), "--hours", "8760", "--region",
                                           "10,10,10,10", "--start", QString(year) + "-01-01T00"});
             QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
         }

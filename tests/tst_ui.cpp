@@ -46,12 +46,12 @@ private slots:
 
     // A GRIB download is listed like a NetCDF one: its layout, variables, times and rows.
     void fileListModelShowsGrib() {
-        SampleOptions options;
+        SyntheticOptions options;
         options.hours = 2;
-        options.region = SampleRegion::parse("10,9,20,21");
-        options.layout = SampleLayout::CdsGrib;
+        options.region = SyntheticRegion::parse("10,9,20,21");
+        options.layout = SyntheticLayout::CdsGrib;
         options.out = (cluster_->workDir() + "/download.grib").toStdString();
-        (void)writeSample(options);
+        (void)writeSynthetic(options);
         FileListModel model;
         QVERIFY(model.addPaths({QString::fromStdString(options.out.string())}).isEmpty());
         QTRY_VERIFY_WITH_TIMEOUT(!model.inspecting(), 30'000);

@@ -19,14 +19,14 @@ private slots:
     // them, and the same load runs again with the answer. The History audits the table.
     void overlapIsAskedThenTheTableAudited() {
         const QString dir = cluster_->workDir();
-        SampleOptions o;
+        SyntheticOptions o;
         o.hours = 2;
-        o.region = SampleRegion{5, 0, 0, 5};
+        o.region = SyntheticRegion{5, 0, 0, 5};
         o.out = (dir + "/overlap-a.nc").toStdString();
-        writeSample(o);
+        writeSynthetic(o);
         o.seed = 2; // other values at the same places and hours
         o.out = (dir + "/overlap-b.nc").toStdString();
-        writeSample(o);
+        writeSynthetic(o);
         const std::uint64_t rows = 21 * 21 * 2;
         auto w = window();
         QVERIFY(addFiles(*w, {dir + "/overlap-a.nc"}));

@@ -6,7 +6,7 @@
 #include "TestCluster.h"
 #include "TestUtil.h"
 #include "copy/BinaryCopyBuffer.h"
-#include "ingest/WriteMethod.h"
+#include "ingest/Transport.h"
 #include "util/Error.h"
 #include "util/TempDir.h"
 
@@ -34,7 +34,7 @@ BinaryCopyBuffer rowsFrom(int first, int count) {
 }
 
 // Sends `pieces` pieces of `rowsPerPiece` rows (0, 1, 2, ... in order) through `method`.
-void sendPieces(WriteMethod& method, int pieces, int rowsPerPiece, const std::stop_token& stop = {}) {
+void sendPieces(Transport& method, int pieces, int rowsPerPiece, const std::stop_token& stop = {}) {
     for (int p = 0; p < pieces; ++p) {
         const BinaryCopyBuffer rows = rowsFrom(p * rowsPerPiece, rowsPerPiece);
         method.send(rows.bytes(), static_cast<std::uint64_t>(rowsPerPiece), stop,
@@ -43,7 +43,7 @@ void sendPieces(WriteMethod& method, int pieces, int rowsPerPiece, const std::st
 }
 
 // One transaction of `pieces` pieces through `method`, committed; the server's count of its COPY.
-std::uint64_t copyOnce(WriteMethod& method, Connection& conn, int pieces, int rowsPerPiece) {
+std::uint64_t copyOnce(Transport& method, Connection& conn, int pieces, int rowsPerPiece) {
     conn.exec("BEGIN");
     method.begin(conn);
     sendPieces(method, pieces, rowsPerPiece);
@@ -60,8 +60,9 @@ class TestWrite : public QObject {
     std::unique_ptr<test::TestCluster> cluster_;
     std::unique_ptr<TempDir> dir_;
 
-    std::unique_ptr<WriteMethod> fileMethod(const std::string& table, std::uint64_t rowsPerFile) {
-        return makeServerFileWrite("COPY " + table + " (a) FROM ", dir_->path() / "unit-1.bin", rowsPerFile);
+    std::unique_ptr<Transport> fileMethod(const std::string& table, std::uint64_t rowsPerFile) {
+        return makeServerFileTransport("COPY " + table + " (a) FROM ", dir_->path() / "unit-1.bin",
+                                       rowsPerFile);
     }
 
 private slots:
@@ -87,7 +88,7 @@ private slots:
         conn.exec("CREATE TABLE " + table + " (a int4 PRIMARY KEY)");
         // Files of 1000 rows: 20 pieces of 333 rows fill 7 of them, the last one short.
         auto method = byFile ? fileMethod(table, 1000)
-                             : makeStreamWrite("COPY " + table + " (a) FROM STDIN (FORMAT binary)");
+                             : makeStreamTransport("COPY " + table + " (a) FROM STDIN (FORMAT binary)");
         QCOMPARE(copyOnce(*method, conn, 20, 333), std::uint64_t{6660});
         QCOMPARE(test::scalar(conn, "SELECT count(*) || '/' || sum(a) || '/' || max(a) FROM " + table),
                  QString("6660/22174470/6659"));
@@ -227,8 +228,8 @@ private slots:
         QVERIFY2(fill.isEmpty(), qPrintable(fill));
         Connection conn = cluster_->connect();
         conn.exec("CREATE TABLE w_full (a int4)");
-        auto method =
-            makeServerFileWrite("COPY w_full (a) FROM ", disk.path().toStdString() + "/unit-1.bin", 50'000);
+        auto method = makeServerFileTransport("COPY w_full (a) FROM ",
+                                              disk.path().toStdString() + "/unit-1.bin", 50'000);
         conn.exec("BEGIN");
         method->begin(conn);
         const QString error = test::errorOf([&] { sendPieces(*method, 4, 50'000); });
@@ -243,7 +244,8 @@ private slots:
     // A file that cannot be written (the directory is gone) is named in the error.
     void fileMethodNamesAnUnwritableFile() {
         Connection conn = cluster_->connect();
-        auto method = makeServerFileWrite("COPY nowhere (a) FROM ", dir_->path() / "missing" / "unit-1.bin");
+        auto method =
+            makeServerFileTransport("COPY nowhere (a) FROM ", dir_->path() / "missing" / "unit-1.bin");
         EXPECT_ERROR_CONTAINING(method->begin(conn), "cannot write the unit file",
                                 QString::fromStdString((dir_->path() / "missing" / "unit-1-a.bin").string()));
     }

@@ -17,7 +17,7 @@ namespace isobar::cli {
 // Each subcommand: parses its own arguments, prints its results to stdout and problems to stderr,
 // returns the process exit status (0 ok, 1 failed, 2 usage, 130 cancelled).
 int runClusterCommand(const std::vector<std::string>& args);
-int runSampleCommand(const std::vector<std::string>& args, std::stop_token stop);
+int runSynthCommand(const std::vector<std::string>& args, std::stop_token stop);
 int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop);
 int runInspectCommand(const std::vector<std::string>& args);
 int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop);
@@ -47,7 +47,7 @@ void warnAbandonedJournals();
 std::vector<OptionSpec> inputOptionSpecs();
 OpenOptions openOptionsFrom(const ParsedArgs& args);
 // --transport stream|file
-Transport transportFrom(const ParsedArgs& args);
+TransportKind transportFrom(const ParsedArgs& args);
 
 // The process's stop request (Ctrl-C, SIGTERM), and whether the running command honours it now:
 // when it does not, a signal ends the process at once.

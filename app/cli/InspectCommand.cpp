@@ -73,13 +73,13 @@ OpenOptions openOptionsFrom(const ParsedArgs& args) {
     return options;
 }
 
-Transport transportFrom(const ParsedArgs& args) {
+TransportKind transportFrom(const ParsedArgs& args) {
     const std::string t = args.value("transport", "stream");
     if (t == "stream") {
-        return Transport::Stream;
+        return TransportKind::Stream;
     }
     if (t == "file") {
-        return Transport::ServerFile;
+        return TransportKind::ServerFile;
     }
     throw UsageError{"--transport takes stream or file, not '" + t + "'"};
 }

@@ -24,7 +24,7 @@ Loads ERA5 reanalysis NetCDF and GRIB files into PostgreSQL with binary COPY.
 commands:
   load      load NetCDF and GRIB files into a table (default: the embedded cluster)
   inspect   describe NetCDF and GRIB files as Isobar reads them, and the rows a load would write
-  sample    write a SYNTHETIC ERA5-like NetCDF or GRIB file to try Isobar with
+  synth     write a SYNTHETIC ERA5-like NetCDF or GRIB file to try Isobar with (once called sample)
   settings  what on a server endangers or slows a load, with the SQL to fix it (--restore: undo a
             killed load's durability changes)
   audit     a table's health: rows held twice, holes, ERA5T still there, the ledger against the rows
@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
         return kExitOk;
     }
 
-    // Ctrl-C / SIGTERM: while a command is in a stoppable phase (streaming rows, writing a sample)
+    // Ctrl-C / SIGTERM: while a command is in a stoppable phase (streaming rows, writing a synthetic file)
     // the first one is a stop request it honours between units of work, rolling back what is in
     // flight; otherwise, and for a second one, the process exits at once (nothing is half written
     // then). A dedicated thread waits for the signals, so no work happens in a signal handler.
@@ -135,8 +135,8 @@ int main(int argc, char** argv) {
         if (command == "inspect") {
             return runInspectCommand(args);
         }
-        if (command == "sample") {
-            return runSampleCommand(args, stopSource().get_token());
+        if (command == "synth" || command == "sample") { // sample: its earlier name, still taken
+            return runSynthCommand(args, stopSource().get_token());
         }
         if (command == "cluster") {
             return runClusterCommand(args);

@@ -117,8 +117,8 @@ struct BenchReportEntry {
 };
 std::vector<BenchReportEntry> listBenchReports(const std::filesystem::path& dir);
 
-// How a bench tells what it is doing: a step in words, and the share of the whole done so far
+// How a bench tells what it is doing: its stage in words, and the share of the whole done so far
 // (0-1), for a progress bar.
-using BenchProgress = std::function<void(const std::string& step, double done)>;
+using BenchProgress = std::function<void(const std::string& stage, double done)>;
 
 } // namespace isobar

@@ -1,6 +1,7 @@
 #include "bench/IngestBenchmark.h"
 
-#include "bench/BenchmarkSteps.h"
+#include "bench/BenchmarkStages.h"
+#include "copy/UnitSource.h"
 #include "db/Connection.h"
 #include "db/CopyStream.h"
 #include "db/Ledger.h"
@@ -8,7 +9,6 @@
 #include "db/TableMetadata.h"
 #include "db/WeatherSchema.h"
 #include "ingest/Loader.h"
-#include "ingest/UnitSource.h"
 #include "plan/LoadPlan.h"
 #include "util/Error.h"
 #include "util/Format.h"
@@ -273,7 +273,7 @@ IsobarTiming timeIsobarProcess(const IngestBenchmarkOptions& options, const Load
                                   "--all-missing",
                                   "load",
                                   "--transport",
-                                  request.transport == Transport::ServerFile ? "file" : "stream",
+                                  request.transport == TransportKind::ServerFile ? "file" : "stream",
                                   "--reporting-period",
                                   "0",
                                   "--report",

@@ -26,7 +26,7 @@ struct IngestBenchmarkOptions {
     std::vector<int> workers{1, 2};
     std::vector<TableType> tableTypes{TableType::Regular, TableType::Unlogged};
     int rounds = 3;
-    Transport transport = Transport::Stream; // for (a)
+    TransportKind transport = TransportKind::Stream; // for (a)
     // The isobar-cli to run for (a) as a whole process, and the options it is given besides the
     // load's own: how it reaches the same server (--dsn, or the embedded cluster's --data-dir and
     // --port) and reads the files as `open` says (--grid, --product, --off-grid). Empty: (a) runs
@@ -82,7 +82,7 @@ std::string formatDurabilityBenchmark(const std::vector<DurabilityBenchmarkRow>&
 
 // Throws isobar::Error when the server cannot read files written here (it must run on this
 // machine, and the role needs superuser or pg_read_server_files). A hypertable row where
-// TimescaleDB cannot be used is not measured and says why. `progress` hears each step.
+// TimescaleDB cannot be used is not measured and says why. `progress` hears each stage.
 std::vector<IngestBenchmarkRow> benchmarkIngest(const IngestBenchmarkOptions& options,
                                                 const std::function<void(const std::string&)>& progress,
                                                 const std::stop_token& stop = {});

@@ -1,6 +1,6 @@
 // bench matrix: for each data size and table type, what it costs to write, keep, read back and trim.
 
-#include "bench/BenchmarkSteps.h"
+#include "bench/BenchmarkStages.h"
 #include "db/TableMetadata.h"
 #include "db/TableType.h"
 #include "util/Error.h"

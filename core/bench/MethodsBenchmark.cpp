@@ -1,14 +1,14 @@
 // bench methods: the published loading comparison, each method over libpq into a fresh table.
 
-#include "bench/BenchmarkSteps.h"
+#include "bench/BenchmarkStages.h"
 #include "bench/WireRows.h"
+#include "copy/UnitSource.h"
 #include "db/CopyStream.h"
 #include "db/Durability.h"
 #include "db/ServerProbe.h"
 #include "db/TableMetadata.h"
 #include "db/TableType.h"
 #include "db/WeatherSchema.h"
-#include "ingest/UnitSource.h"
 #include "util/Error.h"
 #include "util/Format.h"
 

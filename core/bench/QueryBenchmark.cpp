@@ -1,7 +1,7 @@
 // bench query: the TimescaleDB-vs-PostgreSQL query set adapted to weather, per table type, cold and
 // warm; and how fast one day of data goes.
 
-#include "bench/BenchmarkSteps.h"
+#include "bench/BenchmarkStages.h"
 #include "db/TableMetadata.h"
 #include "db/TableType.h"
 #include "ingest/Loader.h"

@@ -1,7 +1,7 @@
 #include "bench/ReadBenchmark.h"
 
+#include "copy/UnitSource.h"
 #include "era5/Dataset.h"
-#include "ingest/UnitSource.h"
 #include "plan/LoadPlan.h"
 #include "util/Error.h"
 

@@ -1,10 +1,10 @@
 // bench sustained: a long load as a whole process against the server's COPY of the same rows, and
 // the curve of its run report.
 
-#include "bench/BenchmarkSteps.h"
+#include "bench/BenchmarkStages.h"
 #include "bench/IngestBenchmark.h"
 #include "db/TableMetadata.h"
-#include "era5/SampleWriter.h"
+#include "synth/SyntheticFiles.h"
 #include "util/Error.h"
 #include "util/Format.h"
 #include "util/Json.h"
@@ -88,12 +88,12 @@ SustainedBenchmark benchmarkSustained(IngestBenchmarkOptions options, int hours,
     dropTables(conn);
     TempDir dir("isobar-bench", 0711); // the server reads the files by name
     if (options.files.empty()) {
-        SampleOptions sample;
+        SyntheticOptions sample;
         sample.out = dir.path() / "sustained.nc";
         sample.hours = hours;
         progress("writing " + std::to_string(hours) + " synthetic global hour(s) into " +
                  sample.out.string());
-        writeSample(sample, stop);
+        writeSynthetic(sample, stop);
         // A first load right after a 1.2 GB file was written ran during its write-back, at 0.57 of
         // the server's COPY where the next ones ran at 0.72-0.82.
         syncToDisk(sample.out);

@@ -27,6 +27,22 @@ struct SourceRef {
     friend bool operator==(const SourceRef&, const SourceRef&) = default;
 };
 
+// The raw slabs behind one band of one time step: per column one slab per expver position, and
+// for ERA5-Land accumulations the slabs of the hour before.
+struct RawPiece {
+    std::size_t column = 0; // position in the dataset's columns()
+    bool previousHour = false;
+    SourceRef source;
+    RawBand raw;
+};
+
+struct RawUnit {
+    std::size_t step = 0;
+    std::size_t row0 = 0; // first box row
+    std::size_t rows = 0;
+    std::vector<RawPiece> pieces;
+};
+
 // The rows' positions for a set of time steps: the box on the global grid and the real coordinates
 // of its rows (north to south) and columns (west to east).
 struct DatasetGeometry {

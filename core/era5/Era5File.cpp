@@ -1,7 +1,7 @@
 #include "era5/Era5File.h"
 
-#include "era5/Era5FileBuilder.h"
-#include "era5/GribFileBuilder.h"
+#include "era5/GribParser.h"
+#include "era5/NetcdfParser.h"
 #include "era5/TimeUnits.h"
 #include "util/Error.h"
 #include "util/Format.h"
@@ -32,13 +32,13 @@ Era5File Era5File::open(const std::filesystem::path& path, const OpenOptions& op
     file.identity_ =
         std::filesystem::path(file.name_).filename().string() + ":" + std::to_string(ec ? 0 : size);
     if (looksLikeGrib(path)) {
-        GribFileBuilder(file, options).build();
+        GribParser(file, options).parse();
         return file;
     }
     {
         // Inspected with a handle of its own, closed again at once: reads reopen it on demand.
         const NetcdfHandle handle = NetcdfHandle::open(path, displayName);
-        Era5FileBuilder(file, handle, options).build();
+        NetcdfParser(file, handle, options).parse();
     }
     file.stepLevels_ = file.steps_.size() * std::max<std::size_t>(file.levels_.size(), 1);
     file.key_ = nextNetcdfKey();

@@ -302,8 +302,8 @@ private:
     std::size_t stepLevels_ = 0; // (step, level) pairs with data
     std::shared_ptr<GribContent> grib_;
 
-    friend class Era5FileBuilder;
-    friend class GribFileBuilder;
+    friend class NetcdfParser;
+    friend class GribParser;
     friend class Dataset; // loadAsStored()
     friend class GridFit;
 };

@@ -1,4 +1,4 @@
-#include "era5/Era5FileBuilder.h"
+#include "era5/NetcdfParser.h"
 #include "era5/TimeUnits.h"
 #include "util/Error.h"
 
@@ -17,7 +17,7 @@ namespace isobar {
 using namespace conventions;
 
 // Steps from a CF "since" axis, a date-number axis, or forecast init + hour.
-std::vector<PgTimestamp> Era5FileBuilder::readTimes(int dim) const {
+std::vector<PgTimestamp> NetcdfParser::readTimes(int dim) const {
     const std::string& name = dims_[static_cast<size_t>(dim)].name;
     const int varid = varidOf(name);
     if (varid < 0) {
@@ -80,7 +80,7 @@ std::vector<PgTimestamp> Era5FileBuilder::readTimes(int dim) const {
     return times;
 }
 
-void Era5FileBuilder::readTimeAxis() {
+void NetcdfParser::readTimeAxis() {
     const FileVariable& first = f_.variables_.front();
     int timeDim = -1;
     int initDim = -1;
@@ -189,7 +189,7 @@ void Era5FileBuilder::readTimeAxis() {
 }
 
 // expver: a dimension (ERA5 and ERA5T side by side), or a label per step (CDS 2024).
-void Era5FileBuilder::readExpver() {
+void NetcdfParser::readExpver() {
     const auto labelOf = [](const std::string& s) {
         std::string t = s;
         t.erase(
@@ -295,7 +295,7 @@ void Era5FileBuilder::readExpver() {
     }
 }
 
-std::string Era5FileBuilder::provenance() const {
+std::string NetcdfParser::provenance() const {
     std::string out;
     for (const char* attr : {"history", "title", "source", "DATA_SOURCE", "GRIB_centreDescription"}) {
         out += lower(text(NC_GLOBAL, attr).value_or("")) + " ";
@@ -303,12 +303,12 @@ std::string Era5FileBuilder::provenance() const {
     return out;
 }
 
-bool Era5FileBuilder::namedEra5Land() const {
+bool NetcdfParser::namedEra5Land() const {
     const std::string p = provenance();
     return contains(p, "era5-land") || contains(p, "era5_land") || contains(p, "era5land");
 }
 
-void Era5FileBuilder::decideProduct() {
+void NetcdfParser::decideProduct() {
     const bool landByName = namedEra5Land();
     switch (options_.product) {
     case ProductOverride::Era5:
@@ -384,7 +384,7 @@ void Era5FileBuilder::decideProduct() {
     }
 }
 
-void Era5FileBuilder::decideLayout() {
+void NetcdfParser::decideLayout() {
     const bool forecast = std::any_of(f_.variables_.front().dims.begin(), f_.variables_.front().dims.end(),
                                       [](DimRole r) { return r == DimRole::ForecastHour; });
     const bool expverDim = !f_.variables_.front().expverOrder.empty();
@@ -426,7 +426,7 @@ void Era5FileBuilder::decideLayout() {
 
 // netCDF4/HDF5 decompress whole chunks; make the per-variable chunk cache big enough to hold
 // the chunks of one time step so each chunk is decompressed once, not once per band.
-void Era5FileBuilder::tuneChunkCache() {
+void NetcdfParser::tuneChunkCache() {
     if (!contains(f_.format_, "netCDF4")) {
         return;
     }

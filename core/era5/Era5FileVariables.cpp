@@ -1,7 +1,7 @@
-// Era5File::open, continued (see Era5FileBuilder.h): the file's data variables - which column
+// Era5File::open, continued (see NetcdfParser.h): the file's data variables - which column
 // each goes to, their dimensions, packing and missing values - and its pressure levels.
 
-#include "era5/Era5FileBuilder.h"
+#include "era5/NetcdfParser.h"
 #include "util/Error.h"
 
 #include <algorithm>
@@ -14,7 +14,7 @@ using namespace conventions;
 // Which column a data variable of the file goes to: the parameter it is by its identity (GRIB
 // paramId, name, long_name, standard_name; see matchParameter), else a column of its own, named
 // after it.
-ValueColumn Era5FileBuilder::columnFor(int varid, const std::string& name, FileVariable& fv) const {
+ValueColumn NetcdfParser::columnFor(int varid, const std::string& name, FileVariable& fv) const {
     fv.longName = text(varid, "long_name").value_or("");
     fv.standardName = text(varid, "standard_name").value_or("");
     if (const auto id = handle_.numberAttribute(varid, "GRIB_paramId")) {
@@ -41,7 +41,7 @@ ValueColumn Era5FileBuilder::columnFor(int varid, const std::string& name, FileV
     return c;
 }
 
-void Era5FileBuilder::findTargetVariables() {
+void NetcdfParser::findTargetVariables() {
     for (int v = 0; v < nvars_; ++v) {
         std::array<char, NC_MAX_NAME + 1> nameBuf{};
         int varDims = 0;
@@ -204,7 +204,7 @@ void Era5FileBuilder::findTargetVariables() {
     readLevels();
 }
 
-void Era5FileBuilder::readLevels() {
+void NetcdfParser::readLevels() {
     if (levelDim_ < 0) {
         return;
     }

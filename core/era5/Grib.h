@@ -1,7 +1,7 @@
 #pragma once
 
 // GRIB files through ecCodes, ECMWF's own GRIB library: the message headers Isobar reads, and the
-// values of one message on demand. Era5File builds on this (see GribFileBuilder.cpp).
+// values of one message on demand. Era5File builds on this (see GribParser.cpp).
 
 #include <cstdint>
 #include <filesystem>

@@ -1,8 +1,8 @@
-// Era5File::open for GRIB, continued (see GribFileBuilder.h): what Isobar refuses to load - grids
+// Era5File::open for GRIB, continued (see GribParser.h): what Isobar refuses to load - grids
 // other than regular latitude/longitude, ensembles, model levels, single and pressure levels in
 // one file - and how messages are named in messages.
 
-#include "era5/GribFileBuilder.h"
+#include "era5/GribParser.h"
 #include "util/Format.h"
 
 #include <cmath>
@@ -21,7 +21,7 @@ bool singleLevelType(const std::string& t) {
 
 } // namespace
 
-std::string GribFileBuilder::describe(std::size_t message) const {
+std::string GribParser::describe(std::size_t message) const {
     const GribMessage& m = grib_->messages[message];
     const std::string when = formatTimestamp(baseTime(m)).substr(0, 16) + " UTC"; // "2024-01-01 06:00 UTC"
     return "message " + std::to_string(message + 1) + " (" + m.shortName + ", paramId " +
@@ -31,7 +31,7 @@ std::string GribFileBuilder::describe(std::size_t message) const {
            ")";
 }
 
-void GribFileBuilder::checkMessages() {
+void GribParser::checkMessages() {
     const auto& messages = grib_->messages;
     messageLevel_.assign(messages.size(), std::numeric_limits<double>::quiet_NaN());
     std::optional<std::size_t> surface;

@@ -171,39 +171,4 @@ void extractZipMember(const std::filesystem::path& archive, const ZipMember& mem
     }
 }
 
-void writeZip(const std::filesystem::path& out,
-              const std::vector<std::pair<std::string, std::filesystem::path>>& members) {
-    int code = ZIP_ER_OK;
-    Archive z(zip_open(out.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code));
-    if (!z) {
-        throw Error(out.string() +
-                    ": cannot create the archive: " + zip_error_strerror(OpenError(code).get()));
-    }
-    for (const auto& [name, path] : members) {
-        // Read when the archive is written, at zip_close.
-        zip_source_t* source = zip_source_file(z.get(), path.c_str(), 0, -1);
-        if (source == nullptr) {
-            throw Error(path.string() +
-                        ": cannot read it to archive it: " + zip_error_strerror(zip_get_error(z.get())));
-        }
-        const zip_int64_t index = zip_file_add(z.get(), name.c_str(), source, ZIP_FL_ENC_UTF_8);
-        if (index < 0) {
-            zip_source_free(source);
-            throw Error(out.string() + ": cannot add " + name + ": " +
-                        zip_error_strerror(zip_get_error(z.get())));
-        }
-        if (zip_set_file_compression(z.get(), static_cast<zip_uint64_t>(index), ZIP_CM_DEFLATE, 0) != 0) {
-            throw Error(out.string() + ": cannot deflate " + name + ": " +
-                        zip_error_strerror(zip_get_error(z.get())));
-        }
-    }
-    // zip_close writes a temporary file beside `out` and renames it; on failure the archive is
-    // left to the deleter, which discards it.
-    if (zip_close(z.get()) != 0) {
-        throw Error(out.string() +
-                    ": cannot write the archive: " + zip_error_strerror(zip_get_error(z.get())));
-    }
-    (void)z.release(); // zip_close freed it
-}
-
 } // namespace isobar

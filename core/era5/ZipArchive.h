@@ -3,14 +3,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace isobar {
 
 // The new CDS answers a request that mixes instant and accumulated variables with a ZIP archive of
 // NetCDF files, which users often save under a .nc name. libzip reads such archives (ZIP64 included;
-// every member checked against its CRC-32) and writes them for the samples.
+// every member checked against its CRC-32); synth/ZipWriter.h writes them for the synthetic files.
 struct ZipMember {
     std::string name;
     std::uint64_t index = 0; // in the archive's central directory
@@ -29,10 +28,5 @@ std::vector<ZipMember> listZipMembers(const std::filesystem::path& archive);
 // archive and the member (encrypted, unsupported method, corrupt data, disk full, ...).
 void extractZipMember(const std::filesystem::path& archive, const ZipMember& member,
                       const std::filesystem::path& out);
-
-// Writes a ZIP archive of the given files (member name, file on disk), deflate-compressed, as
-// the CDS does. Throws isobar::Error.
-void writeZip(const std::filesystem::path& out,
-              const std::vector<std::pair<std::string, std::filesystem::path>>& members);
 
 } // namespace isobar

@@ -68,7 +68,7 @@ Connection openWorkerConnection(const LoadRequest& request, int id) {
 }
 
 CopyWorker::CopyWorker(int id, EngineShared& shared, WorkerCounters& counters,
-                       std::unique_ptr<WriteMethod> method)
+                       std::unique_ptr<Transport> method)
     : id_(id)
     , shared_(shared)
     , counters_(counters)

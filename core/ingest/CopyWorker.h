@@ -1,11 +1,11 @@
 #pragma once
 
 #include "copy/BinaryCopyBuffer.h"
+#include "copy/UnitSource.h"
 #include "db/Connection.h"
 #include "db/TransientError.h"
-#include "era5/BandReader.h"
-#include "ingest/LoadEngine.h"
-#include "ingest/WriteMethod.h"
+#include "ingest/EngineShared.h"
+#include "ingest/Transport.h"
 #include "monitor/WorkerCounters.h"
 
 #include <chrono>
@@ -36,10 +36,10 @@ Connection openWorkerConnection(const LoadRequest& request, int id);
 // COPY's cost per row falls with its length: its bulk-insert ring is reused instead of fresh
 // buffers for each short statement). Decoding and encoding happen here, on the worker's thread,
 // one unit at a time, each sent in pieces as it is encoded; how the rows reach the server is its
-// WriteMethod.
+// Transport.
 class CopyWorker {
 public:
-    CopyWorker(int id, EngineShared& shared, WorkerCounters& counters, std::unique_ptr<WriteMethod> method);
+    CopyWorker(int id, EngineShared& shared, WorkerCounters& counters, std::unique_ptr<Transport> method);
     CopyWorker(const CopyWorker&) = delete;
     CopyWorker& operator=(const CopyWorker&) = delete;
     ~CopyWorker();
@@ -84,7 +84,7 @@ private:
     bool firstTransaction_ = true; // its bounds are this worker's share of the usual ones
     EngineShared& shared_;
     WorkerCounters& counters_;
-    std::unique_ptr<WriteMethod> method_;
+    std::unique_ptr<Transport> method_;
     std::unique_ptr<Connection> conn_;
     DecodedBand decoded_;
     BinaryCopyBuffer buffer_;

@@ -1,5 +1,6 @@
 #include "ingest/Loader.h"
 
+#include "copy/UnitSource.h"
 #include "db/AutovacuumPause.h"
 #include "db/CitusCluster.h"
 #include "db/ConnInfo.h"
@@ -11,13 +12,12 @@
 #include "db/WarmConnections.h"
 #include "db/WeatherSchema.h"
 #include "ingest/CopyWorker.h"
-#include "ingest/LoadEngine.h"
+#include "ingest/EngineShared.h"
 #include "ingest/Pipeline.h"
-#include "ingest/StorageCheck.h"
+#include "ingest/RoomCheck.h"
 #include "ingest/TargetPreparation.h"
-#include "ingest/UnitSource.h"
+#include "ingest/Transport.h"
 #include "ingest/WorkerPool.h"
-#include "ingest/WriteMethod.h"
 #include "monitor/ServerMonitor.h"
 #include "util/Error.h"
 #include "util/Format.h"
@@ -167,14 +167,14 @@ std::vector<std::pair<std::string, WarmConnections::Opener>> loadConnections(con
 
 // The write method of each worker, as the request's transport asks. The server-file transport
 // writes its unit files into `unitFiles`, which the caller keeps until the workers are done.
-WorkerPool::MethodFactory makeWriteMethods(Connection& conn, const LoadRequest& request,
-                                           const TableLayout& layout, std::optional<TempDir>& unitFiles,
-                                           LoadSink& sink) {
+WorkerPool::TransportFactory makeTransports(Connection& conn, const LoadRequest& request,
+                                            const TableLayout& layout, std::optional<TempDir>& unitFiles,
+                                            LoadSink& sink) {
     std::string copy =
         "COPY " + request.table.quoted(conn) + " " + weatherColumnList(conn, layout) + " FROM ";
-    if (request.transport == Transport::Stream) {
+    if (request.transport == TransportKind::Stream) {
         return [copy](int) {
-            return makeStreamWrite(copy + "STDIN (FORMAT binary)");
+            return makeStreamTransport(copy + "STDIN (FORMAT binary)");
         };
     }
     unitFiles.emplace("isobar-units", 0711); // the server's account reads the files by name
@@ -188,7 +188,7 @@ WorkerPool::MethodFactory makeWriteMethods(Connection& conn, const LoadRequest& 
     const std::uint64_t rowsPerFile =
         request.rowsPerServerFile > 0 ? request.rowsPerServerFile : kRowsPerServerFile;
     return [copy, dir = unitFiles->path(), rowsPerFile](int id) {
-        return makeServerFileWrite(copy, dir / ("unit-" + std::to_string(id) + ".bin"), rowsPerFile);
+        return makeServerFileTransport(copy, dir / ("unit-" + std::to_string(id) + ".bin"), rowsPerFile);
     };
 }
 
@@ -403,7 +403,7 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         // One unit waiting per worker: enough to keep them busy, little enough to bound memory.
         BoundedQueue<QueuedUnit> queue(static_cast<std::size_t>(start.maxWorkers) + 1);
         std::optional<TempDir> unitFiles;
-        const auto methods = makeWriteMethods(control, request, layout, unitFiles, sink);
+        const auto methods = makeTransports(control, request, layout, unitFiles, sink);
         phase.done("start");
         EngineShared shared{request, plan, source, prepared.ledger, queue, stop, sink};
         shared.retryBudget = request.retryBudget;

@@ -23,7 +23,7 @@ enum class AllMissingPolicy : std::uint8_t { Skip, Load };
 // How rows reach the server: streamed over the connection (COPY ... FROM STDIN), or - for a server
 // on this machine that may read the client's files - written to files the server reads with
 // COPY ... FROM 'file', which skips the socket (bench ingest measures what that is worth).
-enum class Transport : std::uint8_t { Stream, ServerFile };
+enum class TransportKind : std::uint8_t { Stream, ServerFile };
 
 // How a run checks what it loaded. Every unit is checked in its transaction whatever is chosen:
 // the server's row count of the unit's COPY must equal the rows sent, and the ledger row committed
@@ -68,7 +68,7 @@ struct LoadRequest {
     // Rows a worker puts into one transaction, in whole units (0: LoadPlan's default; 1: one unit
     // per transaction).
     std::uint64_t rowsPerTransaction = 0;
-    Transport transport = Transport::Stream;
+    TransportKind transport = TransportKind::Stream;
     std::uint64_t rowsPerServerFile = 0; // --transport file: rows per file (0: kRowsPerServerFile; tests)
     Verification verification = Verification::Auto;
     // Durability traded for speed for this run only (default: nothing changed). Server-wide

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "copy/UnitSource.h"
 #include "db/Ledger.h"
-#include "ingest/UnitSource.h"
 #include "plan/LoadPlan.h"
 #include "util/Error.h"
 

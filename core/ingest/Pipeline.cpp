@@ -103,7 +103,7 @@ RateSampler::Events samplerEvents(EngineShared& shared, WorkerPool& pool, std::o
 } // namespace
 
 void runPipeline(EngineShared& shared, const std::vector<std::size_t>& todo, std::uint64_t plannedRows,
-                 const WorkerPool::MethodFactory& makeMethod, const LoadStart& start, TableType type,
+                 const WorkerPool::TransportFactory& makeMethod, const LoadStart& start, TableType type,
                  const ServerStorage& storage, LoadSummary& summary) {
     shared.workers = start.workers;
     WorkerPool pool(shared, start.maxWorkers, makeMethod);

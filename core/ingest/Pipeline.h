@@ -5,7 +5,7 @@
 
 #include "db/ServerStorage.h"
 #include "db/TableType.h"
-#include "ingest/LoadEngine.h"
+#include "ingest/EngineShared.h"
 #include "ingest/Loader.h"
 #include "ingest/WorkerPool.h"
 
@@ -17,7 +17,7 @@ namespace isobar {
 // Runs the reader stage, the workers and the sampler until every pending unit (`todo`, indexes
 // into the plan) is loaded or the run stops; adds what the workers did to `summary`.
 void runPipeline(EngineShared& shared, const std::vector<std::size_t>& todo, std::uint64_t plannedRows,
-                 const WorkerPool::MethodFactory& makeMethod, const LoadStart& start, TableType type,
+                 const WorkerPool::TransportFactory& makeMethod, const LoadStart& start, TableType type,
                  const ServerStorage& storage, LoadSummary& summary);
 
 } // namespace isobar

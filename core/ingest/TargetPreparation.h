@@ -1,5 +1,6 @@
 #pragma once
 
+#include "copy/UnitSource.h"
 #include "db/Ledger.h"
 #include "db/ServerCheck.h"
 #include "db/TableType.h"
@@ -7,7 +8,6 @@
 #include "ingest/LoadEvents.h"
 #include "ingest/Loader.h"
 #include "ingest/OverlapCheck.h"
-#include "ingest/UnitSource.h"
 #include "plan/LoadPlan.h"
 
 #include <functional>

@@ -4,7 +4,7 @@
 
 namespace isobar {
 
-WorkerPool::WorkerPool(EngineShared& shared, int slots, MethodFactory makeMethod)
+WorkerPool::WorkerPool(EngineShared& shared, int slots, TransportFactory makeMethod)
     : shared_(shared)
     , makeMethod_(std::move(makeMethod)) {
     for (int s = 0; s < std::max(1, slots); ++s) {

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "ingest/CopyWorker.h"
-#include "ingest/LoadEngine.h"
-#include "ingest/WriteMethod.h"
+#include "ingest/EngineShared.h"
+#include "ingest/Transport.h"
 #include "monitor/WorkerCounters.h"
 
 #include <atomic>
@@ -24,9 +24,9 @@ namespace isobar {
 class WorkerPool {
 public:
     // The write method of worker `id` (numbered from 1, as in the log and pg_stat_activity).
-    using MethodFactory = std::function<std::unique_ptr<WriteMethod>(int id)>;
+    using TransportFactory = std::function<std::unique_ptr<Transport>(int id)>;
 
-    WorkerPool(EngineShared& shared, int slots, MethodFactory makeMethod);
+    WorkerPool(EngineShared& shared, int slots, TransportFactory makeMethod);
     WorkerPool(const WorkerPool&) = delete;
     WorkerPool& operator=(const WorkerPool&) = delete;
     ~WorkerPool(); // waits for the workers (join())
@@ -58,7 +58,7 @@ private:
     void settleLocked();
 
     EngineShared& shared_;
-    MethodFactory makeMethod_;
+    TransportFactory makeMethod_;
     std::vector<std::unique_ptr<WorkerCounters>> counters_;
     std::vector<std::unique_ptr<Slot>> slots_;
     mutable std::mutex mutex_;

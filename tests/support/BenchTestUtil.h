@@ -12,7 +12,7 @@
 #include "db/TableType.h"
 #include "domain/Timestamp.h"
 #include "era5/Dataset.h"
-#include "era5/SampleWriter.h"
+#include "synth/SyntheticFiles.h"
 
 #include <QString>
 #include <QtTest>
@@ -121,11 +121,11 @@ inline QString leftovers(Connection& conn) {
 
 // The tiny file the benches run on, written to `out`: 4 hours from 2024-01-01 22:00 UTC on 9 x 20
 // points, two UTC days, the first with 2 hours.
-inline SampleOptions tinySample(const std::filesystem::path& out) {
-    SampleOptions sample;
+inline SyntheticOptions tinySample(const std::filesystem::path& out) {
+    SyntheticOptions sample;
     sample.out = out;
     sample.hours = 4;
-    sample.region = SampleRegion{2.0, 0.0, 0.0, 4.75};
+    sample.region = SyntheticRegion{2.0, 0.0, 0.0, 4.75};
     sample.start = utc(kUnix20240101 + 22 * 3600);
     return sample;
 }
@@ -183,7 +183,7 @@ protected:
 
     void startTinyBench() {
         cluster_ = std::make_unique<TestCluster>();
-        const SampleInfo info = writeSample(tinySample(work() / "tiny.nc"));
+        const SyntheticInfo info = writeSynthetic(tinySample(work() / "tiny.nc"));
         file_ = info.files.front();
         fileRows_ = info.rows();
         QCOMPARE(fileRows_, std::uint64_t{4 * 9 * 20});

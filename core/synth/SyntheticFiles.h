@@ -17,18 +17,18 @@ namespace isobar {
 // A box on the 0.25 degree grid. Latitudes in -90..90 (either order); longitudes as the user writes
 // them: 0..360, -180..180, or west > east for a box that crosses the date line (170,-170) or, in
 // 0..360 numbers, the prime meridian (350,10).
-struct SampleRegion {
+struct SyntheticRegion {
     double latitude0 = 90.0;
     double latitude1 = -90.0;
     double longitude0 = 0.0;
     double longitude1 = 359.75;
 
     // Parses "LAT0,LAT1,LON0,LON1"; throws isobar::Error saying what is wrong.
-    static SampleRegion parse(std::string_view text);
+    static SyntheticRegion parse(std::string_view text);
 };
 
 // The shapes real downloads come in (see Era5File for how each is read).
-enum class SampleLayout : std::uint8_t {
+enum class SyntheticLayout : std::uint8_t {
     CdsLegacy,   // grib_to_netcdf: netCDF3 64-bit offset, int16 packed, time in hours since 1900
     Cds2024,     // cfgrib: netCDF4 zlib, float32 NaN fill, valid_time in seconds since 1970, expver per step
     Cds2024Zip,  // the ZIP the new CDS sends for mixed requests: a member per GRIB step type (instant, accum,
@@ -47,43 +47,43 @@ enum class SampleLayout : std::uint8_t {
     CdsGribPl,   // pressure levels in GRIB1 (isobaricInhPa), a message per variable, hour and level
 };
 
-std::optional<SampleLayout> parseSampleLayout(std::string_view name);
-std::string_view sampleLayoutName(SampleLayout layout);
+std::optional<SyntheticLayout> parseSyntheticLayout(std::string_view name);
+std::string_view syntheticLayoutName(SyntheticLayout layout);
 // "cds-legacy, cds-2024, ...": every layout's name, for messages and help.
-std::string sampleLayoutNames();
-bool isPressureLevelLayout(SampleLayout layout);
+std::string syntheticLayoutNames();
+bool isPressureLevelLayout(SyntheticLayout layout);
 
 // What a layout writes when the options do not say: the seed's six at single levels; t u v z q r on
 // 1000, 850 and 500 hPa at pressure levels.
-std::vector<Variable> defaultSampleVariables(SampleLayout layout);
-std::vector<double> defaultSampleLevels(SampleLayout layout);
+std::vector<Variable> defaultSyntheticVariables(SyntheticLayout layout);
+std::vector<double> defaultSyntheticLevels(SyntheticLayout layout);
 // Every catalog variable the layout can hold, in catalog order: the single-level ones (z among them,
 // as the surface geopotential) or the pressure-level ones; for ncar, those NCAR RDA has a name for.
-std::vector<Variable> allSampleVariables(SampleLayout layout);
+std::vector<Variable> allSyntheticVariables(SyntheticLayout layout);
 
-struct SampleOptions {
-    std::filesystem::path out; // a file; a directory for SampleLayout::Ncar
+struct SyntheticOptions {
+    std::filesystem::path out; // a file; a directory for SyntheticLayout::Ncar
     int hours = 1;
-    SampleRegion region;
+    SyntheticRegion region;
     std::uint64_t seed = 1;
     PgTimestamp start = pgTimestampFromUnixMicros(1'704'067'200LL * 1'000'000); // 2024-01-01 00:00 UTC
-    SampleLayout layout = SampleLayout::CdsLegacy;
-    // Catalog variables to write; empty: defaultSampleVariables(layout).
+    SyntheticLayout layout = SyntheticLayout::CdsLegacy;
+    // Catalog variables to write; empty: defaultSyntheticVariables(layout).
     std::vector<Variable> variables;
-    // Pressure levels in hPa (1..1000), pressure-level layouts only; empty: defaultSampleLevels(layout).
+    // Pressure levels in hPa (1..1000), pressure-level layouts only; empty: defaultSyntheticLevels(layout).
     // Written in the layout's order whatever the order here (ascending legacy, descending 2024).
     std::vector<double> levels;
 };
 
 // What a sample holds: the variables and levels of the options, defaults filled in, in the order
-// the files hold them. Throws isobar::Error for what writeSample refuses (see there).
-struct SampleContents {
+// the files hold them. Throws isobar::Error for what writeSynthetic refuses (see there).
+struct SyntheticContents {
     std::vector<Variable> variables;
     std::vector<double> levels; // hPa; empty at single levels
 };
-SampleContents sampleContents(const SampleOptions& options);
+SyntheticContents syntheticContents(const SyntheticOptions& options);
 
-struct SampleInfo {
+struct SyntheticInfo {
     std::size_t latitudes = 0;
     std::size_t longitudes = 0;
     std::size_t hours = 0;
@@ -108,6 +108,6 @@ struct SampleInfo {
 // outside 1..1000 hPa or in a single-level layout, repeated variables or levels, and, for ncar,
 // variables NCAR RDA has no name for. Files are written under temporary names and renamed when
 // complete; a stop request between hours removes what was written and throws isobar::Cancelled.
-SampleInfo writeSample(const SampleOptions& options, const std::stop_token& stop = {});
+SyntheticInfo writeSynthetic(const SyntheticOptions& options, const std::stop_token& stop = {});
 
 } // namespace isobar

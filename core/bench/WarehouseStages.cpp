@@ -1,13 +1,13 @@
 // What bench methods, matrix and query share: the names of their table types and methods, their
 // data, tables, sizes, the oldest day's removal, and the reports' frame.
 
-#include "bench/BenchmarkSteps.h"
+#include "bench/BenchmarkStages.h"
 #include "db/CopyStream.h"
 #include "db/TableMetadata.h"
 #include "db/TableType.h"
 #include "db/WeatherSchema.h"
-#include "era5/SampleWriter.h"
 #include "ingest/Loader.h"
+#include "synth/SyntheticFiles.h"
 #include "util/Error.h"
 #include "util/Format.h"
 
@@ -103,13 +103,13 @@ PreparedData prepareData(const BenchData& data, const std::filesystem::path& dir
     if (data.syntheticHours < 1) {
         throw Error("a bench needs files or a number of synthetic hours");
     }
-    SampleOptions sample;
+    SyntheticOptions sample;
     sample.out = dir / (name + ".nc");
     sample.hours = data.syntheticHours;
     progress("writing " + std::to_string(data.syntheticHours) + " synthetic global hour(s) (" +
                  formatThousands(static_cast<std::uint64_t>(data.syntheticHours) * 1'038'240) + " rows)",
              -1);
-    const SampleInfo info = writeSample(sample, stop);
+    const SyntheticInfo info = writeSynthetic(sample, stop);
     out.files = info.files;
     out.description = std::to_string(data.syntheticHours) + " synthetic global hour(s)";
     return out;

@@ -1,8 +1,8 @@
-// The synthetic sample in each real-world layout (see SampleWriter.h).
+// The synthetic file in each real-world layout (see SyntheticFiles.h).
 
 #include "era5/Netcdf.h"
-#include "era5/SampleInternals.h"
 #include "era5/TimeUnits.h"
+#include "synth/SyntheticParts.h"
 #include "util/Error.h"
 
 #include <netcdf.h>
@@ -15,7 +15,7 @@
 #include <span>
 #include <string_view>
 
-namespace isobar::sample {
+namespace isobar::synth {
 
 namespace {
 
@@ -184,10 +184,10 @@ void writeClassic(const std::filesystem::path& path, const Job& job, bool expver
                                : pressure      ? "a classic Copernicus CDS (grib_to_netcdf) pressure-level"
                                                : "a classic Copernicus CDS (grib_to_netcdf)";
     w.text(NC_GLOBAL, "Conventions", "CF-1.6");
-    w.text(NC_GLOBAL, "title", "SYNTHETIC ERA5-like sample written by Isobar - NOT real ERA5 data");
+    w.text(NC_GLOBAL, "title", "SYNTHETIC ERA5-like file written by Isobar - NOT real ERA5 data");
     w.text(NC_GLOBAL, "isobar_synthetic", syntheticNotice(job.weather.seed(), layout));
     w.text(NC_GLOBAL, "history",
-           nowStamp() + " isobar-cli sample: SYNTHETIC data in the layout of a CDS grib_to_netcdf file");
+           nowStamp() + " isobar-cli synth: SYNTHETIC data in the layout of a CDS grib_to_netcdf file");
     int old = 0;
     w.check(nc_set_fill(w.id(), NC_NOFILL, &old), "cannot set fill mode");
     w.check(nc_enddef(w.id()), "cannot finish the header");
@@ -345,12 +345,12 @@ void writeCf2024(const std::filesystem::path& path, const Job& job, const std::v
     w.text(NC_GLOBAL, "GRIB_centreDescription", "European Centre for Medium-Range Weather Forecasts");
     w.text(NC_GLOBAL, "Conventions", "CF-1.7");
     w.text(NC_GLOBAL, "institution", "SYNTHETIC - written by Isobar, not by ECMWF");
-    w.text(NC_GLOBAL, "title", "SYNTHETIC ERA5-like sample written by Isobar - NOT real ERA5 data");
+    w.text(NC_GLOBAL, "title", "SYNTHETIC ERA5-like file written by Isobar - NOT real ERA5 data");
     w.text(NC_GLOBAL, "isobar_synthetic",
            syntheticNotice(job.weather.seed(), pressure ? "a 2024 Copernicus CDS (cfgrib) pressure-level"
                                                         : "a 2024 Copernicus CDS (cfgrib)"));
     w.text(NC_GLOBAL, "history",
-           nowStamp() + " isobar-cli sample: SYNTHETIC data in the layout of a CDS cfgrib file");
+           nowStamp() + " isobar-cli synth: SYNTHETIC data in the layout of a CDS cfgrib file");
     w.check(nc_enddef(w.id()), "cannot finish the header");
 
     const long long zero = 0;
@@ -487,7 +487,7 @@ std::vector<std::filesystem::path> writeNcar(const std::filesystem::path& dir, c
             w.text(NC_GLOBAL, "NETCDF_CONVERSION",
                    "imitates CISL RDA: Conversion from ECMWF GRIB1 data to netCDF4.");
             w.text(NC_GLOBAL, "NCAR_RDA_DATASET", "ds633.0 (imitated)");
-            w.text(NC_GLOBAL, "title", "SYNTHETIC ERA5-like sample written by Isobar - NOT real ERA5 data");
+            w.text(NC_GLOBAL, "title", "SYNTHETIC ERA5-like file written by Isobar - NOT real ERA5 data");
             w.text(NC_GLOBAL, "isobar_synthetic", syntheticNotice(job.weather.seed(), "NCAR RDA ds633.0"));
             w.check(nc_enddef(w.id()), "cannot finish the header");
             w.check(nc_put_var_double(w.id(), vLat, job.grid.latitudes.data()), "cannot write latitudes");
@@ -543,4 +543,4 @@ std::vector<std::filesystem::path> writeNcar(const std::filesystem::path& dir, c
     return written;
 }
 
-} // namespace isobar::sample
+} // namespace isobar::synth

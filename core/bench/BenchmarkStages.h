@@ -1,6 +1,7 @@
 #pragma once
 
-// The steps the benchmarks of core/bench share. Not a public API.
+// The stages the benchmarks of core/bench share (preparing data, timing the engine, dropping tables). Not a
+// public API.
 
 #include "bench/IngestBenchmark.h"
 #include "bench/WarehouseBenchmarks.h"

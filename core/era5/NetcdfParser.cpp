@@ -1,4 +1,4 @@
-#include "era5/Era5FileBuilder.h"
+#include "era5/NetcdfParser.h"
 
 #include "era5/TimeUnits.h"
 #include "util/Error.h"
@@ -16,7 +16,7 @@ namespace isobar {
 
 using namespace conventions;
 
-void Era5FileBuilder::readDimensions() {
+void NetcdfParser::readDimensions() {
     std::lock_guard lock(netcdfMutex());
     int format = 0;
     int ndims = 0;
@@ -35,7 +35,7 @@ void Era5FileBuilder::readDimensions() {
 }
 
 // The role of dimension `d` by its name and its coordinate variable's attributes.
-DimRole Era5FileBuilder::roleOf(int d, const std::string& varName) const {
+DimRole NetcdfParser::roleOf(int d, const std::string& varName) const {
     const DimInfo& dim = dims_[static_cast<size_t>(d)];
     const std::string n = lower(dim.name);
     const int coord = varidOf(dim.name);
@@ -100,7 +100,7 @@ DimRole Era5FileBuilder::roleOf(int d, const std::string& varName) const {
          std::to_string(dim.length) + " (dimensions of the file: " + dimList() + ")");
 }
 
-std::vector<double> Era5FileBuilder::readDoubles(int dim, const char* what) const {
+std::vector<double> NetcdfParser::readDoubles(int dim, const char* what) const {
     const std::string& name = dims_[static_cast<size_t>(dim)].name;
     const int varid = varidOf(name);
     if (varid < 0) {
@@ -115,14 +115,14 @@ std::vector<double> Era5FileBuilder::readDoubles(int dim, const char* what) cons
     return values;
 }
 
-void Era5FileBuilder::readGrid() {
+void NetcdfParser::readGrid() {
     f_.latitudes_ = readDoubles(latDim_, "latitude");
     f_.longitudes_ = readDoubles(lonDim_, "longitude");
     GridFit(f_, options_, GridClues{declaredIncrement(), namedEra5Land()}).place();
 }
 
 // For a single point: the increment of the GRIB message it came from, when the file says.
-std::optional<double> Era5FileBuilder::declaredIncrement() const {
+std::optional<double> NetcdfParser::declaredIncrement() const {
     for (const auto& var : f_.variables_) {
         if (const auto inc = handle_.numberAttribute(var.varid, "GRIB_iDirectionIncrementInDegrees");
             inc && *inc > 0.0) {

@@ -1,4 +1,4 @@
-#include "ingest/WriteMethod.h"
+#include "ingest/Transport.h"
 
 #include "copy/BinaryCopyBuffer.h"
 #include "db/CopyStream.h"
@@ -30,9 +30,9 @@ BinaryCopyBuffer framing(bool header) {
     return b;
 }
 
-class StreamWrite final : public WriteMethod {
+class StreamTransport final : public Transport {
 public:
-    explicit StreamWrite(std::string copySql)
+    explicit StreamTransport(std::string copySql)
         : copySql_(std::move(copySql)) {}
 
     void begin(Connection& conn) override {
@@ -79,21 +79,21 @@ private:
 // Rows written to files the server reads with COPY ... FROM 'file', in turns: while the server
 // reads one file the worker writes the next, so neither waits for the other. Two files per worker,
 // each of about `rowsPerFile` rows: the disk holds little however long the transaction.
-class ServerFileWrite final : public WriteMethod {
+class ServerFileTransport final : public Transport {
 public:
-    ServerFileWrite(std::string copyFromSql, const std::filesystem::path& file, std::uint64_t rowsPerFile)
+    ServerFileTransport(std::string copyFromSql, const std::filesystem::path& file, std::uint64_t rowsPerFile)
         : copyFromSql_(std::move(copyFromSql))
         , files_{withSuffix(file, "-a"), withSuffix(file, "-b")}
         , rowsPerFile_(std::max<std::uint64_t>(1, rowsPerFile)) {}
-    ~ServerFileWrite() override {
+    ~ServerFileTransport() override {
         closeFile(); // a COPY in flight was waited for or cancelled (abort()) by the worker
         for (const auto& f : files_) {
             std::error_code ec;
             std::filesystem::remove(f, ec);
         }
     }
-    ServerFileWrite(const ServerFileWrite&) = delete;
-    ServerFileWrite& operator=(const ServerFileWrite&) = delete;
+    ServerFileTransport(const ServerFileTransport&) = delete;
+    ServerFileTransport& operator=(const ServerFileTransport&) = delete;
 
     void begin(Connection& conn) override {
         abort();
@@ -229,13 +229,13 @@ private:
 
 } // namespace
 
-std::unique_ptr<WriteMethod> makeStreamWrite(std::string copySql) {
-    return std::make_unique<StreamWrite>(std::move(copySql));
+std::unique_ptr<Transport> makeStreamTransport(std::string copySql) {
+    return std::make_unique<StreamTransport>(std::move(copySql));
 }
 
-std::unique_ptr<WriteMethod> makeServerFileWrite(std::string copyFromSql, const std::filesystem::path& file,
-                                                 std::uint64_t rowsPerFile) {
-    return std::make_unique<ServerFileWrite>(std::move(copyFromSql), file, rowsPerFile);
+std::unique_ptr<Transport> makeServerFileTransport(std::string copyFromSql, const std::filesystem::path& file,
+                                                   std::uint64_t rowsPerFile) {
+    return std::make_unique<ServerFileTransport>(std::move(copyFromSql), file, rowsPerFile);
 }
 
 } // namespace isobar

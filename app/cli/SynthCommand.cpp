@@ -1,7 +1,7 @@
 #include "Commands.h"
 #include "domain/Variable.h"
-#include "era5/SampleWriter.h"
 #include "era5/TimeUnits.h"
+#include "synth/SyntheticFiles.h"
 #include "util/Error.h"
 #include "util/Format.h"
 
@@ -16,8 +16,8 @@ namespace isobar::cli {
 
 namespace {
 
-const char* kSampleHelp = R"(usage: isobar-cli sample --out FILE --hours N [--layout NAME] [options]
-       isobar-cli sample --out FILE --hours N [--variables V,W|all] [--levels P,Q] [options]
+const char* kSynthHelp = R"(usage: isobar-cli synth --out FILE --hours N [--layout NAME] [options]
+       isobar-cli synth --out FILE --hours N [--variables V,W|all] [--levels P,Q] [options]
 
 Writes a SYNTHETIC NetCDF or GRIB file in the layout of a real ERA5 download - by default a classic one from
 the Copernicus CDS (netCDF3 64-bit offset, int16 packed t2m u10 v10 tcc tp sf on the 0.25 degree
@@ -70,13 +70,13 @@ std::vector<std::string> commaList(const std::string& text) {
 }
 
 // "t2m,d2m,ssrd" (any name a catalog variable goes by), or "all": what the layout can hold.
-std::vector<Variable> parseVariables(const std::string& text, SampleLayout layout) {
+std::vector<Variable> parseVariables(const std::string& text, SyntheticLayout layout) {
     const std::vector<std::string> names = commaList(text);
     if (names.empty()) {
         throw UsageError{"--variables needs at least one name (e.g. --variables t2m,d2m,ssrd, or all)"};
     }
     if (names.size() == 1 && names.front() == "all") {
-        return allSampleVariables(layout);
+        return allSyntheticVariables(layout);
     }
     std::vector<Variable> variables;
     for (const std::string& name : names) {
@@ -123,7 +123,7 @@ std::string levelList(const std::vector<double>& levels) {
 
 } // namespace
 
-int runSampleCommand(const std::vector<std::string>& args, std::stop_token stop) {
+int runSynthCommand(const std::vector<std::string>& args, std::stop_token stop) {
     const std::vector<OptionSpec> specs = {
         {"out", "FILE", "file to write (required)"},
         {"hours", "N", "number of hourly time steps (required)"},
@@ -138,28 +138,28 @@ int runSampleCommand(const std::vector<std::string>& args, std::stop_token stop)
         {"levels", "P,Q", "pressure levels in hPa, 1-1000, pressure-level layouts (default 1000,850,500)"},
         {"help", "", "show this help"},
     };
-    const ParsedArgs parsed("sample", specs, args);
+    const ParsedArgs parsed("synth", specs, args);
     if (parsed.flag("help")) {
-        std::cout << kSampleHelp << describeOptions(specs);
+        std::cout << kSynthHelp << describeOptions(specs);
         return kExitOk;
     }
     if (!parsed.positional().empty()) {
-        throw UsageError{"sample takes no positional arguments (got '" + parsed.positional().front() + "')"};
+        throw UsageError{"synth takes no positional arguments (got '" + parsed.positional().front() + "')"};
     }
-    SampleOptions options;
+    SyntheticOptions options;
     const auto out = parsed.value("out");
     if (!out) {
-        throw UsageError{"sample needs --out FILE"};
+        throw UsageError{"synth needs --out FILE"};
     }
     if (!parsed.value("hours")) {
-        throw UsageError{"sample needs --hours N"};
+        throw UsageError{"synth needs --hours N"};
     }
     options.out = *out;
     options.hours = static_cast<int>(parsed.integer("hours", 1, 1, 24 * 366));
     options.seed = static_cast<std::uint64_t>(parsed.integer("seed", 1, 0, 1LL << 53));
     if (const auto region = parsed.value("region")) {
         try {
-            options.region = SampleRegion::parse(*region);
+            options.region = SyntheticRegion::parse(*region);
         } catch (const Error& e) {
             throw UsageError{e.what()};
         }
@@ -168,9 +168,9 @@ int runSampleCommand(const std::vector<std::string>& args, std::stop_token stop)
         options.start = parseStart(*start);
     }
     if (const auto layout = parsed.value("layout")) {
-        const auto parsedLayout = parseSampleLayout(*layout);
+        const auto parsedLayout = parseSyntheticLayout(*layout);
         if (!parsedLayout) {
-            throw UsageError{"--layout takes " + sampleLayoutNames() + ", not '" + *layout + "'"};
+            throw UsageError{"--layout takes " + syntheticLayoutNames() + ", not '" + *layout + "'"};
         }
         options.layout = *parsedLayout;
     }
@@ -182,19 +182,19 @@ int runSampleCommand(const std::vector<std::string>& args, std::stop_token stop)
     }
     // Variables that do not fit the layout, levels out of range: refused before anything is written.
     try {
-        sampleContents(options);
+        syntheticContents(options);
     } catch (const Error& e) {
         throw UsageError{e.what()};
     }
     const auto t0 = std::chrono::steady_clock::now();
     stoppable() = true;
-    const SampleInfo info = writeSample(options, stop);
+    const SyntheticInfo info = writeSynthetic(options, stop);
     stoppable() = false;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     for (const auto& file : info.files) {
         std::cout << "wrote " << file.string() << "\n";
     }
-    std::cout << "SYNTHETIC ERA5-like sample in the " << sampleLayoutName(options.layout)
+    std::cout << "SYNTHETIC ERA5-like file in the " << syntheticLayoutName(options.layout)
               << " layout: " << info.hours << " hour(s) x ";
     if (!info.levels.empty()) {
         std::cout << info.levels.size() << " level(s) (" << levelList(info.levels) << " hPa) x ";

@@ -1,7 +1,7 @@
-// The synthetic sample as GRIB, written through ecCodes as the CDS delivers ERA5 by default.
+// The synthetic file as GRIB, written through ecCodes as the CDS delivers ERA5 by default.
 
 #include "era5/Grib.h"
-#include "era5/SampleInternals.h"
+#include "synth/SyntheticParts.h"
 #include "util/Error.h"
 
 #include <cmath>
@@ -11,7 +11,7 @@
 #include <mutex>
 #include <string>
 
-namespace isobar::sample {
+namespace isobar::synth {
 
 namespace {
 
@@ -153,4 +153,4 @@ void writeGrib(const std::filesystem::path& path, const Job& job, int edition, b
     }
 }
 
-} // namespace isobar::sample
+} // namespace isobar::synth

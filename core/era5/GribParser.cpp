@@ -1,8 +1,8 @@
-// Era5File::open for GRIB (see GribFileBuilder.h): a GRIB file is a sequence of messages, one per
+// Era5File::open for GRIB (see GribParser.h): a GRIB file is a sequence of messages, one per
 // (parameter, date/time, step, level). They become the same picture a NetCDF file gives - variables
 // on one grid, valid times, pressure levels - plus a table of which message holds what.
 
-#include "era5/GribFileBuilder.h"
+#include "era5/GribParser.h"
 
 #include "era5/FileConventions.h"
 #include "era5/GridFit.h"
@@ -44,7 +44,7 @@ std::string gridText(const GribMessage& m) {
 } // namespace
 
 // dataDate (YYYYMMDD) and dataTime (HHMM) as a timestamp.
-PgTimestamp GribFileBuilder::baseTime(const GribMessage& m) {
+PgTimestamp GribParser::baseTime(const GribMessage& m) {
     const long y = m.dataDate / 10000;
     const auto mo = static_cast<unsigned>(m.dataDate / 100 % 100);
     const auto d = static_cast<unsigned>(m.dataDate % 100);
@@ -53,7 +53,7 @@ PgTimestamp GribFileBuilder::baseTime(const GribMessage& m) {
     return pgTimestampFromUnixMicros(days * 86'400LL * kMicrosPerSecond + minutes * 60 * kMicrosPerSecond);
 }
 
-void GribFileBuilder::build() {
+void GribParser::parse() {
     GribScan scan = scanGrib(f_.path_, f_.name_);
     f_.grib_ = std::make_shared<GribContent>();
     grib_ = f_.grib_.get();
@@ -67,7 +67,7 @@ void GribFileBuilder::build() {
     describeFile();
 }
 
-void GribFileBuilder::decideProduct() {
+void GribParser::decideProduct() {
     const auto& messages = grib_->messages;
     bool landClass = false;
     bool byHour = false;
@@ -93,7 +93,7 @@ void GribFileBuilder::decideProduct() {
                    (options_.product == ProductOverride::Auto && landClass);
 }
 
-void GribFileBuilder::readGrid() {
+void GribParser::readGrid() {
     const auto& messages = grib_->messages;
     // The coordinates of the most precise edition (GRIB1 stores millidegrees, GRIB2 microdegrees).
     std::size_t ref = 0;
@@ -169,7 +169,7 @@ void GribFileBuilder::readGrid() {
     }
 }
 
-void GribFileBuilder::findVariables() {
+void GribParser::findVariables() {
     const auto& messages = grib_->messages;
     messageVariable_.assign(messages.size(), kNone);
     std::vector<std::string> found;
@@ -271,7 +271,7 @@ void GribFileBuilder::findVariables() {
     }
 }
 
-PgTimestamp GribFileBuilder::validTime(const GribMessage& m) const {
+PgTimestamp GribParser::validTime(const GribMessage& m) const {
     const PgTimestamp base = baseTime(m);
     const PgTimestamp valid{base.micros + static_cast<std::int64_t>(m.endStep) * kMicrosPerHour};
     if (!f_.monthly_) {
@@ -283,7 +283,7 @@ PgTimestamp GribFileBuilder::validTime(const GribMessage& m) const {
     return monthlyByHour_ ? PgTimestamp{month.micros + hourOfDay(valid) * kMicrosPerHour} : month;
 }
 
-void GribFileBuilder::placeMessages() {
+void GribParser::placeMessages() {
     const auto& messages = grib_->messages;
     std::set<std::int64_t> times;
     std::set<std::int64_t> levels; // thousandths of a hPa
@@ -376,7 +376,7 @@ void GribFileBuilder::placeMessages() {
     }
 }
 
-void GribFileBuilder::describeTiming() {
+void GribParser::describeTiming() {
     const auto& messages = grib_->messages;
     for (std::size_t v = 0; v < f_.variables_.size(); ++v) {
         std::set<long> starts;
@@ -407,7 +407,7 @@ void GribFileBuilder::describeTiming() {
     }
 }
 
-void GribFileBuilder::resolveDuplicate(std::int32_t& slot, std::size_t message) {
+void GribParser::resolveDuplicate(std::int32_t& slot, std::size_t message) {
     const auto& messages = grib_->messages;
     const auto kept = static_cast<std::size_t>(slot);
     const bool keptEra5 = isFinalEra5(messages[kept].expver);
@@ -442,7 +442,7 @@ void GribFileBuilder::resolveDuplicate(std::int32_t& slot, std::size_t message) 
     ++identical_;
 }
 
-void GribFileBuilder::describeFile() {
+void GribParser::describeFile() {
     const auto& messages = grib_->messages;
     std::set<long> editions;
     for (const GribMessage& m : messages) {

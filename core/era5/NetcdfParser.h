@@ -1,7 +1,7 @@
 #pragma once
 
 // The detective work behind Era5File::open, one concern per method; split over
-// Era5FileBuilder.cpp (dimensions, coordinates; GridFit places them), Era5FileVariables.cpp (variables,
+// NetcdfParser.cpp (dimensions, coordinates; GridFit places them), Era5FileVariables.cpp (variables,
 // pressure levels) and Era5FileTime.cpp (time axis, expver, product, layout, chunk cache). Not a public API.
 
 #include "era5/Era5File.h"
@@ -15,15 +15,15 @@
 
 namespace isobar {
 
-class Era5FileBuilder {
+class NetcdfParser {
 public:
-    Era5FileBuilder(Era5File& file, const NetcdfHandle& handle, const OpenOptions& options)
+    NetcdfParser(Era5File& file, const NetcdfHandle& handle, const OpenOptions& options)
         : f_(file)
         , handle_(handle)
         , options_(options)
         , ncid_(handle.id()) {}
 
-    void build() {
+    void parse() {
         readDimensions();
         findTargetVariables();
         readGrid();

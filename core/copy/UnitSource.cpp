@@ -1,4 +1,4 @@
-#include "ingest/UnitSource.h"
+#include "copy/UnitSource.h"
 
 #include <algorithm>
 #include <array>

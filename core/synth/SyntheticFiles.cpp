@@ -1,9 +1,9 @@
-#include "era5/SampleWriter.h"
+#include "synth/SyntheticFiles.h"
 
 #include "era5/Netcdf.h"
-#include "era5/SampleInternals.h"
 #include "era5/TimeUnits.h"
-#include "era5/ZipArchive.h"
+#include "synth/SyntheticParts.h"
+#include "synth/ZipWriter.h"
 #include "util/Error.h"
 #include "util/Format.h"
 
@@ -78,10 +78,11 @@ private:
     std::filesystem::path path_;
 };
 
-constexpr SampleLayout kLayouts[] = {
-    SampleLayout::CdsLegacy, SampleLayout::Cds2024,     SampleLayout::Cds2024Zip, SampleLayout::CdsExpver,
-    SampleLayout::Ncar,      SampleLayout::CdsLegacyPl, SampleLayout::Cds2024Pl,  SampleLayout::CdsGrib,
-    SampleLayout::CdsGrib2,  SampleLayout::CdsGribPl};
+constexpr SyntheticLayout kLayouts[] = {SyntheticLayout::CdsLegacy,  SyntheticLayout::Cds2024,
+                                        SyntheticLayout::Cds2024Zip, SyntheticLayout::CdsExpver,
+                                        SyntheticLayout::Ncar,       SyntheticLayout::CdsLegacyPl,
+                                        SyntheticLayout::Cds2024Pl,  SyntheticLayout::CdsGrib,
+                                        SyntheticLayout::CdsGrib2,   SyntheticLayout::CdsGribPl};
 
 // z is in both of ERA5's products: at single levels the surface's geopotential (orography), on
 // pressure levels each level's.
@@ -107,55 +108,55 @@ std::string shortNames(const std::vector<Variable>& variables) {
 
 } // namespace
 
-std::optional<SampleLayout> parseSampleLayout(std::string_view name) {
-    for (SampleLayout l : kLayouts) {
-        if (sampleLayoutName(l) == name) {
+std::optional<SyntheticLayout> parseSyntheticLayout(std::string_view name) {
+    for (SyntheticLayout l : kLayouts) {
+        if (syntheticLayoutName(l) == name) {
             return l;
         }
     }
     return std::nullopt;
 }
 
-std::string_view sampleLayoutName(SampleLayout layout) {
+std::string_view syntheticLayoutName(SyntheticLayout layout) {
     switch (layout) {
-    case SampleLayout::CdsLegacy:
+    case SyntheticLayout::CdsLegacy:
         return "cds-legacy";
-    case SampleLayout::Cds2024:
+    case SyntheticLayout::Cds2024:
         return "cds-2024";
-    case SampleLayout::Cds2024Zip:
+    case SyntheticLayout::Cds2024Zip:
         return "cds-2024-zip";
-    case SampleLayout::CdsExpver:
+    case SyntheticLayout::CdsExpver:
         return "cds-expver";
-    case SampleLayout::Ncar:
+    case SyntheticLayout::Ncar:
         return "ncar";
-    case SampleLayout::CdsLegacyPl:
+    case SyntheticLayout::CdsLegacyPl:
         return "cds-legacy-pl";
-    case SampleLayout::Cds2024Pl:
+    case SyntheticLayout::Cds2024Pl:
         return "cds-2024-pl";
-    case SampleLayout::CdsGrib:
+    case SyntheticLayout::CdsGrib:
         return "cds-grib";
-    case SampleLayout::CdsGrib2:
+    case SyntheticLayout::CdsGrib2:
         return "cds-grib2";
-    case SampleLayout::CdsGribPl:
+    case SyntheticLayout::CdsGribPl:
         return "cds-grib-pl";
     }
     return "cds-legacy";
 }
 
-std::string sampleLayoutNames() {
+std::string syntheticLayoutNames() {
     std::string out;
-    for (SampleLayout l : kLayouts) {
-        out += (out.empty() ? "" : ", ") + std::string(sampleLayoutName(l));
+    for (SyntheticLayout l : kLayouts) {
+        out += (out.empty() ? "" : ", ") + std::string(syntheticLayoutName(l));
     }
     return out;
 }
 
-bool isPressureLevelLayout(SampleLayout layout) {
-    return layout == SampleLayout::CdsLegacyPl || layout == SampleLayout::Cds2024Pl ||
-           layout == SampleLayout::CdsGribPl;
+bool isPressureLevelLayout(SyntheticLayout layout) {
+    return layout == SyntheticLayout::CdsLegacyPl || layout == SyntheticLayout::Cds2024Pl ||
+           layout == SyntheticLayout::CdsGribPl;
 }
 
-std::vector<Variable> defaultSampleVariables(SampleLayout layout) {
+std::vector<Variable> defaultSyntheticVariables(SyntheticLayout layout) {
     if (isPressureLevelLayout(layout)) {
         std::vector<Variable> out;
         for (std::string_view name : {"t", "u", "v", "z", "q", "r"}) {
@@ -166,31 +167,31 @@ std::vector<Variable> defaultSampleVariables(SampleLayout layout) {
     return {kSeedVariables.begin(), kSeedVariables.end()};
 }
 
-std::vector<double> defaultSampleLevels(SampleLayout layout) {
+std::vector<double> defaultSyntheticLevels(SyntheticLayout layout) {
     if (!isPressureLevelLayout(layout)) {
         return {};
     }
     return {1000.0, 850.0, 500.0};
 }
 
-std::vector<Variable> allSampleVariables(SampleLayout layout) {
+std::vector<Variable> allSyntheticVariables(SyntheticLayout layout) {
     std::vector<Variable> out;
     for (Variable v : allVariables()) {
         const VariableSpec& s = spec(v);
         const bool fits = isPressureLevelLayout(layout) ? s.pressureLevels : onSingleLevels(s);
-        if (fits && (layout != SampleLayout::Ncar || !s.ncarName.empty())) {
+        if (fits && (layout != SyntheticLayout::Ncar || !s.ncarName.empty())) {
             out.push_back(v);
         }
     }
     return out;
 }
 
-SampleContents sampleContents(const SampleOptions& options) {
-    const SampleLayout layout = options.layout;
-    const std::string layoutName(sampleLayoutName(layout));
+SyntheticContents syntheticContents(const SyntheticOptions& options) {
+    const SyntheticLayout layout = options.layout;
+    const std::string layoutName(syntheticLayoutName(layout));
     const bool pressure = isPressureLevelLayout(layout);
-    SampleContents contents;
-    contents.variables = options.variables.empty() ? defaultSampleVariables(layout) : options.variables;
+    SyntheticContents contents;
+    contents.variables = options.variables.empty() ? defaultSyntheticVariables(layout) : options.variables;
     for (std::size_t i = 0; i < contents.variables.size(); ++i) {
         const Variable v = contents.variables[i];
         const VariableSpec& s = spec(v);
@@ -203,7 +204,7 @@ SampleContents sampleContents(const SampleOptions& options) {
             throw Error("--variables: " + name + " (" + std::string(s.longName) +
                         ") is a single-level variable; the " + layoutName +
                         " layout holds pressure-level variables only (" +
-                        shortNames(allSampleVariables(layout)) + ")");
+                        shortNames(allSyntheticVariables(layout)) + ")");
         }
         if (!pressure && !onSingleLevels(s)) {
             throw Error("--variables: " + name + " (" + std::string(s.longName) +
@@ -211,7 +212,7 @@ SampleContents sampleContents(const SampleOptions& options) {
                         " layout holds single-level variables only - use --layout cds-legacy-pl or "
                         "cds-2024-pl for it");
         }
-        if (layout == SampleLayout::Ncar && s.ncarName.empty()) {
+        if (layout == SyntheticLayout::Ncar && s.ncarName.empty()) {
             throw Error("--variables: " + name + " (" + std::string(s.longName) +
                         ") is not among NCAR RDA ds633.0's files (the catalog has no NCAR name for it); "
                         "write it in another layout");
@@ -225,13 +226,13 @@ SampleContents sampleContents(const SampleOptions& options) {
         }
         return contents;
     }
-    contents.levels = options.levels.empty() ? defaultSampleLevels(layout) : options.levels;
+    contents.levels = options.levels.empty() ? defaultSyntheticLevels(layout) : options.levels;
     for (double hPa : contents.levels) {
         if (!(hPa >= 1.0 && hPa <= 1000.0)) {
             throw Error("--levels: " + formatCoordinate(hPa) +
                         " hPa is not one of ERA5's pressure levels (1 to 1000 hPa)");
         }
-        if ((layout == SampleLayout::CdsLegacyPl || layout == SampleLayout::CdsGribPl) &&
+        if ((layout == SyntheticLayout::CdsLegacyPl || layout == SyntheticLayout::CdsGribPl) &&
             hPa != std::round(hPa)) {
             throw Error("--levels: " + formatCoordinate(hPa) + " hPa is not a whole number of hPa, as the " +
                         layoutName + " layout stores levels (int32 millibars)");
@@ -239,7 +240,7 @@ SampleContents sampleContents(const SampleOptions& options) {
     }
     // As the CDS writes them: grib_to_netcdf from the top down in pressure (1, 2, ... 1000), cfgrib
     // from the surface up (1000, 975, ... 1).
-    if (layout == SampleLayout::CdsLegacyPl || layout == SampleLayout::CdsGribPl) {
+    if (layout == SyntheticLayout::CdsLegacyPl || layout == SyntheticLayout::CdsGribPl) {
         std::sort(contents.levels.begin(), contents.levels.end());
     } else {
         std::sort(contents.levels.begin(), contents.levels.end(), std::greater<>());
@@ -251,7 +252,7 @@ SampleContents sampleContents(const SampleOptions& options) {
     return contents;
 }
 
-SampleRegion SampleRegion::parse(std::string_view text) {
+SyntheticRegion SyntheticRegion::parse(std::string_view text) {
     std::array<double, 4> v{};
     size_t part = 0;
     size_t pos = 0;
@@ -268,7 +269,7 @@ SampleRegion SampleRegion::parse(std::string_view text) {
     if (part != 4 || text.find(',', pos) != std::string_view::npos) {
         throw Error("--region '" + std::string(text) + "': expected four numbers LAT0,LAT1,LON0,LON1");
     }
-    SampleRegion r{v[0], v[1], v[2], v[3]};
+    SyntheticRegion r{v[0], v[1], v[2], v[3]};
     for (double lat : {r.latitude0, r.latitude1}) {
         if (lat < -90.0 || lat > 90.0) {
             throw Error("--region: latitude " + std::to_string(lat) + " is outside -90..90");
@@ -288,12 +289,12 @@ SampleRegion SampleRegion::parse(std::string_view text) {
     return r;
 }
 
-SampleInfo writeSample(const SampleOptions& options, const std::stop_token& stop) {
+SyntheticInfo writeSynthetic(const SyntheticOptions& options, const std::stop_token& stop) {
     if (options.hours < 1) {
         throw Error("--hours must be at least 1");
     }
-    const SampleRegion& r = options.region;
-    sample::Grid grid;
+    const SyntheticRegion& r = options.region;
+    synth::Grid grid;
     // Latitude descending, as the CDS writes it.
     grid.latitudes = axis(std::max(r.latitude0, r.latitude1), std::min(r.latitude0, r.latitude1), kStep);
     double west = r.longitude0;
@@ -319,49 +320,49 @@ SampleInfo writeSample(const SampleOptions& options, const std::stop_token& stop
     const std::int64_t hoursSince1900 =
         (unixMicrosFromPgTimestamp(options.start) / kMicrosPerSecond - daysFromCivil(1900, 1, 1) * 86400) /
         3600;
-    SampleContents contents = sampleContents(options);
-    const sample::SyntheticWeather weather(options.seed, grid);
-    const sample::Job job{grid,           weather, hoursSince1900, options.hours, stop, contents.variables,
-                          contents.levels};
+    SyntheticContents contents = syntheticContents(options);
+    const synth::SyntheticWeather weather(options.seed, grid);
+    const synth::Job job{grid,           weather, hoursSince1900, options.hours, stop, contents.variables,
+                         contents.levels};
 
-    SampleInfo info{
+    SyntheticInfo info{
         grid.latitudes.size(), grid.longitudes.size(), static_cast<size_t>(options.hours), options.start, {},
         contents.variables,    contents.levels};
     const std::filesystem::path& out = options.out;
     switch (options.layout) {
-    case SampleLayout::CdsLegacy:
-    case SampleLayout::CdsExpver:
-    case SampleLayout::CdsLegacyPl: {
+    case SyntheticLayout::CdsLegacy:
+    case SyntheticLayout::CdsExpver:
+    case SyntheticLayout::CdsLegacyPl: {
         PartialFile part(out.string() + ".part");
-        sample::writeClassic(part.path(), job, options.layout == SampleLayout::CdsExpver);
+        synth::writeClassic(part.path(), job, options.layout == SyntheticLayout::CdsExpver);
         part.commitTo(out);
         info.files.push_back(out);
         break;
     }
-    case SampleLayout::Cds2024:
-    case SampleLayout::Cds2024Pl: {
+    case SyntheticLayout::Cds2024:
+    case SyntheticLayout::Cds2024Pl: {
         PartialFile part(out.string() + ".part");
-        sample::writeCf2024(part.path(), job, job.variables);
+        synth::writeCf2024(part.path(), job, job.variables);
         part.commitTo(out);
         info.files.push_back(out);
         break;
     }
-    case SampleLayout::CdsGrib:
-    case SampleLayout::CdsGrib2:
-    case SampleLayout::CdsGribPl: {
+    case SyntheticLayout::CdsGrib:
+    case SyntheticLayout::CdsGrib2:
+    case SyntheticLayout::CdsGribPl: {
         PartialFile part(out.string() + ".part");
-        sample::writeGrib(part.path(), job, options.layout == SampleLayout::CdsGrib2 ? 2 : 1,
-                          options.layout != SampleLayout::CdsGrib2);
+        synth::writeGrib(part.path(), job, options.layout == SyntheticLayout::CdsGrib2 ? 2 : 1,
+                         options.layout != SyntheticLayout::CdsGrib2);
         part.commitTo(out);
         info.files.push_back(out);
         break;
     }
-    case SampleLayout::Cds2024Zip: {
+    case SyntheticLayout::Cds2024Zip: {
         // As the new CDS answers a request mixing instant and accumulated variables: one member per
         // GRIB step type (instant, accum, avg, max, min), those the request has.
         std::vector<std::string> stepTypes;
         for (Variable v : job.variables) {
-            const std::string stepType(sample::stepTypeOf(spec(v)));
+            const std::string stepType(synth::stepTypeOf(spec(v)));
             if (std::find(stepTypes.begin(), stepTypes.end(), stepType) == stepTypes.end()) {
                 stepTypes.push_back(stepType);
             }
@@ -371,9 +372,9 @@ SampleInfo writeSample(const SampleOptions& options, const std::stop_token& stop
         for (const std::string& stepType : stepTypes) {
             std::vector<Variable> group;
             std::copy_if(job.variables.begin(), job.variables.end(), std::back_inserter(group),
-                         [&](Variable v) { return sample::stepTypeOf(spec(v)) == stepType; });
+                         [&](Variable v) { return synth::stepTypeOf(spec(v)) == stepType; });
             members.push_back(std::make_unique<PartialFile>(out.string() + "." + stepType + ".part"));
-            sample::writeCf2024(members.back()->path(), job, group);
+            synth::writeCf2024(members.back()->path(), job, group);
             entries.emplace_back("data_stream-oper_stepType-" + stepType + ".nc", members.back()->path());
         }
         PartialFile zip(out.string() + ".part");
@@ -382,10 +383,10 @@ SampleInfo writeSample(const SampleOptions& options, const std::stop_token& stop
         info.files.push_back(out);
         break;
     }
-    case SampleLayout::Ncar: {
+    case SyntheticLayout::Ncar: {
         std::int64_t first = hoursSince1900;
         int hours = options.hours;
-        info.files = sample::writeNcar(out, job, first, hours);
+        info.files = synth::writeNcar(out, job, first, hours);
         info.hours = static_cast<size_t>(hours);
         info.start =
             pgTimestampFromUnixMicros((first * 3600 + daysFromCivil(1900, 1, 1) * 86400) * kMicrosPerSecond);

@@ -1,6 +1,7 @@
 #pragma once
 
-// Shared by the synthetic sample writers (SampleWriter.cpp, SampleLayouts.cpp); not a public API.
+// Shared by the writers of synthetic files (SyntheticFiles.cpp, SyntheticLayouts.cpp, SyntheticGrib.cpp); not
+// a public API.
 
 #include "domain/Variable.h"
 #include "util/Error.h"
@@ -14,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-namespace isobar::sample {
+namespace isobar::synth {
 
 struct Grid {
     std::vector<double> latitudes;  // north to south
@@ -115,4 +116,4 @@ void forEachVariable(const Job& job, const std::vector<Variable>& variables, std
 // `padded`: each message padded with NULs to a multiple of 120 bytes, as the legacy CDS writes GRIB1.
 void writeGrib(const std::filesystem::path& path, const Job& job, int edition, bool padded);
 
-} // namespace isobar::sample
+} // namespace isobar::synth

@@ -1,4 +1,4 @@
-#include "ingest/StorageCheck.h"
+#include "ingest/RoomCheck.h"
 
 #include "util/Error.h"
 #include "util/Format.h"

@@ -17,12 +17,12 @@ namespace isobar {
 // class, not a fork of the engine. One COPY per transaction (the file method: one per file), fed unit
 // by unit: begin(), send() each unit's rows, finish(). One instance per worker: an instance may keep
 // per-worker state.
-class WriteMethod {
+class Transport {
 public:
     // Told as data leaves: bytes handed over and (an estimate of) the rows they hold.
     using Progress = std::function<void(std::uint64_t bytes, std::uint64_t rows)>;
 
-    virtual ~WriteMethod() = default;
+    virtual ~Transport() = default;
 
     // Starts the COPY on `conn` (binary format; the method writes the header). Throws DbError.
     virtual void begin(Connection& conn) = 0;
@@ -47,14 +47,14 @@ constexpr std::uint64_t kRowsPerServerFile = 500'000;
 
 // COPY ... FROM STDIN (FORMAT binary), in chunks so a cancel is noticed quickly.
 // `copySql` is the whole statement.
-std::unique_ptr<WriteMethod> makeStreamWrite(std::string copySql);
+std::unique_ptr<Transport> makeStreamTransport(std::string copySql);
 
 // For a server on this machine that may read the client's files: the rows are written to two
 // files next to `file` (its name with -a and -b), used in turns, each closed once it holds
 // `rowsPerFile` rows or more, which the server reads with COPY ... FROM 'file': no socket, no
 // protocol. While the server reads one file the worker writes the next. `copyFromSql` is the
 // statement up to FROM ("COPY t (cols) FROM "); the quoted path and options follow.
-std::unique_ptr<WriteMethod> makeServerFileWrite(std::string copyFromSql, const std::filesystem::path& file,
-                                                 std::uint64_t rowsPerFile = kRowsPerServerFile);
+std::unique_ptr<Transport> makeServerFileTransport(std::string copyFromSql, const std::filesystem::path& file,
+                                                   std::uint64_t rowsPerFile = kRowsPerServerFile);
 
 } // namespace isobar

@@ -1,7 +1,7 @@
-// The synthetic weather of the samples (SampleInternals.h): a formula per variable, plausible and the
+// The synthetic weather of the synthetic files (SyntheticParts.h): a formula per variable, plausible and the
 // same for the same seed in every layout.
 
-#include "era5/SampleInternals.h"
+#include "synth/SyntheticParts.h"
 #include "util/Format.h"
 
 #include <algorithm>
@@ -14,7 +14,7 @@
 
 namespace isobar {
 
-namespace sample {
+namespace synth {
 
 namespace {
 
@@ -664,6 +664,6 @@ std::string nowStamp() {
     return formatUtcNow("%Y-%m-%d %H:%M:%S GMT");
 }
 
-} // namespace sample
+} // namespace synth
 
 } // namespace isobar

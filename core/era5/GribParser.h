@@ -1,7 +1,7 @@
 #pragma once
 
 // Era5File::open for GRIB files: the messages grouped into the file's variables, valid times and
-// pressure levels, on one grid. Split over GribFileBuilder.cpp (grid, variables, times, table,
+// pressure levels, on one grid. Split over GribParser.cpp (grid, variables, times, table,
 // product) and GribFileChecks.cpp (refusals, message names). Not a public API.
 
 #include "era5/Era5File.h"
@@ -12,13 +12,13 @@
 
 namespace isobar {
 
-class GribFileBuilder {
+class GribParser {
 public:
-    GribFileBuilder(Era5File& file, const OpenOptions& options)
+    GribParser(Era5File& file, const OpenOptions& options)
         : f_(file)
         , options_(options) {}
 
-    void build();
+    void parse();
 
 private:
     [[noreturn]] void fail(const std::string& why) const { throw Error(f_.name_ + ": " + why); }
