@@ -1,6 +1,7 @@
 // Maps of what a file holds and of what a table holds: the picture's colours, the Files tab's map,
 // the table map after a load (equal to the file's), a point's series (equal to the loaded rows),
-// a read the server would answer by a full scan, and isobar-cli inspect --map.
+// a read the server would answer by a full scan, a long read stopped or left by closing, and
+// isobar-cli inspect --map.
 
 #include "FileMapPanel.h"
 #include "MapImage.h"
@@ -13,7 +14,9 @@
 #include "era5/FieldReader.h"
 
 #include <QChartView>
+#include <QElapsedTimer>
 #include <QLineSeries>
+#include <QPointer>
 #include <QProcess>
 
 #include <cmath>
@@ -410,6 +413,82 @@ private slots:
         QVERIFY(settle([&gone] { return gone.busy(); }));
         QVERIFY2(gone.view()->message().contains("never_loaded does not exist"),
                  qPrintable(gone.view()->message()));
+    }
+
+    // A read the user accepted may take long (a big table without the index its filter needs, a
+    // server that is busy). Stop ends it on the server and says so, without an error; closing the
+    // dialog meanwhile returns at once, and the server's query is cancelled, not left to run its
+    // course. The read is made slow by a view whose rows wait 60 s (pg_sleep) before the first.
+    void closingDuringALongReadReturnsAtOnce() {
+        auto w = window();
+        QVERIFY(addFiles(*w, {gradient_}));
+        w->targetPanel()->tableEdit()->setText("sleepy_source");
+        auto report = runToEnd(*w);
+        QVERIFY(report.has_value());
+        QCOMPARE(QString::fromStdString(report->status), QString("completed"));
+        Connection conn = cluster_->connect();
+        conn.exec("DROP VIEW IF EXISTS sleepy");
+        conn.exec("DROP TABLE IF EXISTS sleepy_rows");
+        conn.exec("CREATE TABLE sleepy_rows AS SELECT * FROM sleepy_source"); // no index: a full scan
+        conn.exec(
+            "CREATE VIEW sleepy AS SELECT * FROM sleepy_rows WHERE (SELECT count(*) FROM pg_sleep(60)) = 1");
+        report->table = "public.sleepy";
+        // The dialog's sessions, and its map reads running on the server.
+        const auto backends = [&conn] {
+            return count(conn, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'isobar map'");
+        };
+        const auto reading = [&conn] {
+            return count(conn, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'isobar map' "
+                               "AND state = 'active' AND query LIKE 'SELECT location_id, %'");
+        };
+
+        w->openTableMap(*report);
+        QPointer<TableMapDialog> dialog = w->mapDialog();
+        QVERIFY(dialog != nullptr);
+        dialog->setScanLimit(0);
+        QVERIFY(settle([dialog] { return dialog->busy(); }));
+        QVERIFY2(!dialog->anywayButton()->isHidden(), qPrintable(dialog->view()->message()));
+        QVERIFY(!dialog->stopButton()->isEnabled());
+        dialog->anywayButton()->click(); // the user accepts the read
+        QTRY_COMPARE_WITH_TIMEOUT(reading(), std::uint64_t(1), kSlowMs);
+        QVERIFY(dialog->busy());
+        QVERIFY(dialog->stopButton()->isEnabled());
+
+        // Stop: the query ends on the server long before its 60 s; no error, Read again offered.
+        QElapsedTimer clock;
+        clock.start();
+        dialog->stopButton()->click();
+        QVERIFY(!dialog->busy());
+        QVERIFY(!dialog->stopButton()->isEnabled());
+        QTRY_COMPARE_WITH_TIMEOUT(reading(), std::uint64_t(0), 20'000);
+        QVERIFY2(clock.elapsed() < 20'000, qPrintable(QString::number(clock.elapsed())));
+        QTest::qWait(300); // what the cancelled read threw would have arrived by now
+        QVERIFY2(dialog->statusLabel()->text().startsWith("Stopped"),
+                 qPrintable(dialog->statusLabel()->text()));
+        QVERIFY2(!dialog->view()->message().contains("cancel", Qt::CaseInsensitive) &&
+                     !dialog->view()->message().startsWith("No map"),
+                 qPrintable(dialog->view()->message()));
+        QVERIFY(dialog->view()->field() == nullptr);
+        QVERIFY(!dialog->anywayButton()->isHidden());
+        QCOMPARE(dialog->anywayButton()->text(), QString("Read &again"));
+
+        // Read again, and close the dialog while it reads: closing does not wait for the query.
+        dialog->anywayButton()->click();
+        QTRY_COMPARE_WITH_TIMEOUT(reading(), std::uint64_t(1), kSlowMs);
+        QVERIFY(dialog->busy());
+        clock.restart();
+        dialog->close(); // the window's map is deleted on close
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+        const qint64 closing = clock.elapsed();
+        QVERIFY(dialog.isNull());
+        qInfo("closing the map during its read took %lld ms", static_cast<long long>(closing));
+        QVERIFY2(closing < 2'000, qPrintable(QString::number(closing)));
+        // The server's query was cancelled: the read's connection is closed once its job has ended,
+        // which the query's 60 s would otherwise have held up.
+        QTRY_COMPARE_WITH_TIMEOUT(backends(), std::uint64_t(0), 20'000);
+        const qint64 gone = clock.elapsed();
+        qInfo("the read's session left the server %lld ms after the close", static_cast<long long>(gone));
+        QVERIFY2(gone < 20'000, qPrintable(QString::number(gone)));
     }
 
     // isobar-cli inspect --map writes the picture headless; bad options are named.

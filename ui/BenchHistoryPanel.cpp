@@ -2,7 +2,6 @@
 
 #include "BenchRunner.h"
 #include "Format.h"
-#include "GuiThread.h"
 
 #include <QDesktopServices>
 #include <QDir>
@@ -11,11 +10,9 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
-#include <QPointer>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QTableWidget>
-#include <QThreadPool>
 #include <QVBoxLayout>
 
 namespace isobar::ui {
@@ -25,7 +22,8 @@ BenchHistoryPanel::BenchHistoryPanel(QWidget* parent)
     , openUrl_([](const QUrl& url) { return QDesktopServices::openUrl(url); })
     , list_(new QTableWidget(0, 3))
     , openHtml_(new QPushButton(tr("Open &HTML")))
-    , export_(new QPushButton(tr("E&xport..."))) {
+    , export_(new QPushButton(tr("E&xport...")))
+    , reading_(this, JobPool::Files) {
     list_->setHorizontalHeaderLabels({tr("Started (UTC)"), tr("Bench"), tr("Status")});
     list_->verticalHeader()->hide();
     list_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -58,32 +56,17 @@ BenchHistoryPanel::BenchHistoryPanel(QWidget* parent)
     export_->setEnabled(false);
 }
 
-BenchHistoryPanel::~BenchHistoryPanel() {
-    ++job_;
-}
-
 void BenchHistoryPanel::setOpenUrl(std::function<bool(const QUrl&)> open) {
     openUrl_ = std::move(open);
 }
 
 void BenchHistoryPanel::refresh(const QString& path) {
-    const quint64 job = ++job_;
-    QPointer<BenchHistoryPanel> self(this);
-    // Thread boundary: reading and parsing every report happens on the pool; the list comes back
-    // to the GUI thread unless a newer refresh superseded it.
-    QThreadPool::globalInstance()->start([self, job, path] {
-        std::vector<BenchReportEntry> entries;
-        try {
-            entries = listBenchReports(benchReportDirectory());
-        } catch (const std::exception&) {
-            // No directory yet (no bench has run): an empty list.
-        }
-        postToGui([self, job, path, entries = std::move(entries)]() mutable {
-            if (self && self->job_ == job) {
-                self->show(std::move(entries), path);
-            }
-        });
-    });
+    // Thread boundary: reading and parsing every report happens on the pool; the list comes back.
+    reading_.start([] { return listBenchReports(benchReportDirectory()); },
+                   [this, path](std::vector<BenchReportEntry> entries) { show(std::move(entries), path); },
+                   [this, path](const JobError&) {
+                       show({}, path); // no directory yet (no bench has run): an empty list
+                   });
 }
 
 void BenchHistoryPanel::show(std::vector<BenchReportEntry> entries, const QString& path) {

@@ -4,6 +4,8 @@
 #include "bench/BenchReport.h"
 #endif
 
+#include "BackgroundJobs.h"
+
 #include <QUrl>
 #include <QWidget>
 
@@ -22,7 +24,6 @@ class BenchHistoryPanel : public QWidget {
 
 public:
     explicit BenchHistoryPanel(QWidget* parent = nullptr);
-    ~BenchHistoryPanel() override;
 
     // Reads the reports again; selects `path` (a report's JSON file) once listed, else keeps
     // the selection (the newest when there was none).
@@ -60,7 +61,7 @@ private:
     QPushButton* openHtml_;
     QPushButton* export_;
     std::vector<BenchReportEntry> reports_;
-    quint64 job_ = 0; // the reading whose result counts
+    JobTracker reading_; // of the reports; a refresh supersedes it
 };
 
 } // namespace isobar::ui

@@ -5,9 +5,6 @@
 #include "util/Error.h"
 #include "util/Format.h"
 
-#include <QCoreApplication>
-#include <QEvent>
-
 #include <chrono>
 
 namespace isobar::ui {
@@ -78,85 +75,84 @@ QString benchKindTitle(const std::string& key) {
 
 BenchRunner::BenchRunner(QObject* parent)
     : QObject(parent)
-    , progress_(std::make_shared<Progress>()) {
+    , progress_(std::make_shared<Progress>())
+    , run_(this) {
     qRegisterMetaType<BenchReport>();
 }
 
-BenchRunner::~BenchRunner() {
-    if (thread_.joinable()) {
-        thread_.request_stop();
-        thread_.join();
-    }
-}
+BenchRunner::~BenchRunner() = default;
 
 bool BenchRunner::start(const BenchRequest& request) {
-    if (running_) {
+    if (run_.isRunning()) {
         return false;
-    }
-    if (thread_.joinable()) {
-        thread_.join(); // the previous bench's thread, already done
     }
     request_ = std::make_unique<BenchRequest>(request);
     progress_ = std::make_shared<Progress>();
-    running_ = true;
-    // Thread boundary: the whole bench - the embedded cluster's start, the bench, writing its
-    // report - runs here. Only copies reach the GUI thread, posted to this object (Qt drops
-    // them if it is gone; the destructor joins first anyway).
-    thread_ = std::jthread([this](std::stop_token stop) {
-        BenchRequest& r = *request_;
-        const std::string started = formatUtcNow("%Y-%m-%dT%H:%M:%SZ");
-        const auto begin = std::chrono::steady_clock::now();
-        const BenchProgress progress = [this](const std::string& step, double done) {
-            report(step, done);
-        };
-        BenchReport result;
-        try {
-            const std::string conninfo =
-                r.connection.embedded ? startEmbeddedCluster() : r.connection.conninfo;
-            switch (r.kind) {
-            case Kind::Methods:
-                r.methods.conninfo = conninfo;
-                result = benchmarkMethods(r.methods, progress, stop);
-                break;
-            case Kind::Matrix:
-                r.matrix.conninfo = conninfo;
-                result = benchmarkMatrix(r.matrix, progress, stop);
-                break;
-            case Kind::Queries:
-                r.queries.conninfo = conninfo;
-                if (r.restartEmbedded && r.connection.embedded) {
-                    // Empties the server's buffers for the cold runs; every other connection to
-                    // the embedded cluster is ended by it (the user was told so).
-                    r.queries.restartServer = [] {
-                        LocalCluster cluster(embeddedClusterOptions());
-                        cluster.stop();
-                        cluster.start();
-                    };
+    const std::string started = formatUtcNow("%Y-%m-%dT%H:%M:%SZ");
+    // The whole bench - the embedded cluster's start, the bench, writing its report - runs on the
+    // run's thread. Only copies reach the GUI thread.
+    return run_.start(
+        [this, started](const std::stop_token& stop) -> RunThread::End {
+            BenchRequest& r = *request_;
+            const auto begin = std::chrono::steady_clock::now();
+            const BenchProgress progress = [this](const std::string& step, double done) {
+                report(step, done);
+            };
+            BenchReport result;
+            try {
+                const std::string conninfo =
+                    r.connection.embedded ? startEmbeddedCluster() : r.connection.conninfo;
+                switch (r.kind) {
+                case Kind::Methods:
+                    r.methods.conninfo = conninfo;
+                    result = benchmarkMethods(r.methods, progress, stop);
+                    break;
+                case Kind::Matrix:
+                    r.matrix.conninfo = conninfo;
+                    result = benchmarkMatrix(r.matrix, progress, stop);
+                    break;
+                case Kind::Queries:
+                    r.queries.conninfo = conninfo;
+                    if (r.restartEmbedded && r.connection.embedded) {
+                        // Empties the server's buffers for the cold runs; every other connection to
+                        // the embedded cluster is ended by it (the user was told so).
+                        r.queries.restartServer = [] {
+                            LocalCluster cluster(embeddedClusterOptions());
+                            cluster.stop();
+                            cluster.start();
+                        };
+                    }
+                    result = benchmarkQueries(r.queries, progress, stop);
+                    break;
                 }
-                result = benchmarkQueries(r.queries, progress, stop);
-                break;
+            } catch (const Cancelled&) {
+                const std::chrono::duration<double> took = std::chrono::steady_clock::now() - begin;
+                result = endedEarly(r, started, took.count(), "cancelled", {});
+            } catch (const std::exception& e) {
+                const std::chrono::duration<double> took = std::chrono::steady_clock::now() - begin;
+                result = endedEarly(r, started, took.count(), "failed", e.what());
             }
-        } catch (const Cancelled&) {
-            const std::chrono::duration<double> took = std::chrono::steady_clock::now() - begin;
-            result = endedEarly(r, started, took.count(), "cancelled", {});
-        } catch (const std::exception& e) {
-            const std::chrono::duration<double> took = std::chrono::steady_clock::now() - begin;
-            result = endedEarly(r, started, took.count(), "failed", e.what());
-        }
-        if (result.command.empty()) {
-            result.command = "Isobar desktop, Benchmarks tab";
-        }
-        QString path;
-        QString problem;
-        try {
-            path = QString::fromStdString(writeBenchReport(result, benchReportDirectory()).string());
-        } catch (const std::exception& e) {
-            problem = QString::fromStdString(e.what());
-        }
-        QMetaObject::invokeMethod(
-            this, [this, result, path, problem] { finish(result, path, problem); }, Qt::QueuedConnection);
-    });
-    return true;
+            if (result.command.empty()) {
+                result.command = "Isobar desktop, Benchmarks tab";
+            }
+            QString path;
+            QString problem;
+            try {
+                path = QString::fromStdString(writeBenchReport(result, benchReportDirectory()).string());
+            } catch (const std::exception& e) {
+                problem = QString::fromStdString(e.what());
+            }
+            return [this, result, path, problem] {
+                emit ended(result, path, problem);
+            };
+        },
+        [this, started](const std::string& why) -> RunThread::End {
+            // The bench's own failures are in its report; this is what broke around it.
+            const BenchReport result = endedEarly(*request_, started, 0, "failed", why);
+            return [this, result, why = QString::fromStdString(why)] {
+                emit ended(result, {}, tr("no report: %1").arg(why));
+            };
+        });
 }
 
 void BenchRunner::report(const std::string& step, double done) {
@@ -170,44 +166,27 @@ void BenchRunner::report(const std::string& step, double done) {
     if (p->posted.exchange(true)) {
         return;
     }
-    QMetaObject::invokeMethod(
-        this,
-        [this, p] {
-            std::string newest;
-            double share = 0;
-            {
-                const std::lock_guard lock(p->mutex);
-                p->posted = false;
-                newest = p->step;
-                share = p->done;
-            }
-            if (running_) {
-                emit progressed(QString::fromStdString(newest), share);
-            }
-        },
-        Qt::QueuedConnection);
+    run_.post([this, p] {
+        std::string newest;
+        double share = 0;
+        {
+            const std::lock_guard lock(p->mutex);
+            p->posted = false;
+            newest = p->step;
+            share = p->done;
+        }
+        if (run_.isRunning()) {
+            emit progressed(QString::fromStdString(newest), share);
+        }
+    });
 }
 
 void BenchRunner::cancel() {
-    if (running_) {
-        thread_.request_stop();
-    }
+    run_.cancel();
 }
 
 void BenchRunner::wait() {
-    if (thread_.joinable()) {
-        thread_.join();
-    }
-    // Deliver what the finished bench posted, `ended` included, before returning.
-    QCoreApplication::sendPostedEvents(this, QEvent::MetaCall);
-}
-
-void BenchRunner::finish(const BenchReport& report, const QString& path, const QString& problem) {
-    if (thread_.joinable()) {
-        thread_.join(); // it posted this as its last act
-    }
-    running_ = false;
-    emit ended(report, path, problem);
+    run_.wait();
 }
 
 } // namespace isobar::ui

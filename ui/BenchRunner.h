@@ -1,5 +1,6 @@
 #pragma once
 
+#include "RunThread.h"
 #include "TargetCheck.h"
 
 #ifndef Q_MOC_RUN // moc 6.4 cannot parse some C++20 standard headers the core pulls in
@@ -12,7 +13,6 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
-#include <thread>
 
 Q_DECLARE_METATYPE(isobar::BenchReport)
 
@@ -38,9 +38,9 @@ QString benchKindTitle(BenchRequest::Kind kind);
 // "Loading methods" for a report's kind; the kind itself for one the tab does not run.
 QString benchKindTitle(const std::string& key);
 
-// Runs one bench at a time on a thread of its own and writes its report where bench reports
-// are kept, whatever the end (a bench that throws leaves a report saying why). What the bench
-// says comes out as signals on the GUI thread.
+// Runs one bench at a time on a thread of its own (a RunThread) and writes its report where bench
+// reports are kept, whatever the end (a bench that throws leaves a report saying why). What the
+// bench says comes out as signals on the GUI thread.
 class BenchRunner : public QObject {
     Q_OBJECT
 
@@ -50,7 +50,7 @@ public:
     // restored, before this returns.
     ~BenchRunner() override;
 
-    bool isRunning() const noexcept { return running_; }
+    bool isRunning() const noexcept { return run_.isRunning(); }
     // False (and nothing happens) while a bench runs.
     bool start(const BenchRequest& request);
     // Asks the running bench to stop; `ended` follows once it has cleaned up.
@@ -74,12 +74,10 @@ private:
         std::atomic<bool> posted{false};
     };
     void report(const std::string& step, double done);
-    void finish(const BenchReport& report, const QString& path, const QString& problem);
 
     std::unique_ptr<BenchRequest> request_; // outlives the thread that reads it
     std::shared_ptr<Progress> progress_;
-    std::jthread thread_;
-    bool running_ = false;
+    RunThread run_; // last: joined before what it reads goes
 };
 
 } // namespace isobar::ui

@@ -4,7 +4,6 @@
 #include "BenchOptionsPanel.h"
 #include "BenchReportView.h"
 #include "Format.h"
-#include "GuiThread.h"
 #include "db/ConnInfo.h"
 #include "db/EmbeddedDefaults.h"
 
@@ -12,11 +11,9 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMessageBox>
-#include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
-#include <QThreadPool>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -42,7 +39,6 @@ BenchmarksPage::BenchmarksPage(std::function<ConnectionChoice()> connection, QWi
     , connection_(std::move(connection))
     , options_(new BenchOptionsPanel)
     , runner_(new BenchRunner(this))
-    , pool_(new QThreadPool(this))
     , run_(new QPushButton(tr("&Run bench")))
     , cancel_(new QPushButton(tr("Ca&ncel")))
     , check_(new QPushButton(tr("Check the &server")))
@@ -50,10 +46,10 @@ BenchmarksPage::BenchmarksPage(std::function<ConnectionChoice()> connection, QWi
     , step_(new QLabel)
     , message_(new QLabel)
     , history_(new BenchHistoryPanel)
-    , view_(new BenchReportView) {
-    // Connecting can wait on the network (or start the embedded cluster): one check at a time,
-    // off the GUI thread and the global pool.
-    pool_->setMaxThreadCount(1);
+    , view_(new BenchReportView)
+    // Connecting can wait on the network (or start the embedded cluster): off the GUI thread and
+    // the files' pool.
+    , checking_(this, JobPool::Server) {
     confirm_ = [this](const QString& title, const QString& text) {
         return QMessageBox::warning(this, title, text, QMessageBox::Yes | QMessageBox::No, QMessageBox::No) ==
                QMessageBox::Yes;
@@ -109,10 +105,6 @@ BenchmarksPage::BenchmarksPage(std::function<ConnectionChoice()> connection, QWi
     history_->refresh();
 }
 
-BenchmarksPage::~BenchmarksPage() {
-    ++checkJob_;
-}
-
 void BenchmarksPage::setConfirm(SettingsPanel::Confirm confirm) {
     confirm_ = std::move(confirm);
 }
@@ -153,7 +145,7 @@ void BenchmarksPage::targetChanged() {
         return; // the table, its type or the workers changed: nothing the benches use
     }
     checked_.reset();
-    ++checkJob_;
+    checking_.cancel();
     if (isRunning()) {
         return; // the bench goes on with the server it started on; the new one is checked after
     }
@@ -172,7 +164,7 @@ void BenchmarksPage::checkServer() {
     const ConnectionChoice choice = connection_();
     checked_ = choice;
     options_->setEmbedded(choice.embedded);
-    const quint64 job = ++checkJob_;
+    checking_.cancel(); // a check of another target says nothing of this one
     if (!choice.embedded && choice.conninfo.empty()) {
         options_->setTypesUnknown(tr("No server chosen"));
         message_->setText(tr("No server to bench: choose one on the Target tab."));
@@ -185,31 +177,27 @@ void BenchmarksPage::checkServer() {
                           ? tr("Starting the embedded cluster and asking what it can make...")
                           : tr("Asking %1 which table types it can make...").arg(targetName(choice)));
     moveTo(State::Checking);
-    QPointer<BenchmarksPage> self(this);
-    // Thread boundary: connecting (or starting the embedded cluster) takes seconds; only the
-    // answer comes back, dropped when a newer check superseded it.
-    pool_->start([self, job, choice] {
+    // Thread boundary: connecting takes seconds; only the answer comes back, dropped when a newer
+    // check superseded it.
+    struct Answer {
         std::vector<BenchTableType> available;
         Pairs skipped;
-        QString error;
-        try {
+    };
+    checking_.start(
+        [choice] {
             Connection conn = Connection::open(choice.embedded ? startEmbeddedCluster() : choice.conninfo);
-            available = availableBenchTableTypes(conn, &skipped);
-        } catch (const std::exception& e) {
-            error = q(e.what());
-        }
-        postToGui([self, job, available = std::move(available), skipped = std::move(skipped), error] {
-            if (self) {
-                self->takeCheck(job, available, skipped, error);
-            }
-        });
-    });
+            Answer answer;
+            answer.available = availableBenchTableTypes(conn, &answer.skipped);
+            return answer;
+        },
+        [this](const Answer& answer) { takeCheck(answer.available, answer.skipped, {}); },
+        [this](const JobError& e) { takeCheck({}, {}, e.message); });
 }
 
-void BenchmarksPage::takeCheck(quint64 job, const std::vector<BenchTableType>& available,
-                               const Pairs& skipped, const QString& error) {
-    if (job != checkJob_ || isRunning()) {
-        return; // superseded
+void BenchmarksPage::takeCheck(const std::vector<BenchTableType>& available, const Pairs& skipped,
+                               const QString& error) {
+    if (isRunning()) {
+        return; // a bench started meanwhile: it goes on with the server it started on
     }
     if (!error.isEmpty()) {
         options_->setTypesUnknown(tr("The server could not be reached"));

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "BackgroundJobs.h"
 #include "BenchRunner.h"
 #include "SettingsPanel.h"
 
@@ -11,7 +12,6 @@
 class QLabel;
 class QProgressBar;
 class QPushButton;
-class QThreadPool;
 
 namespace isobar::ui {
 
@@ -40,7 +40,6 @@ public:
 
     // `connection` is the Target tab's choice, asked whenever it matters.
     explicit BenchmarksPage(std::function<ConnectionChoice()> connection, QWidget* parent = nullptr);
-    ~BenchmarksPage() override;
 
     State state() const { return state_; }
     bool isRunning() const { return state_ == State::Running || state_ == State::Cancelling; }
@@ -80,7 +79,7 @@ protected:
 private:
     // The one place the state changes, and what depends on it: Run, Cancel, the options.
     void moveTo(State next);
-    void takeCheck(quint64 job, const std::vector<BenchTableType>& available,
+    void takeCheck(const std::vector<BenchTableType>& available,
                    const std::vector<std::pair<std::string, std::string>>& skipped, const QString& error);
     void takeEnd(const BenchReport& report, const QString& path, const QString& problem);
     void showSelected();
@@ -89,7 +88,6 @@ private:
     SettingsPanel::Confirm confirm_;
     BenchOptionsPanel* options_;
     BenchRunner* runner_;
-    QThreadPool* pool_;
     QPushButton* run_;
     QPushButton* cancel_;
     QPushButton* check_;
@@ -101,7 +99,7 @@ private:
     State state_ = State::Unchecked;
     bool loadRunning_ = false;
     std::optional<ConnectionChoice> checked_; // the target the last check was of
-    quint64 checkJob_ = 0;                    // the check whose result counts
+    JobTracker checking_;                     // the check whose result counts; a newer one supersedes it
 };
 
 } // namespace isobar::ui

@@ -1,14 +1,11 @@
 #include "FileListModel.h"
 
 #include "Format.h"
-#include "GuiThread.h"
 #include "era5/Dataset.h"
 #include "util/Error.h"
 #include "util/Format.h"
 
 #include <QColor>
-#include <QPointer>
-#include <QThreadPool>
 
 #include <algorithm>
 #include <map>
@@ -28,7 +25,8 @@ QString variablesOf(const FileInspection& f) {
 } // namespace
 
 FileListModel::FileListModel(QObject* parent)
-    : QAbstractTableModel(parent) {}
+    : QAbstractTableModel(parent)
+    , datasetCheck_(this, JobPool::Files) {}
 
 int FileListModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(entries_.size());
@@ -153,7 +151,7 @@ void FileListModel::setOpenOptions(const OpenOptions& options) {
     options_ = options;
     for (Entry& e : entries_) {
         e.result.reset();
-        inspectInBackground(e); // a new job: a result of the old options is dropped
+        inspectInBackground(e); // supersedes an inspection with the old options
     }
     if (!entries_.empty()) {
         emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
@@ -181,7 +179,7 @@ QStringList FileListModel::addPaths(const QStringList& paths) {
         }
         const int row = rowCount();
         beginInsertRows({}, row, row);
-        entries_.push_back(Entry{file, 0, std::nullopt});
+        entries_.push_back(Entry{file, JobTracker(this, JobPool::Files), std::nullopt});
         endInsertRows();
         inspectInBackground(entries_.back());
         added = true;
@@ -193,38 +191,31 @@ QStringList FileListModel::addPaths(const QStringList& paths) {
 }
 
 void FileListModel::inspectInBackground(Entry& entry) {
-    entry.job = nextJob_++;
-    const quint64 job = entry.job;
     const std::filesystem::path path = entry.path;
     const OpenOptions options = options_;
-    QPointer<FileListModel> self(this);
     // Thread boundary: the inspection (netcdf-c, HDF5 decompression of coordinates) runs on the
-    // pool; only its result, a plain struct, comes back to the GUI thread.
-    QThreadPool::globalInstance()->start([self, job, path, options] {
-        FileInspection result;
-        try {
+    // pool; only its result, a plain struct, comes back.
+    entry.inspection.start(
+        [path, options] {
             const Inspection inspection = inspect({path}, options, false);
-            if (!inspection.files.empty()) {
-                result = inspection.files.front();
-            } else {
-                result.name = path.filename().string();
-                result.error = "nothing to inspect";
+            if (inspection.files.empty()) {
+                throw Error("nothing to inspect");
             }
-        } catch (const std::exception& e) {
+            return inspection.files.front();
+        },
+        [this, path](const FileInspection& result) { takeResult(path, result); },
+        [this, path](const JobError& e) {
+            FileInspection result;
             result.name = path.filename().string();
-            result.error = e.what();
-        }
-        postToGui([self, job, result] {
-            if (self) {
-                self->takeResult(job, result);
-            }
+            result.error = e.message.toStdString();
+            takeResult(path, result);
         });
-    });
 }
 
-void FileListModel::takeResult(quint64 job, const FileInspection& result) {
+void FileListModel::takeResult(const std::filesystem::path& path, const FileInspection& result) {
+    // The entry is there: its removal would have cancelled the inspection.
     for (std::size_t i = 0; i < entries_.size(); ++i) {
-        if (entries_[i].job == job) {
+        if (entries_[i].path == path) {
             entries_[i].result = result;
             const int row = static_cast<int>(i);
             emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
@@ -232,39 +223,30 @@ void FileListModel::takeResult(quint64 job, const FileInspection& result) {
             return;
         }
     }
-    // A file removed while it was inspected: nothing to show.
 }
 
 void FileListModel::listChanged() {
     dataset_.reset();
-    datasetJob_ = 0; // a check under way was of another list: its result is dropped
+    datasetCheck_.cancel(); // a check under way was of another list: its result is dropped
     const bool allInspected =
         std::all_of(entries_.begin(), entries_.end(), [](const Entry& e) { return e.result; });
     std::vector<std::filesystem::path> files = loadableFiles();
     if (allInspected && files.size() > 1) {
-        datasetJob_ = nextJob_++;
-        const quint64 job = datasetJob_;
-        const OpenOptions options = options_;
-        QPointer<FileListModel> self(this);
         // Thread boundary: opening every file together (netcdf-c again, ZIP members extracted)
-        // runs on the pool; only the plain result comes back to the GUI thread.
-        QThreadPool::globalInstance()->start([self, job, files = std::move(files), options] {
-            DatasetInspection result = inspectDataset(files, options);
-            postToGui([self, job, result = std::move(result)] {
-                if (self) {
-                    self->takeDataset(job, result);
-                }
+        // runs on the pool; only the plain result comes back.
+        datasetCheck_.start(
+            [files = std::move(files), options = options_] { return inspectDataset(files, options); },
+            [this](const DatasetInspection& result) { takeDataset(result); },
+            [this](const JobError& e) {
+                DatasetInspection result;
+                result.error = e.message.toStdString();
+                takeDataset(result);
             });
-        });
     }
     emit filesChanged();
 }
 
-void FileListModel::takeDataset(quint64 job, const DatasetInspection& result) {
-    if (job != datasetJob_) {
-        return; // the list has changed since: a newer check counts, or none
-    }
-    datasetJob_ = 0;
+void FileListModel::takeDataset(const DatasetInspection& result) {
     dataset_ = result;
     emit filesChanged();
 }

@@ -4,6 +4,8 @@
 #include "era5/Inspection.h"
 #endif
 
+#include "BackgroundJobs.h"
+
 #include <QAbstractTableModel>
 #include <QStringList>
 
@@ -59,7 +61,7 @@ public:
     // A file is being inspected, or the loadable files are being checked together.
     bool inspecting() const;
     // The loadable files are being checked together (every file is inspected).
-    bool checkingTogether() const { return datasetJob_ != 0; }
+    bool checkingTogether() const { return datasetCheck_.isRunning(); }
     int problemCount() const;
     const FileInspection* inspection(int row) const;
     const std::filesystem::path& path(int row) const {
@@ -77,19 +79,18 @@ signals:
 private:
     struct Entry {
         std::filesystem::path path;
-        quint64 job = 0;
+        JobTracker inspection;                // a file removed from the list takes its inspection with it
         std::optional<FileInspection> result; // nullopt while inspecting
     };
     void inspectInBackground(Entry& entry);
-    void takeResult(quint64 job, const FileInspection& result);
+    void takeResult(const std::filesystem::path& path, const FileInspection& result);
     // The list changed: a check of the files together under way no longer counts; a new one
     // starts once every file is inspected. Then filesChanged().
     void listChanged();
-    void takeDataset(quint64 job, const DatasetInspection& result);
+    void takeDataset(const DatasetInspection& result);
 
     std::vector<Entry> entries_;
-    quint64 nextJob_ = 1;
-    quint64 datasetJob_ = 0; // the check together whose result counts (0: none under way)
+    JobTracker datasetCheck_; // the check of the files together (running: under way)
     std::optional<DatasetInspection> dataset_;
     OpenOptions options_;
 };

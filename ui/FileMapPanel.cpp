@@ -1,28 +1,23 @@
 #include "FileMapPanel.h"
 
 #include "Format.h"
-#include "GuiThread.h"
 #include "MapView.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QPointer>
-#include <QThreadPool>
 #include <QVBoxLayout>
 
 namespace isobar::ui {
 
 FileMapPanel::FileMapPanel(QWidget* parent)
     : QWidget(parent)
-    , pool_(new QThreadPool(this))
+    , read_(this, JobQueue(JobPool::Files))
     , view_(new MapView)
     , variable_(new QComboBox)
     , time_(new QComboBox)
     , level_(new QComboBox)
     , status_(new QLabel) {
-    // One thread: the reader is used by one job at a time, and a newer request waits its turn.
-    pool_->setMaxThreadCount(1);
     auto* choices = new QHBoxLayout;
     choices->addWidget(new QLabel(tr("Map of")));
     choices->addWidget(variable_, 1);
@@ -59,14 +54,8 @@ FileMapPanel::FileMapPanel(QWidget* parent)
     clear();
 }
 
-FileMapPanel::~FileMapPanel() {
-    ++generation_;
-    pool_->clear();
-    pool_->waitForDone();
-}
-
 void FileMapPanel::clear() {
-    ++generation_;
+    read_.cancel();
     file_.clear();
     filling_ = true;
     variable_->clear();
@@ -84,55 +73,38 @@ void FileMapPanel::setFile(const std::filesystem::path& file, const OpenOptions&
     }
     clear();
     file_ = file;
-    const quint64 generation = ++generation_;
     view_->setMessage(tr("Opening %1...").arg(QString::fromStdString(file.filename().string())));
-    ++pending_;
-    QPointer<FileMapPanel> self(this);
-    pool_->start([self, generation, file, options] {
-        std::shared_ptr<FieldReader> reader;
-        QString error;
-        try {
-            reader = std::make_shared<FieldReader>(std::vector<std::filesystem::path>{file}, options);
-        } catch (const std::exception& e) {
-            error = QString::fromUtf8(e.what());
-        }
-        postToGui([self, generation, reader, error] {
-            if (!self) {
-                return;
-            }
-            --self->pending_;
-            if (generation != self->generation_) {
-                return;
-            }
-            if (!reader) {
-                self->view_->setMessage(tr("No map: %1").arg(error));
-                emit self->drawn();
-                return;
-            }
-            self->reader_ = reader;
-            self->times_ = reader->times();
-            self->filling_ = true;
+    read_.start(
+        [file, options] {
+            return std::make_shared<FieldReader>(std::vector<std::filesystem::path>{file}, options);
+        },
+        [this](const std::shared_ptr<FieldReader>& reader) {
+            reader_ = reader;
+            times_ = reader->times();
+            filling_ = true;
             for (const ValueColumn& v : reader->dataset().variables()) {
-                self->variable_->addItem(QStringLiteral("%1 (%2)").arg(q(v.key), q(v.units)), q(v.key));
+                variable_->addItem(QStringLiteral("%1 (%2)").arg(q(v.key), q(v.units)), q(v.key));
             }
-            for (const PgTimestamp t : self->times_) {
-                self->time_->addItem(q(formatTimestamp(t)).left(16));
+            for (const PgTimestamp t : times_) {
+                time_->addItem(q(formatTimestamp(t)).left(16));
             }
             for (const double level : reader->levels()) {
-                self->level_->addItem(tr("%1 hPa").arg(level), level);
+                level_->addItem(tr("%1 hPa").arg(level), level);
             }
-            self->level_->setVisible(!reader->levels().empty());
-            self->filling_ = false;
-            self->draw();
+            level_->setVisible(!reader->levels().empty());
+            filling_ = false;
+            draw();
+        },
+        [this](const JobError& e) {
+            view_->setMessage(tr("No map: %1").arg(e.message));
+            emit drawn();
         });
-    });
 }
 
 void FileMapPanel::draw() {
     if (!reader_ || variable_->currentIndex() < 0 || time_->currentIndex() < 0) {
         return;
     }
-    const quint64 generation = ++generation_;
     const std::string key = variable_->currentData().toString().toStdString();
     const PgTimestamp time = times_[static_cast<std::size_t>(time_->currentIndex())];
     std::optional<double> level;
@@ -140,38 +112,22 @@ void FileMapPanel::draw() {
         level = level_->currentData().toDouble();
     }
     status_->setText(tr("Drawing %1...").arg(q(key)));
-    ++pending_;
-    QPointer<FileMapPanel> self(this);
-    pool_->start([self, generation, reader = reader_, key, time, level] {
-        std::shared_ptr<const GridField> field;
-        QString error;
-        try {
-            field = std::make_shared<const GridField>(reader->read(key, time, level));
-        } catch (const std::exception& e) {
-            error = QString::fromUtf8(e.what());
-        }
-        postToGui([self, generation, field, error] {
-            if (!self) {
-                return;
-            }
-            --self->pending_;
-            if (generation != self->generation_) {
-                return;
-            }
-            if (field) {
-                self->view_->setField(field);
-                self->status_->setText(tr("%1; %2 x %3 points; the values a load stores (table units). Point "
-                                          "at the map for a value.")
-                                           .arg(fieldTitle(*field))
-                                           .arg(field->rows())
-                                           .arg(field->cols()));
-            } else {
-                self->view_->setMessage(tr("No map: %1").arg(error));
-                self->status_->clear();
-            }
-            emit self->drawn();
-        });
-    });
+    read_.start([reader = reader_, key, time,
+                 level] { return std::make_shared<const GridField>(reader->read(key, time, level)); },
+                [this](const std::shared_ptr<const GridField>& field) {
+                    view_->setField(field);
+                    status_->setText(tr("%1; %2 x %3 points; the values a load stores (table units). Point "
+                                        "at the map for a value.")
+                                         .arg(fieldTitle(*field))
+                                         .arg(field->rows())
+                                         .arg(field->cols()));
+                    emit drawn();
+                },
+                [this](const JobError& e) {
+                    view_->setMessage(tr("No map: %1").arg(e.message));
+                    status_->clear();
+                    emit drawn();
+                });
 }
 
 } // namespace isobar::ui

@@ -4,6 +4,8 @@
 #include "era5/FieldReader.h"
 #endif
 
+#include "BackgroundJobs.h"
+
 #include <QWidget>
 
 #include <filesystem>
@@ -11,20 +13,19 @@
 
 class QComboBox;
 class QLabel;
-class QThreadPool;
 
 namespace isobar::ui {
 
 class MapView;
 
 // The Files tab's map of the selected file: a variable at a time step (and pressure level), drawn
-// in the background from the decoding a load uses, so it shows the values that will be stored.
+// in the background from the decoding a load uses, so it shows the values that will be stored. A
+// newer file or map supersedes the one being read.
 class FileMapPanel : public QWidget {
     Q_OBJECT
 
 public:
     explicit FileMapPanel(QWidget* parent = nullptr);
-    ~FileMapPanel() override;
 
     // Shows `file` read with `options` (nothing: clears the panel).
     void setFile(const std::filesystem::path& file, const OpenOptions& options);
@@ -36,7 +37,7 @@ public:
     QComboBox* levelBox() const { return level_; }
     QLabel* statusLabel() const { return status_; }
     // True while the file is opened or a map drawn (tests wait for it).
-    bool busy() const { return pending_ > 0; }
+    bool busy() const { return read_.isRunning(); }
 
 signals:
     // A map is shown, or a message saying why not.
@@ -45,17 +46,17 @@ signals:
 private:
     void draw();
 
-    QThreadPool* pool_;
+    // Opening the file, then each map: one at a time, since the reader belongs to one thread at a
+    // time; each supersedes the read before.
+    JobTracker read_;
     MapView* view_;
     QComboBox* variable_;
     QComboBox* time_;
     QComboBox* level_;
     QLabel* status_;
-    std::shared_ptr<FieldReader> reader_; // used on the pool's one thread only
+    std::shared_ptr<FieldReader> reader_; // used by read_'s jobs only
     std::vector<PgTimestamp> times_;
     std::filesystem::path file_;
-    quint64 generation_ = 0;
-    int pending_ = 0;
     bool filling_ = false;
 };
 

@@ -2,7 +2,6 @@
 
 #include "DiskChart.h"
 #include "Format.h"
-#include "GuiThread.h"
 #include "RateChart.h"
 #include "ReportExport.h"
 #include "TableMapDialog.h"
@@ -14,11 +13,9 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
-#include <QPointer>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableWidget>
-#include <QThreadPool>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -51,7 +48,8 @@ HistoryPanel::HistoryPanel(QWidget* parent)
     , compare_(new QPushButton(tr("Com&pare two")))
     , export_(new QPushButton(tr("E&xport...")))
     , map_(new QPushButton(tr("&Map...")))
-    , audit_(new QPushButton(tr("A&udit table..."))) {
+    , audit_(new QPushButton(tr("A&udit table...")))
+    , reading_(this, JobPool::Files) {
     auto* refresh = new QPushButton(tr("&Refresh"));
     auto* folder = new QPushButton(tr("Reports fol&der..."));
     table_->setHorizontalHeaderLabels({tr("Started (UTC)"), tr("Status"), tr("Table"), tr("Type"),
@@ -148,39 +146,44 @@ void HistoryPanel::setDirectory(const QString& directory) {
 }
 
 void HistoryPanel::refresh() {
-    const quint64 job = ++job_;
     summary_->setText(tr("Reading the reports in %1...").arg(directory_));
-    QPointer<HistoryPanel> self(this);
-    const QString dir = directory_;
-    // Thread boundary: reading and parsing reports (each up to 10,000 samples) happens on the
-    // pool; the parsed reports come back to the GUI thread, unless a newer refresh superseded it.
-    QThreadPool::globalInstance()->start([self, job, dir] {
+    struct Reading {
         std::vector<Entry> entries;
         QStringList problems;
-        const QFileInfoList files =
-            QDir(dir).entryInfoList({QStringLiteral("*.json")}, QDir::Files | QDir::Readable, QDir::Name);
-        for (const QFileInfo& f : files) {
-            if (f.size() == 0) {
-                continue; // a name a run reserved for the report it is writing this moment
+    };
+    // Thread boundary: reading and parsing reports (each up to 10,000 samples) happens on the
+    // pool, the parsed reports come back; a newer refresh stops this one at its next file.
+    reading_.start(
+        [dir = directory_](const std::stop_token& stop) {
+            Reading reading;
+            const QFileInfoList files =
+                QDir(dir).entryInfoList({QStringLiteral("*.json")}, QDir::Files | QDir::Readable, QDir::Name);
+            for (const QFileInfo& f : files) {
+                if (stop.stop_requested()) {
+                    break; // superseded: what it read is dropped anyway
+                }
+                if (f.size() == 0) {
+                    continue; // a name a run reserved for the report it is writing this moment
+                }
+                try {
+                    reading.entries.push_back(
+                        Entry{f.absoluteFilePath(), readReport(f.absoluteFilePath().toStdString())});
+                } catch (const std::exception& e) {
+                    reading.problems << QStringLiteral("%1: %2").arg(f.fileName(), q(e.what()));
+                }
             }
-            try {
-                entries.push_back(
-                    Entry{f.absoluteFilePath(), readReport(f.absoluteFilePath().toStdString())});
-            } catch (const std::exception& e) {
-                problems << QStringLiteral("%1: %2").arg(f.fileName(), q(e.what()));
-            }
-        }
-        std::sort(entries.begin(), entries.end(),
-                  [](const Entry& a, const Entry& b) { return a.report.startedAt > b.report.startedAt; });
-        postToGui([self, job, entries = std::move(entries), problems]() mutable {
-            if (self && self->job_ == job) {
-                self->show(std::move(entries), problems);
-            }
+            std::sort(reading.entries.begin(), reading.entries.end(),
+                      [](const Entry& a, const Entry& b) { return a.report.startedAt > b.report.startedAt; });
+            return reading;
+        },
+        [this](Reading reading) { show(std::move(reading.entries), reading.problems); },
+        [this](const JobError& e) {
+            summary_->setText(tr("The reports in %1 could not be read: %2").arg(directory_, e.message));
+            emit refreshed();
         });
-    });
 }
 
-void HistoryPanel::show(std::vector<Entry> entries, QStringList problems) {
+void HistoryPanel::show(std::vector<Entry> entries, const QStringList& problems) {
     reports_ = std::move(entries);
     table_->clearSelection();
     table_->setRowCount(static_cast<int>(reports_.size()));

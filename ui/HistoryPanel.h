@@ -1,5 +1,6 @@
 #pragma once
 
+#include "BackgroundJobs.h"
 #include "LoadController.h" // RunReport, and its metatype for mapRequested()
 
 #include <QWidget>
@@ -56,7 +57,7 @@ private:
         QString path;
         RunReport report;
     };
-    void show(std::vector<Entry> entries, QStringList problems);
+    void show(std::vector<Entry> entries, const QStringList& problems);
     std::vector<int> selectedRows() const;
     // Both charts show `report` (the rate chart first: see DiskChart::showReport).
     void showCharts(const RunReport& report);
@@ -72,7 +73,7 @@ private:
     QPushButton* map_;
     QPushButton* audit_;
     std::vector<Entry> reports_;
-    quint64 job_ = 0;
+    JobTracker reading_; // of the reports; a refresh supersedes it
 };
 
 } // namespace isobar::ui

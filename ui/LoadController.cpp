@@ -2,14 +2,10 @@
 
 #include "report/ReportRecorder.h"
 
-#include <QCoreApplication>
-#include <QEvent>
-
 namespace isobar::ui {
 
 // The engine's sink, living on the load's thread: each event is copied into a call posted to the
-// controller's (GUI) thread, so the engine never waits for the GUI. Posted calls to a controller
-// that is gone are dropped by Qt.
+// controller's (GUI) thread (RunThread::post), so the engine never waits for the GUI.
 class LoadController::Bridge final : public LoadSink {
 public:
     explicit Bridge(LoadController* owner)
@@ -17,7 +13,7 @@ public:
 
     template <typename F>
     void post(F&& f) {
-        QMetaObject::invokeMethod(owner_, std::forward<F>(f), Qt::QueuedConnection);
+        owner_->run_.post(std::forward<F>(f));
     }
 
     void settingsChecked(const ServerInfo& server, const std::vector<SettingWarning>& warnings) override {
@@ -53,7 +49,8 @@ private:
 
 LoadController::LoadController(QObject* parent)
     : QObject(parent)
-    , bridge_(std::make_unique<Bridge>(this)) {
+    , bridge_(std::make_unique<Bridge>(this))
+    , run_(this) {
     qRegisterMetaType<LoadStart>();
     qRegisterMetaType<RateSample>();
     qRegisterMetaType<ServerSample>();
@@ -66,38 +63,45 @@ LoadController::LoadController(QObject* parent)
     qRegisterMetaType<SettingWarning>();
 }
 
-LoadController::~LoadController() {
-    if (thread_.joinable()) {
-        thread_.request_stop();
-        thread_.join();
-    }
-}
+LoadController::~LoadController() = default;
 
 bool LoadController::start(const LoadRequest& request) {
-    if (running_) {
+    if (run_.isRunning()) {
         return false;
     }
-    if (thread_.joinable()) {
-        thread_.join(); // the previous run's thread, already done
-    }
     request_ = std::make_unique<LoadRequest>(request);
-    running_ = true;
-    // Thread boundary: the whole load - engine, report, writing it - runs here; only posted copies
+    // The whole load - engine, report, writing it - runs on the run's thread; only posted copies
     // of its events reach the GUI thread.
-    thread_ = std::jthread([this](std::stop_token stop) {
-        ReportRecorder recorder(*bridge_, *request_);
-        const LoadSummary summary = runLoad(*request_, stop, recorder);
-        const RunReport report = recorder.finish(summary);
-        QString path;
-        QString problem;
-        try {
-            path = QString::fromStdString(writeRunReport(report).string());
-        } catch (const std::exception& e) {
-            problem = QString::fromStdString(e.what());
-        }
-        bridge_->post([this, summary, report, path, problem] { finish(summary, report, path, problem); });
-    });
-    return true;
+    return run_.start(
+        [this](const std::stop_token& stop) -> RunThread::End {
+            ReportRecorder recorder(*bridge_, *request_);
+            const LoadSummary summary = runLoad(*request_, stop, recorder);
+            const RunReport report = recorder.finish(summary);
+            QString path;
+            QString problem;
+            try {
+                path = QString::fromStdString(writeRunReport(report).string());
+            } catch (const std::exception& e) {
+                problem = QString::fromStdString(e.what());
+            }
+            return [this, summary, report, path, problem] {
+                emit ended(summary, report, path, problem);
+            };
+        },
+        [this](const std::string& why) -> RunThread::End {
+            // runLoad never throws; making or writing the report did (out of memory, most likely).
+            LoadSummary summary;
+            summary.status = LoadStatus::Failed;
+            summary.error = LoadError{};
+            summary.error->message = why;
+            RunReport report;
+            report.status = "failed";
+            report.table = request_->table.display();
+            report.error = why;
+            return [this, summary, report, why = QString::fromStdString(why)] {
+                emit ended(summary, report, {}, tr("no report: %1").arg(why));
+            };
+        });
 }
 
 LoadSink& LoadController::events() {
@@ -105,26 +109,11 @@ LoadSink& LoadController::events() {
 }
 
 void LoadController::cancel() {
-    if (running_) {
-        thread_.request_stop();
-    }
+    run_.cancel();
 }
 
 void LoadController::wait() {
-    if (thread_.joinable()) {
-        thread_.join();
-    }
-    // Deliver what the finished run posted, `ended` included, before returning.
-    QCoreApplication::sendPostedEvents(this, QEvent::MetaCall);
-}
-
-void LoadController::finish(const LoadSummary& summary, const RunReport& report, const QString& path,
-                            const QString& problem) {
-    if (thread_.joinable()) {
-        thread_.join(); // it posted this as its last act
-    }
-    running_ = false;
-    emit ended(summary, report, path, problem);
+    run_.wait();
 }
 
 } // namespace isobar::ui

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "RunThread.h"
 #include "ingest/Loader.h"
 #include "report/RunReport.h"
 
@@ -8,8 +9,6 @@
 #include <QVector>
 
 #include <memory>
-#include <stop_token>
-#include <thread>
 
 Q_DECLARE_METATYPE(isobar::LoadStart)
 Q_DECLARE_METATYPE(isobar::RateSample)
@@ -24,11 +23,11 @@ Q_DECLARE_METATYPE(isobar::SettingWarning)
 
 namespace isobar::ui {
 
-// The one adapter between the engine and the widgets. start() runs a load on a thread of its own;
-// the engine's sink events come out as signals delivered on the GUI thread (queued: the engine
-// never waits for the GUI). Every run - completed, cancelled or failed - ends with exactly one
-// `ended` signal carrying its summary and its run report, which is also written where the CLI
-// writes them.
+// The one adapter between the engine and the widgets. start() runs a load on a thread of its own
+// (a RunThread); the engine's sink events come out as signals delivered on the GUI thread (queued:
+// the engine never waits for the GUI). Every run - completed, cancelled or failed - ends with
+// exactly one `ended` signal carrying its summary and its run report, which is also written where
+// the CLI writes them.
 class LoadController : public QObject {
     Q_OBJECT
 
@@ -37,7 +36,7 @@ public:
     // Cancels a running load and waits for it: durability settings are restored before this returns.
     ~LoadController() override;
 
-    bool isRunning() const noexcept { return running_; }
+    bool isRunning() const noexcept { return run_.isRunning(); }
     // The request of the last start(), as the engine got it (null before the first).
     const LoadRequest* lastRequest() const noexcept { return request_.get(); }
     // False (and nothing happens) while a load is running.
@@ -66,13 +65,10 @@ signals:
 
 private:
     class Bridge;
-    void finish(const LoadSummary& summary, const RunReport& report, const QString& path,
-                const QString& problem);
 
     std::unique_ptr<LoadRequest> request_; // outlives the thread that reads it
     std::unique_ptr<Bridge> bridge_;
-    std::jthread thread_;
-    bool running_ = false;
+    RunThread run_; // last: joined before what it reads goes
 };
 
 } // namespace isobar::ui

@@ -1,5 +1,6 @@
 #include "MainWindow.h"
 
+#include "BackgroundJobs.h"
 #include "BenchmarksPage.h"
 #include "FileListModel.h"
 #include "FilesPage.h"
@@ -194,7 +195,7 @@ const std::optional<TargetCheck>& MainWindow::lastCheck() const {
 }
 
 QThreadPool* MainWindow::checkPool() const {
-    return flow_->pool();
+    return jobPool(JobPool::Server);
 }
 
 void MainWindow::checkTarget() {

@@ -74,7 +74,8 @@ public:
     LoadController* controller() const { return controller_; }
     QTabWidget* tabs() const { return tabs_; }
     const std::optional<TargetCheck>& lastCheck() const;
-    // Where server checks and restores run (tests wait for it to be idle).
+    // Where server checks and restores run, with the other work that waits on a server (tests wait
+    // for it to be idle).
     QThreadPool* checkPool() const;
 
 signals:

@@ -3,17 +3,14 @@
 #include "FileListModel.h"
 #include "FilesPage.h"
 #include "Format.h"
-#include "GuiThread.h"
 #include "LoadController.h"
 #include "RunPanel.h"
 #include "SummaryText.h"
 #include "TargetPanel.h"
 #include "db/ConnInfo.h"
 
-#include <QPointer>
 #include <QSignalBlocker>
 #include <QStringList>
-#include <QThreadPool>
 
 #include <algorithm>
 #include <utility>
@@ -45,10 +42,10 @@ StartFlow::StartFlow(const Widgets& widgets, LoadController* controller, Setting
     , run_(widgets.run)
     , controller_(controller)
     , confirm_(std::move(confirm))
-    , pool_(new QThreadPool(this)) {
-    // Server checks and restores can wait on the network for minutes: a pool of their own, so
-    // file inspection and the history never wait behind them.
-    pool_->setMaxThreadCount(2);
+    // Server checks and restores can wait on the network for minutes: on the server pool, so file
+    // inspection and the history never wait behind them.
+    , checking_(this, JobPool::Server)
+    , restoring_(this, JobPool::Server) {
     connect(target_, &TargetPanel::testRequested, this, &StartFlow::checkTarget);
     connect(target_, &TargetPanel::targetChanged, this, &StartFlow::targetChanged);
     connect(controller_, &LoadController::settingsChecked, this,
@@ -127,30 +124,25 @@ void StartFlow::checkTarget() {
 }
 
 void StartFlow::check(CheckKind kind) {
-    const quint64 job = ++checkJob_;
     target_->showChecking();
     const ConnectionChoice choice = target_->connection();
     const std::string table = target_->tableName();
     // Auto needs a connection for one worker; it runs as many more as the server leaves.
     const int workers = target_->autoWorkers() ? 1 : target_->workers();
     const TableType type = target_->tableType();
-    QPointer<StartFlow> self(this);
-    // Thread boundary: connecting (or starting the embedded cluster) can take seconds; the check
-    // runs on the pool and only its result comes back, dropped when a newer check superseded it.
-    pool_->start([self, job, kind, choice, table, workers, type] {
-        TargetCheck result = ui::checkTarget(choice, table, workers, type);
-        postToGui([self, job, kind, result = std::move(result)] {
-            if (self) {
-                self->takeCheck(job, kind, result);
-            }
+    // Thread boundary: connecting (or starting the embedded cluster) can take seconds; only the
+    // check's result comes back, dropped when a newer check superseded it.
+    checking_.start(
+        [choice, table, workers, type] { return ui::checkTarget(choice, table, workers, type); },
+        [this, kind](const TargetCheck& result) { takeCheck(kind, result); },
+        [this, kind](const JobError& e) {
+            TargetCheck result; // checkTarget says what failed itself; this is what broke around it
+            result.error = e.message.toStdString();
+            takeCheck(kind, result);
         });
-    });
 }
 
-void StartFlow::takeCheck(quint64 job, CheckKind kind, const TargetCheck& check) {
-    if (job != checkJob_) {
-        return; // superseded
-    }
+void StartFlow::takeCheck(CheckKind kind, const TargetCheck& check) {
     check_ = check;
     {
         // What the check finds (types it cannot do, fewer workers) is shown, not taken for a
@@ -191,7 +183,7 @@ void StartFlow::targetChanged() {
     // A check of the old target says nothing about the new one, and consent to trade durability
     // was given for the old server.
     check_.reset();
-    ++checkJob_;
+    checking_.cancel();
     target_->showUnchecked();
     settings_->resetDurability();
     settings_->clear(
@@ -221,27 +213,23 @@ void StartFlow::offerRestore(const TargetCheck& check) {
     }
     moveTo(state_ == State::Checking ? State::RestoringBeforeStart : State::Restoring);
     run_->log(tr("restoring the settings a killed run left on %1...").arg(q(redactConnInfo(check.conninfo))));
-    QPointer<StartFlow> self(this);
-    const std::string conninfo = check.conninfo;
     // Thread boundary: restoring reloads, verifies and checkpoints on the server; only what
     // happened comes back.
-    pool_->start([self, conninfo] {
-        std::vector<std::pair<bool, QString>> outcomes; // restored?, what happened
-        try {
+    using Outcomes = std::vector<std::pair<bool, QString>>; // restored?, what happened
+    restoring_.start(
+        [conninfo = check.conninfo] {
+            Outcomes outcomes;
             for (const DurabilityOutcome& o : restoreAbandoned(conninfo, [](const std::string&) {})) {
                 outcomes.emplace_back(o.restored, o.restored
                                                       ? tr("settings restored and verified")
                                                       : tr("settings NOT restored: %1").arg(q(o.problem)));
             }
-        } catch (const std::exception& e) {
-            outcomes.emplace_back(false, tr("settings NOT restored: %1").arg(q(e.what())));
-        }
-        postToGui([self, outcomes] {
-            if (self) {
-                self->restoreDone(outcomes);
-            }
+            return outcomes;
+        },
+        [this](const Outcomes& outcomes) { restoreDone(outcomes); },
+        [this](const JobError& e) {
+            restoreDone({{false, tr("settings NOT restored: %1").arg(e.message)}});
         });
-    });
 }
 
 void StartFlow::restoreDone(const std::vector<std::pair<bool, QString>>& outcomes) {
@@ -316,7 +304,7 @@ void StartFlow::cancel() {
         return;
     case State::Checking:
     case State::RestoringBeforeStart:
-        ++checkJob_; // the check's result no longer starts anything
+        checking_.cancel(); // the check's result no longer starts anything
         target_->showUnchecked();
         dropStart(tr("cancelled before it started"));
         return;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "BackgroundJobs.h"
 #include "SettingsPanel.h"
 #include "TargetCheck.h"
 
@@ -13,8 +14,6 @@
 
 #include <functional>
 #include <optional>
-
-class QThreadPool;
 
 namespace isobar::ui {
 
@@ -64,8 +63,6 @@ public:
 
     State state() const { return state_; }
     const std::optional<TargetCheck>& lastCheck() const { return check_; }
-    // Where server checks and restores run (tests wait for it to be idle).
-    QThreadPool* pool() const { return pool_; }
 
     // Start pressed: loads the files of the Files tab once the server is checked. `resume`
     // ignores "replace" (a resume never empties the table). False, and nothing happens, while a
@@ -113,7 +110,7 @@ private:
     void moveTo(State next, const QString& why = {});
     void dropStart(const QString& why);
     void check(CheckKind kind);
-    void takeCheck(quint64 job, CheckKind kind, const TargetCheck& check);
+    void takeCheck(CheckKind kind, const TargetCheck& check);
     void targetChanged();
     void offerRestore(const TargetCheck& check);
     void restoreDone(const std::vector<std::pair<bool, QString>>& outcomes);
@@ -130,11 +127,11 @@ private:
     LoadController* controller_;
     SettingsPanel::Confirm confirm_;
     Choose choose_;
-    QThreadPool* pool_;
     State state_ = State::Idle;
     std::optional<PendingStart> start_; // in Checking and RestoringBeforeStart only
     std::optional<TargetCheck> check_;
-    quint64 checkJob_ = 0; // the check whose result counts; older ones are dropped
+    JobTracker checking_;  // the server check whose result counts; a newer one supersedes it
+    JobTracker restoring_; // putting back the settings a killed run left changed
 };
 
 } // namespace isobar::ui

@@ -1,9 +1,8 @@
 #include "TableAuditDialog.h"
 
 #include "Format.h"
-#include "GuiThread.h"
+#include "ServerSession.h"
 #include "db/ConnInfo.h"
-#include "db/EmbeddedDefaults.h"
 #include "db/TableAudit.h"
 
 #include <QClipboard>
@@ -12,9 +11,7 @@
 #include <QGuiApplication>
 #include <QLabel>
 #include <QPlainTextEdit>
-#include <QPointer>
 #include <QPushButton>
-#include <QThreadPool>
 #include <QVBoxLayout>
 
 namespace isobar::ui {
@@ -23,7 +20,8 @@ TableAuditDialog::TableAuditDialog(const QString& table, const ConnectionChoice&
     : QDialog(parent)
     , status_(new QLabel)
     , text_(new QPlainTextEdit)
-    , copySql_(new QPushButton(tr("&Copy the SQL"))) {
+    , copySql_(new QPushButton(tr("&Copy the SQL")))
+    , audit_(this, JobPool::Server) {
     setWindowTitle(tr("Audit of %1").arg(table));
     text_->setReadOnly(true);
     text_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
@@ -44,39 +42,34 @@ TableAuditDialog::TableAuditDialog(const QString& table, const ConnectionChoice&
     const QString where = connection.embedded ? tr("the embedded cluster")
                                               : q(redactConnInfo(connection.conninfo)).toHtmlEscaped();
     status_->setText(tr("Auditing %1 on %2...").arg(table.toHtmlEscaped(), where));
-    // On the application's pool: the job refers to the dialog only through a QPointer, so closing
-    // the dialog never waits for an audit still reading.
-    QPointer<TableAuditDialog> self(this);
-    QThreadPool::globalInstance()->start([self, connection, name = table.toStdString(), where] {
-        QString text;
-        QString sql;
-        QString status;
-        try {
-            Connection conn = Connection::open(
-                connection.embedded ? startEmbeddedCluster() : connection.conninfo, "isobar audit");
-            AuditRequest request;
-            request.table = TableName::parse(name);
-            const TableAudit audit = auditTable(conn, request);
-            text = q(describeAudit(audit));
-            sql = q(audit.cleanupSql);
-            status = audit.clean() ? tr("Nothing found in %1.").arg(q(name).toHtmlEscaped())
-                                   : tr("<b>Problems found in %1.</b>").arg(q(name).toHtmlEscaped());
-        } catch (const std::exception& e) {
-            status = tr("The audit of %1 on %2 failed: %3")
-                         .arg(q(name).toHtmlEscaped(), where, q(e.what()).toHtmlEscaped());
-        }
-        postToGui([self, text, sql, status] {
-            if (!self) {
-                return;
-            }
-            self->busy_ = false;
-            self->status_->setText(status);
-            self->text_->setPlainText(text);
-            self->sql_ = sql;
-            self->copySql_->setEnabled(!sql.isEmpty());
-            emit self->finished();
+    // Thread boundary: the audit runs on the server pool with a connection of its own; closing the
+    // dialog cancels its query on the server and never waits for it.
+    const std::string name = table.toStdString();
+    const auto session = std::make_shared<ServerSession>(connection, "isobar audit");
+    audit_.start(
+        [session, name](const std::stop_token& stop) {
+            return session->read(stop, [&](Connection& conn) {
+                AuditRequest request;
+                request.table = TableName::parse(name);
+                return auditTable(conn, request);
+            });
+        },
+        [this, table](const TableAudit& audit) {
+            status_->setText(audit.clean() ? tr("Nothing found in %1.").arg(table.toHtmlEscaped())
+                                           : tr("<b>Problems found in %1.</b>").arg(table.toHtmlEscaped()));
+            text_->setPlainText(q(describeAudit(audit)));
+            sql_ = q(audit.cleanupSql);
+            copySql_->setEnabled(!sql_.isEmpty());
+            emit finished();
+        },
+        [this, table, where](const JobError& e) {
+            status_->setText(tr("The audit of %1 on %2 failed: %3")
+                                 .arg(table.toHtmlEscaped(), where, e.message.toHtmlEscaped()));
+            text_->clear();
+            sql_.clear();
+            copySql_->setEnabled(false);
+            emit finished();
         });
-    });
 }
 
 TableAuditDialog::~TableAuditDialog() = default;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "BackgroundJobs.h"
 #include "TargetCheck.h"
 
 #include <QDialog>
@@ -12,9 +13,9 @@ namespace isobar::ui {
 
 // `isobar-cli audit` in a window: a table's health (rows held twice, holes, ERA5T still there,
 // the ledger against the rows, columns without values) and the SQL that removes duplicates, which
-// the user may copy and never sees run. The audit runs on a pool thread with a connection of its
-// own; the dialog shows "Auditing..." meanwhile and can be closed at any time (the audit then ends
-// unseen).
+// the user may copy and never sees run. The audit runs in the background with a connection of its
+// own; the dialog shows "Auditing..." meanwhile and can be closed at any time: the query running
+// is cancelled on the server, and the dialog goes at once.
 class TableAuditDialog : public QDialog {
     Q_OBJECT
 
@@ -25,7 +26,7 @@ public:
     QLabel* statusLabel() const { return status_; }
     QPlainTextEdit* text() const { return text_; }
     QPushButton* copySqlButton() const { return copySql_; }
-    bool busy() const { return busy_; }
+    bool busy() const { return audit_.isRunning(); }
 
 signals:
     // The audit has ended (its text shown, or why it could not run).
@@ -36,7 +37,7 @@ private:
     QPlainTextEdit* text_;
     QPushButton* copySql_;
     QString sql_;
-    bool busy_ = true;
+    JobTracker audit_;
 };
 
 } // namespace isobar::ui

@@ -1,10 +1,9 @@
 #include "TableMapDialog.h"
 
 #include "Format.h"
-#include "GuiThread.h"
 #include "MapView.h"
+#include "ServerSession.h"
 #include "db/ConnInfo.h"
-#include "db/EmbeddedDefaults.h"
 #include "db/TableField.h"
 #include "db/TableMetadata.h"
 
@@ -16,10 +15,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineSeries>
-#include <QPointer>
 #include <QPushButton>
 #include <QSplitter>
-#include <QThreadPool>
 #include <QVBoxLayout>
 #include <QValueAxis>
 
@@ -28,21 +25,19 @@
 
 namespace isobar::ui {
 
-// The dialog's connection, opened on first use and used by one pool job at a time (the pool has
-// one thread); it lives as long as the last job that holds it.
-struct TableMapDialog::Session {
-    ConnectionChoice choice;
-    std::optional<Connection> conn;
+namespace {
 
-    Connection& connection() {
-        if (!conn) {
-            conn.emplace(Connection::open(choice.embedded ? startEmbeddedCluster() : choice.conninfo));
-        }
-        return *conn;
-    }
+// What a map read found: the field, unless its cost made it ask first.
+struct MapRead {
+    std::shared_ptr<const GridField> field;
+    ReadCost cost;
 };
 
-namespace {
+// The same for a point's series.
+struct SeriesRead {
+    std::optional<std::vector<SeriesPoint>> points;
+    ReadCost cost;
+};
 
 // The columns the run loaded, of the table's: its report names them "t2m -> temperature_2m".
 std::vector<ValueColumn> loadedColumns(const TableLayout& layout, const std::vector<std::string>& variables) {
@@ -91,19 +86,20 @@ TableMapDialog::TableMapDialog(const RunReport& report, ConnectionChoice connect
     : QDialog(parent)
     , report_(report)
     , connection_(std::move(connection))
-    , session_(std::make_shared<Session>())
-    , pool_(new QThreadPool(this))
+    , session_(std::make_shared<ServerSession>(connection_, "isobar map"))
+    , reads_(JobPool::Server)
+    , mapRead_(this, reads_)
+    , seriesRead_(this, reads_)
     , view_(new MapView)
     , variable_(new QComboBox)
     , time_(new QComboBox)
     , level_(new QComboBox)
     , status_(new QLabel)
     , anyway_(new QPushButton(tr("Read &anyway")))
+    , stop_(new QPushButton(tr("&Stop reading")))
     , chart_(new QChartView)
     , seriesStatus_(new QLabel) {
     setWindowTitle(tr("Map of %1").arg(q(report_.table)));
-    session_->choice = connection_;
-    pool_->setMaxThreadCount(1);
 
     auto* header =
         new QLabel(tr("What the run of %1 (%2) wrote to <b>%3</b>, read back from the table on %4. Click a "
@@ -148,8 +144,12 @@ TableMapDialog::TableMapDialog(const RunReport& report, ConnectionChoice connect
     split->setStretchFactor(1, 2);
     auto* close = new QPushButton(tr("&Close"));
     connect(close, &QPushButton::clicked, this, &QDialog::close);
+    stop_->setToolTip(tr("Stop the reads under way: the server is told to give them up"));
+    stop_->setEnabled(false);
+    connect(stop_, &QPushButton::clicked, this, &TableMapDialog::stopReading);
     auto* bottom = new QHBoxLayout;
     bottom->addStretch();
+    bottom->addWidget(stop_);
     bottom->addWidget(close);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(header);
@@ -197,58 +197,96 @@ TableMapDialog::TableMapDialog(const RunReport& report, ConnectionChoice connect
     }
     level_->setVisible(!report_.extent.levels.empty());
     filling_ = false;
-    view_->setMessage(tr("Connecting..."));
     seriesStatus_->setText(tr("Click a point of the map for its time series."));
+    readColumns();
+}
 
+TableMapDialog::~TableMapDialog() = default; // the reads under way are cancelled, not waited for
+
+void TableMapDialog::readColumns() {
+    view_->setMessage(tr("Connecting..."));
+    mapAgain_ = [this] {
+        readColumns();
+    };
     const TableName table = TableName::parse(report_.table);
     const std::vector<std::string> variables = report_.variables;
-    QPointer<TableMapDialog> self(this);
-    run([self, table, variables](Session& session) {
-        std::vector<ValueColumn> columns;
-        QString error;
-        try {
-            const auto tableColumns = tableLayout(session.connection(), table);
-            if (!tableColumns) {
-                error = tr("%1 does not exist on this server").arg(q(table.display()));
-            } else {
-                columns = loadedColumns(*tableColumns, variables);
-            }
-        } catch (const std::exception& e) {
-            error = q(e.what());
-        }
-        postToGui([self, columns = std::move(columns), error] {
-            if (!self) {
-                return;
-            }
-            --self->pending_;
-            if (!error.isEmpty() || columns.empty()) {
-                self->view_->setMessage(
-                    tr("No map: %1.").arg(error.isEmpty() ? tr("the table has no value columns") : error));
-                self->seriesStatus_->clear();
-                emit self->updated();
-                return;
-            }
-            self->columns_ = columns;
-            self->filling_ = true;
-            for (const ValueColumn& c : self->columns_) {
-                self->variable_->addItem(QStringLiteral("%1 (%2)").arg(q(c.column), q(c.units)));
-            }
-            self->filling_ = false;
-            self->draw(false);
+    mapRead_.start(
+        [session = session_, table, variables](const std::stop_token& stop) {
+            return session->read(stop, [&](Connection& conn) -> std::optional<std::vector<ValueColumn>> {
+                const auto layout = tableLayout(conn, table);
+                if (!layout) {
+                    return std::nullopt;
+                }
+                return loadedColumns(*layout, variables);
+            });
+        },
+        [this](const std::optional<std::vector<ValueColumn>>& columns) { showColumns(columns); },
+        [this](const JobError& e) {
+            view_->setMessage(tr("No map: %1.").arg(e.message));
+            seriesStatus_->clear();
+            readsChanged();
+            emit updated();
         });
-    });
+    readsChanged();
 }
 
-TableMapDialog::~TableMapDialog() {
-    ++mapGeneration_;
-    ++seriesGeneration_;
-    pool_->clear();
-    pool_->waitForDone();
+void TableMapDialog::showColumns(const std::optional<std::vector<ValueColumn>>& columns) {
+    if (!columns || columns->empty()) {
+        view_->setMessage(tr("No map: %1.")
+                              .arg(columns ? tr("the table has no value columns")
+                                           : tr("%1 does not exist on this server")
+                                                 .arg(q(TableName::parse(report_.table).display()))));
+        seriesStatus_->clear();
+        readsChanged();
+        emit updated();
+        return;
+    }
+    columns_ = *columns;
+    filling_ = true;
+    variable_->clear();
+    for (const ValueColumn& c : columns_) {
+        variable_->addItem(QStringLiteral("%1 (%2)").arg(q(c.column), q(c.units)));
+    }
+    filling_ = false;
+    draw(false);
 }
 
-void TableMapDialog::run(Job job) {
-    ++pending_;
-    pool_->start([session = session_, job = std::move(job)] { job(*session); });
+void TableMapDialog::offer(const QString& label, std::function<void()> action) {
+    anyway_->setText(label);
+    anywayAction_ = std::move(action);
+    anyway_->show();
+}
+
+void TableMapDialog::readsChanged() {
+    stop_->setEnabled(busy());
+}
+
+void TableMapDialog::stopReading() {
+    // The user's choice: the reads end quietly (their errors are never shown) and can be made again.
+    std::vector<std::function<void()>> again;
+    if (mapRead_.isRunning()) {
+        mapRead_.cancel();
+        again.push_back(mapAgain_);
+        status_->setText(tr("Stopped: the server was told to give the read up. Read again reads it."));
+        if (!view_->field()) {
+            view_->setMessage(tr("Not drawn: stopped."));
+        }
+    }
+    if (seriesRead_.isRunning()) {
+        seriesRead_.cancel();
+        again.push_back(seriesAgain_);
+        seriesStatus_->setText(
+            tr("Stopped: the server was told to give the series up. Read again (above the map) reads it."));
+    }
+    if (!again.empty()) {
+        offer(tr("Read &again"), [again] {
+            for (const auto& read : again) {
+                read();
+            }
+        });
+    }
+    readsChanged();
+    emit updated();
 }
 
 void TableMapDialog::draw(bool evenIfCostly) {
@@ -257,7 +295,9 @@ void TableMapDialog::draw(bool evenIfCostly) {
     }
     anyway_->hide();
     anywayAction_ = {};
-    const quint64 generation = ++mapGeneration_;
+    mapAgain_ = [this, evenIfCostly] {
+        draw(evenIfCostly);
+    };
     TableFieldRequest request;
     request.table = TableName::parse(report_.table);
     request.column = columns_[static_cast<std::size_t>(variable_->currentIndex())];
@@ -268,53 +308,43 @@ void TableMapDialog::draw(bool evenIfCostly) {
     request.grid = grid_;
     request.bounds = report_.extent.bounds;
     status_->setText(tr("Reading %1 at %2...").arg(q(request.column.column), time_->currentText()));
-    QPointer<TableMapDialog> self(this);
-    run([self, generation, request, evenIfCostly, limit = scanLimit_](Session& session) {
-        std::shared_ptr<const GridField> field;
-        ReadCost cost;
-        QString error;
-        try {
-            Connection& conn = session.connection();
-            cost = tableFieldCost(conn, request, limit);
-            if (cost.cheap || evenIfCostly) {
-                field = std::make_shared<const GridField>(readTableField(conn, request));
-            }
-        } catch (const std::exception& e) {
-            error = q(e.what());
-        }
-        postToGui([self, generation, field, cost, error] {
-            if (!self) {
-                return;
-            }
-            --self->pending_;
-            if (generation != self->mapGeneration_) {
-                return;
-            }
-            if (field) {
-                self->view_->setField(field);
-                self->status_->setText(
-                    tr("%1; %2 x %3 points read from the table. Point at the map for a value, "
-                       "click for its time series.")
-                        .arg(fieldTitle(*field))
-                        .arg(field->rows())
-                        .arg(field->cols()));
-            } else if (!error.isEmpty()) {
-                self->view_->setMessage(tr("No map: %1.").arg(error));
-                self->status_->clear();
+    // Thread boundary: the read runs on the dialog's connection, after the reads before it; only
+    // what it found comes back, and a newer map supersedes it (cancelling its query).
+    mapRead_.start(
+        [session = session_, request, evenIfCostly, limit = scanLimit_](const std::stop_token& stop) {
+            return session->read(stop, [&](Connection& conn) {
+                MapRead read;
+                read.cost = tableFieldCost(conn, request, limit);
+                if (read.cost.cheap || evenIfCostly) {
+                    read.field = std::make_shared<const GridField>(readTableField(conn, request));
+                }
+                return read;
+            });
+        },
+        [this](const MapRead& read) {
+            if (read.field) {
+                view_->setField(read.field);
+                status_->setText(tr("%1; %2 x %3 points read from the table. Point at the map for a value, "
+                                    "click for its time series.")
+                                     .arg(fieldTitle(*read.field))
+                                     .arg(read.field->rows())
+                                     .arg(read.field->cols()));
             } else {
-                self->view_->setMessage(tr("Not drawn: %1.").arg(q(cost.reason)));
-                self->status_->setText(
+                view_->setMessage(tr("Not drawn: %1.").arg(q(read.cost.reason)));
+                status_->setText(
                     tr("Read anyway scans it (the server does the work; the app stays usable)."));
-                self->anywayAction_ = [self] {
-                    if (self) {
-                        self->draw(true);
-                    }
-                };
-                self->anyway_->show();
+                offer(tr("Read &anyway"), [this] { draw(true); });
             }
-            emit self->updated();
+            readsChanged();
+            emit updated();
+        },
+        [this](const JobError& e) {
+            view_->setMessage(tr("No map: %1.").arg(e.message));
+            status_->clear();
+            readsChanged();
+            emit updated();
         });
-    });
+    readsChanged();
 }
 
 void TableMapDialog::showSeries(std::size_t row, std::size_t col, bool evenIfCostly) {
@@ -322,7 +352,9 @@ void TableMapDialog::showSeries(std::size_t row, std::size_t col, bool evenIfCos
     if (!field || row >= field->rows() || col >= field->cols() || times_.empty()) {
         return;
     }
-    const quint64 generation = ++seriesGeneration_;
+    seriesAgain_ = [this, row, col, evenIfCostly] {
+        showSeries(row, col, evenIfCostly);
+    };
     const TableName table = TableName::parse(report_.table);
     const ValueColumn column = columns_[static_cast<std::size_t>(variable_->currentIndex())];
     const LocationId location = field->locationAt(row, col);
@@ -336,46 +368,35 @@ void TableMapDialog::showSeries(std::size_t row, std::size_t col, bool evenIfCos
                               .arg(location.value)
                               .arg(level ? tr(", %1 hPa").arg(*level) : QString());
     seriesStatus_->setText(tr("Reading the series of %1...").arg(title));
-    QPointer<TableMapDialog> self(this);
-    run([self, generation, table, column, location, level, from, to, title, evenIfCostly, row, col,
-         limit = scanLimit_](Session& session) {
-        std::optional<std::vector<SeriesPoint>> points;
-        ReadCost cost;
-        QString error;
-        try {
-            Connection& conn = session.connection();
-            cost = pointSeriesCost(conn, table, column, location, level, from, to, limit);
-            if (cost.cheap || evenIfCostly) {
-                points = readPointSeries(conn, table, column, location, level, from, to);
-            }
-        } catch (const std::exception& e) {
-            error = q(e.what());
-        }
-        postToGui([self, generation, points = std::move(points), cost, error, title, row, col]() mutable {
-            if (!self) {
-                return;
-            }
-            --self->pending_;
-            if (generation != self->seriesGeneration_) {
-                return;
-            }
-            if (points) {
-                self->showSeriesPoints(std::move(*points), title);
-            } else if (!error.isEmpty()) {
-                self->seriesStatus_->setText(tr("No series: %1.").arg(error));
+    seriesRead_.start(
+        [session = session_, table, column, location, level, from, to, limit = scanLimit_,
+         evenIfCostly](const std::stop_token& stop) {
+            return session->read(stop, [&](Connection& conn) {
+                SeriesRead read;
+                read.cost = pointSeriesCost(conn, table, column, location, level, from, to, limit);
+                if (read.cost.cheap || evenIfCostly) {
+                    read.points = readPointSeries(conn, table, column, location, level, from, to);
+                }
+                return read;
+            });
+        },
+        [this, title, row, col](SeriesRead read) {
+            if (read.points) {
+                showSeriesPoints(std::move(*read.points), title);
             } else {
-                self->seriesStatus_->setText(
-                    tr("Not read: %1. Read anyway (above the map) reads it.").arg(q(cost.reason)));
-                self->anywayAction_ = [self, row, col] {
-                    if (self) {
-                        self->showSeries(row, col, true);
-                    }
-                };
-                self->anyway_->show();
+                seriesStatus_->setText(
+                    tr("Not read: %1. Read anyway (above the map) reads it.").arg(q(read.cost.reason)));
+                offer(tr("Read &anyway"), [this, row, col] { showSeries(row, col, true); });
             }
-            emit self->updated();
+            readsChanged();
+            emit updated();
+        },
+        [this](const JobError& e) {
+            seriesStatus_->setText(tr("No series: %1.").arg(e.message));
+            readsChanged();
+            emit updated();
         });
-    });
+    readsChanged();
 }
 
 void TableMapDialog::showSeriesPoints(std::vector<SeriesPoint> points, const QString& title) {

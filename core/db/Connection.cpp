@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <cctype>
 #include <cstdlib>
 #include <string_view>
@@ -42,6 +43,35 @@ long long Result::integer(int row, int column) const {
 std::uint64_t Result::affectedRows() const {
     const char* tuples = result_ ? PQcmdTuples(result_.get()) : "";
     return *tuples == '\0' ? 0 : std::stoull(tuples);
+}
+
+Connection::Connection(PGconn* conn, std::string target)
+    : conn_(conn, &PQfinish)
+    , target_(std::move(target))
+    , cancel_(std::make_shared<CancelHandle::State>()) {
+    // Made now, on the thread that opened the connection: PQgetCancel reads the PGconn, which
+    // another thread may not touch later while this one runs a query.
+    cancel_.state_->cancel.reset(PQgetCancel(conn));
+    cancel_.state_->target = target_;
+}
+
+bool CancelHandle::cancel() const {
+    if (!state_) {
+        return false;
+    }
+    // The flag first: a query the connection sends after this moment is never sent, so the
+    // request below cannot interrupt one it was not meant for.
+    state_->requested = true;
+    if (!state_->cancel) {
+        spdlog::warn("cannot cancel the query on {}: libpq gave no cancel object", state_->target);
+        return false;
+    }
+    std::array<char, 256> why{};
+    if (PQcancel(state_->cancel.get(), why.data(), static_cast<int>(why.size())) == 0) {
+        spdlog::warn("cannot cancel the query on {}: {}", state_->target, trimTrailingNewlines(why.data()));
+        return false;
+    }
+    return true;
 }
 
 Connection Connection::open(const std::string& conninfo) {
@@ -151,15 +181,30 @@ void throwResultError(const Connection& conn, const PGresult* result, const std:
                   sqlState);
 }
 
+void Connection::throwFailure(const PGresult* result) const {
+    if (cancelRequested()) {
+        // "canceling statement due to user request" (57014), or whatever broke while the work was
+        // being abandoned: the caller asked for the end, it is not news to them.
+        throw Cancelled();
+    }
+    throwResultError(*this, result, "on " + target_);
+}
+
 void Connection::exec(const std::string& sql) {
+    if (cancelRequested()) {
+        throw Cancelled();
+    }
     Result result(PQexec(conn_.get(), sql.c_str()));
     const ExecStatusType status = result.raw() != nullptr ? PQresultStatus(result.raw()) : PGRES_FATAL_ERROR;
     if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-        throwResultError(*this, result.raw(), "on " + target_);
+        throwFailure(result.raw());
     }
 }
 
 Result Connection::query(const std::string& sql, const std::vector<std::optional<std::string>>& params) {
+    if (cancelRequested()) {
+        throw Cancelled();
+    }
     std::vector<const char*> values;
     values.reserve(params.size());
     for (const auto& p : params) {
@@ -169,7 +214,7 @@ Result Connection::query(const std::string& sql, const std::vector<std::optional
                                values.data(), nullptr, nullptr, 0));
     const ExecStatusType status = result.raw() != nullptr ? PQresultStatus(result.raw()) : PGRES_FATAL_ERROR;
     if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-        throwResultError(*this, result.raw(), "on " + target_);
+        throwFailure(result.raw());
     }
     return result;
 }

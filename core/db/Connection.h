@@ -4,6 +4,7 @@
 
 #include <libpq-fe.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -35,8 +36,38 @@ private:
     std::unique_ptr<PGresult, decltype(&PQclear)> result_{nullptr, &PQclear};
 };
 
+// Stops a connection's work from another thread. cancel() asks the server to interrupt the query
+// it runs for the connection (libpq's PQcancel), and from then on every exec() and query() of
+// that connection throws Cancelled at once, without reaching the server: a cancel that arrives
+// between two queries (which the server ignores) stops the work all the same, and one that arrives
+// late can never interrupt a query sent after it. The connection is left to be closed. Copies
+// share one connection's request; a handle may outlive its connection.
+class CancelHandle {
+public:
+    CancelHandle() = default;
+
+    // Thread-safe. Blocks for a round trip to the server on a connection of its own (it waits until
+    // the server has taken the request): not for a GUI thread. False when the request could not be
+    // sent (logged with libpq's reason); the connection's later queries throw Cancelled anyway.
+    bool cancel() const;
+    // cancel() was called, on this handle or a copy of it.
+    bool requested() const noexcept { return state_ && state_->requested.load(); }
+
+private:
+    friend class Connection;
+    struct State {
+        std::unique_ptr<PGcancel, decltype(&PQfreeCancel)> cancel{nullptr, &PQfreeCancel};
+        std::atomic<bool> requested{false};
+        std::string target;
+    };
+    explicit CancelHandle(std::shared_ptr<State> state)
+        : state_(std::move(state)) {}
+
+    std::shared_ptr<State> state_;
+};
+
 // One libpq connection. A Connection belongs to one thread at a time (libpq's rule): the engine
-// gives each worker its own and never shares them.
+// gives each worker its own and never shares them. Only its CancelHandle crosses threads.
 class Connection {
 public:
     // Connects or throws DbError naming the target (without password) and libpq's reason. A
@@ -59,9 +90,11 @@ public:
     PGconn* raw() const noexcept { return conn_.get(); }
     const std::string& target() const noexcept { return target_; }
 
-    // Runs SQL that returns no rows (or whose rows are not needed). Throws DbError.
+    // Runs SQL that returns no rows (or whose rows are not needed). Throws DbError, or Cancelled
+    // once the connection's CancelHandle was used.
     void exec(const std::string& sql);
-    // Runs a query with text parameters ($1, $2, ...) and returns its rows. Throws DbError.
+    // Runs a query with text parameters ($1, $2, ...) and returns its rows. Throws DbError, or
+    // Cancelled once the connection's CancelHandle was used.
     Result query(const std::string& sql, const std::vector<std::optional<std::string>>& params = {});
     // Prepares `sql` (parameters $1 .. $parameters, their types left to the server) as the
     // statement `name` of this session, and runs it with text values (nullptr: NULL). Throw DbError.
@@ -79,13 +112,19 @@ public:
     // libpq's last error message, trimmed of trailing newlines.
     std::string lastError() const;
 
+    // What stops this connection's work from another thread. Thread-safe: it is made when the
+    // connection opens, so the call reads nothing the connection's own thread may be changing.
+    CancelHandle cancelHandle() const { return cancel_; }
+    bool cancelRequested() const noexcept { return cancel_.requested(); }
+
 private:
-    Connection(PGconn* conn, std::string target)
-        : conn_(conn, &PQfinish)
-        , target_(std::move(target)) {}
+    Connection(PGconn* conn, std::string target);
+    // After a failed result: Cancelled when the failure came of a cancel, else DbError.
+    [[noreturn]] void throwFailure(const PGresult* result) const;
 
     std::unique_ptr<PGconn, decltype(&PQfinish)> conn_;
     std::string target_;
+    CancelHandle cancel_;
 };
 
 // Throws DbError built from a failed result: "<context>: <server message> (SQLSTATE xxxxx)".
