@@ -188,7 +188,7 @@ private slots:
         QCOMPARE(panel.workersTable()->rowCount(), 3);
         QCOMPARE(panel.workersTable()->item(2, 0)->text(), QString("3"));
         const QString log = panel.logView()->toPlainText();
-        QVERIFY2(log.contains("workers 2 -> 3 at 12 s: rate 1.21M rows/s at 3"), qPrintable(log));
+        QVERIFY2(log.contains("workers 2 -> 3 at 12s: rate 1.21M rows/s at 3"), qPrintable(log));
         QVERIFY2(log.contains("up to 4"), qPrintable(log));
     }
 

@@ -3,6 +3,7 @@
 #include "BenchPlotView.h"
 #include "BenchRunner.h"
 #include "Format.h"
+#include "util/Format.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -131,7 +132,7 @@ void BenchReportView::showReport(const BenchReport& report) {
     QString started = q(report.started).left(19).replace(QLatin1Char('T'), QLatin1Char(' '));
     QString text = tr("<h3>%1</h3>Started %2 UTC, took %3: <b>%4</b>")
                        .arg(benchKindTitle(report.kind).toHtmlEscaped(), started,
-                            formatDuration(report.seconds), q(report.status).toHtmlEscaped());
+                            q(formatDuration(report.seconds)), q(report.status).toHtmlEscaped());
     if (!report.problem.empty()) {
         text += tr("<br><span style=\"color:#b00020\">%1</span>").arg(q(report.problem).toHtmlEscaped());
     }

@@ -6,6 +6,7 @@
 #include "Format.h"
 #include "db/ConnInfo.h"
 #include "db/EmbeddedDefaults.h"
+#include "util/Format.h"
 
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -261,10 +262,10 @@ void BenchmarksPage::takeEnd(const BenchReport& report, const QString& path, con
     progress_->setRange(0, 1000);
     if (report.status == "completed") {
         progress_->setValue(progress_->maximum());
-        text = tr("%1 completed in %2.").arg(title, formatDuration(report.seconds));
+        text = tr("%1 completed in %2.").arg(title, q(formatDuration(report.seconds)));
     } else if (report.status == "cancelled") {
-        text =
-            tr("%1 cancelled after %2; its tables were dropped.").arg(title, formatDuration(report.seconds));
+        text = tr("%1 cancelled after %2; its tables were dropped.")
+                   .arg(title, q(formatDuration(report.seconds)));
     } else {
         text = tr("%1 failed: %2").arg(title, q(report.problem));
     }

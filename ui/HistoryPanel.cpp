@@ -5,6 +5,7 @@
 #include "RateChart.h"
 #include "ReportExport.h"
 #include "TableMapDialog.h"
+#include "util/Format.h"
 
 #include <QDir>
 #include <QFileDialog>
@@ -197,7 +198,7 @@ void HistoryPanel::show(std::vector<Entry> entries, const QStringList& problems)
         table_->setItem(row, Workers, cell(QString::number(r.workers), true));
         table_->setItem(row, Rows, cell(formatCount(r.rows), true));
         table_->setItem(row, Rate, cell(formatRate(r.meanRate), true));
-        table_->setItem(row, Duration, cell(formatDuration(r.seconds), true));
+        table_->setItem(row, Duration, cell(q(formatDuration(r.seconds)), true));
         QStringList files;
         for (const auto& f : r.files) {
             files << QString::fromStdString(std::filesystem::path(f.name).filename().string());

@@ -4,6 +4,7 @@
 #include "Format.h"
 #include "RateChart.h"
 #include "report/ReportText.h"
+#include "util/Format.h"
 
 #include <QChart>
 #include <QFile>
@@ -37,13 +38,13 @@ QString diskText(const RunReport& r) {
     const RunReport::StorageFigures f = r.storageFigures();
     QStringList parts;
     if (f.lowestFreeBytes >= 0) {
-        parts << QObject::tr("lowest free space %1").arg(formatByteFigure(f.lowestFreeBytes));
+        parts << QObject::tr("lowest free space %1").arg(q(formatByteFigure(f.lowestFreeBytes)));
     }
     if (f.peakWalDirBytes >= 0) {
-        parts << QObject::tr("pg_wal peak %1").arg(formatByteFigure(f.peakWalDirBytes));
+        parts << QObject::tr("pg_wal peak %1").arg(q(formatByteFigure(f.peakWalDirBytes)));
     }
     if (f.finalTableBytes >= 0) {
-        parts << QObject::tr("table %1 at the end").arg(formatByteFigure(f.finalTableBytes)) +
+        parts << QObject::tr("table %1 at the end").arg(q(formatByteFigure(f.finalTableBytes))) +
                      (f.finalBytesPerRow >= 0
                           ? QObject::tr(" (%1 bytes/row)").arg(f.finalBytesPerRow, 0, 'f', 1)
                           : QString());
@@ -154,7 +155,7 @@ QString reportSummaryHtml(const RunReport& r) {
             .arg(formatCount(r.rows), formatCount(r.resumedRows), formatCount(r.plannedRows)));
     row(QObject::tr("Speed"),
         QObject::tr("%1 rows/s mean, %2 rows/s median sustained, %3")
-            .arg(formatRate(r.meanRate), formatRate(r.medianSustainedRate), formatDuration(r.seconds)));
+            .arg(formatRate(r.meanRate), formatRate(r.medianSustainedRate), q(formatDuration(r.seconds))));
     QStringList workers{q(workersText(r))};
     for (const WorkerChange& c : r.workerChanges) {
         workers << q(workerChangeText(c));
@@ -163,7 +164,7 @@ QString reportSummaryHtml(const RunReport& r) {
     row(QObject::tr("Server"), QObject::tr("%1; %2 checkpoint(s), %3 of WAL")
                                    .arg(q(r.serverVersion))
                                    .arg(r.checkpoints)
-                                   .arg(formatBytes(r.walBytes)));
+                                   .arg(q(formatBytes(r.walBytes))));
     if (!r.forecast.empty()) {
         QStringList forecast;
         for (const auto& line : r.forecast) {
@@ -176,7 +177,7 @@ QString reportSummaryHtml(const RunReport& r) {
         constexpr std::size_t kListed = 10;
         for (std::size_t i = 0; i < checkpoints.size() && i < kListed; ++i) {
             said << QObject::tr("at %1: %2")
-                        .arg(formatDuration(checkpoints[i].elapsed), q(checkpointText(checkpoints[i])));
+                        .arg(q(formatDuration(checkpoints[i].elapsed)), q(checkpointText(checkpoints[i])));
         }
         if (checkpoints.size() > kListed) {
             said << QObject::tr("and %1 more").arg(checkpoints.size() - kListed);

@@ -6,6 +6,7 @@
 #include "ReportExport.h"
 #include "SummaryText.h"
 #include "TableMapDialog.h"
+#include "util/Format.h"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -53,13 +54,13 @@ double worstLag(const ServerSample::Standby& s) {
 QString diskFacts(const ServerSample& s) {
     QStringList facts;
     if (s.freeBytes >= 0) {
-        facts << RunPanel::tr("free %1").arg(formatByteFigure(s.freeBytes));
+        facts << RunPanel::tr("free %1").arg(q(formatByteFigure(s.freeBytes)));
     }
     if (s.walFreeBytes >= 0) {
-        facts << RunPanel::tr("%1 free for pg_wal").arg(formatByteFigure(s.walFreeBytes));
+        facts << RunPanel::tr("%1 free for pg_wal").arg(q(formatByteFigure(s.walFreeBytes)));
     }
     if (s.walDirBytes >= 0) {
-        facts << RunPanel::tr("pg_wal %1").arg(formatByteFigure(s.walDirBytes));
+        facts << RunPanel::tr("pg_wal %1").arg(q(formatByteFigure(s.walDirBytes)));
     }
     if (s.bytesPerRow >= 0) {
         facts << RunPanel::tr("%1 bytes/row").arg(s.bytesPerRow, 0, 'f', 1);
@@ -259,7 +260,10 @@ void RunPanel::ensureWorkerRows(int workers) {
 void RunPanel::onWorkersChanged(const WorkerChange& c) {
     chart_->addWorkerChange(c);
     ensureWorkerRows(c.to);
-    log(tr("workers %1 -> %2 at %3: %4").arg(c.from).arg(c.to).arg(formatDuration(c.elapsed), q(c.reason)));
+    log(tr("workers %1 -> %2 at %3: %4")
+            .arg(c.from)
+            .arg(c.to)
+            .arg(q(formatDuration(c.elapsed, DurationPrecision::WholeSeconds)), q(c.reason)));
 }
 
 void RunPanel::onRate(const RateSample& s) {
@@ -267,10 +271,12 @@ void RunPanel::onRate(const RateSample& s) {
     progress_->setValue(static_cast<int>(std::clamp(s.percent, 0.0, 100.0) * 10));
     progress_->setFormat(tr("%1%  ETA %2")
                              .arg(s.percent, 0, 'f', 1)
-                             .arg(s.etaSeconds < 0 ? tr("unknown") : formatDuration(s.etaSeconds)));
+                             .arg(s.etaSeconds < 0
+                                      ? tr("unknown")
+                                      : q(formatDuration(s.etaSeconds, DurationPrecision::WholeSeconds))));
     rows_->setText(tr("%1 of %2 rows committed, %3 sent, %4 elapsed")
-                       .arg(formatCount(s.committedRows), formatCount(s.plannedRows), formatBytes(s.bytes),
-                            formatDuration(s.elapsed)));
+                       .arg(formatCount(s.committedRows), formatCount(s.plannedRows), q(formatBytes(s.bytes)),
+                            q(formatDuration(s.elapsed, DurationPrecision::WholeSeconds))));
     speed_->setText(
         tr("%1 rows/s now, %2 rows/s overall").arg(formatRate(s.intervalRate), formatRate(s.overallRate)));
     bottleneck_->setText(bottleneckText(s));
@@ -297,8 +303,8 @@ void RunPanel::onServer(const ServerSample& s) {
     }
     server_->setText(tr("Server: %1 checkpoint(s), %2 of WAL (%3/s)%4")
                          .arg(s.checkpointsTimed + s.checkpointsRequested)
-                         .arg(formatBytes(s.walBytes),
-                              formatBytes(static_cast<std::uint64_t>(s.walBytesPerSecond)),
+                         .arg(q(formatBytes(s.walBytes)),
+                              q(formatBytes(static_cast<std::uint64_t>(s.walBytesPerSecond))),
                               disk.isEmpty() ? QString() : QStringLiteral("; ") + disk));
     warnAboutServer(s);
     logCheckpoints(s);
@@ -322,10 +328,10 @@ void RunPanel::logCheckpoints(const ServerSample& s) {
         log(requested
                 ? tr("checkpoint at %1, requested (WAL reached max_wal_size, or a CHECKPOINT): the server "
                      "writes its dirty pages, and the rate often dips for a while")
-                      .arg(formatDuration(s.elapsed))
+                      .arg(q(formatDuration(s.elapsed, DurationPrecision::WholeSeconds)))
                 : tr("checkpoint at %1 (checkpoint_timeout): the server writes its dirty pages, and the "
                      "rate often dips for a while")
-                      .arg(formatDuration(s.elapsed)));
+                      .arg(q(formatDuration(s.elapsed, DurationPrecision::WholeSeconds))));
     }
     checkpointsTimed_ = std::max(checkpointsTimed_, s.checkpointsTimed);
     checkpointsRequested_ = std::max(checkpointsRequested_, s.checkpointsRequested);
@@ -339,13 +345,13 @@ void RunPanel::warnAboutServer(const ServerSample& s) {
         warnOnce(QStringLiteral("disk full"),
                  tr("disk full in ~%1 min at this rate%2")
                      .arg(std::max(1.0, std::ceil(s.secondsToFull / 60)), 0, 'f', 0)
-                     .arg(room >= 0 ? tr(" (%1 free)").arg(formatByteFigure(room)) : QString()));
+                     .arg(room >= 0 ? tr(" (%1 free)").arg(q(formatByteFigure(room))) : QString()));
     }
     for (const ServerSample::Standby& standby : s.standbys) {
         if (const double lag = worstLag(standby); lag > kStandbyLagWarningSeconds) {
             warnOnce(QStringLiteral("standby lag ") + q(standby.name),
                      tr("standby %1 (%2) is %3 behind")
-                         .arg(q(standby.name), q(standby.state), formatDuration(lag)));
+                         .arg(q(standby.name), q(standby.state), q(formatDuration(lag))));
         }
     }
     if (s.archiveFailures > 0) {

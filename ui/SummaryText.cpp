@@ -1,6 +1,7 @@
 #include "SummaryText.h"
 
 #include "Format.h"
+#include "util/Format.h"
 
 namespace isobar::ui {
 
@@ -17,7 +18,7 @@ bool serverWentAway(const LoadError& e) {
 SummaryText::SummaryText(const LoadSummary& summary) {
     const QString done =
         tr("%1 rows in %2 (%3 rows/s)")
-            .arg(formatCount(summary.rows), formatDuration(summary.seconds),
+            .arg(formatCount(summary.rows), q(formatDuration(summary.seconds)),
                  formatRate(summary.seconds > 0 ? static_cast<double>(summary.rows) / summary.seconds : 0));
     switch (summary.status) {
     case LoadStatus::Completed:

@@ -112,7 +112,7 @@ public:
     void note(const std::string& message) override { std::cerr << "isobar-cli: note: " << message << "\n"; }
     void workersChanged(const WorkerChange& c) override {
         std::cerr << "isobar-cli: workers " << c.from << " -> " << c.to << " at "
-                  << formatWholeSeconds(c.elapsed) << ": " << c.reason << "\n";
+                  << formatDuration(c.elapsed, DurationPrecision::WholeSeconds) << ": " << c.reason << "\n";
     }
     void serverSampled(const ServerSample& s) override { server_ = s; }
     void rateSampled(const RateSample& s) override {
@@ -128,9 +128,10 @@ public:
         std::snprintf(
             line, sizeof line,
             "at %s, row rate %.1f/sec (period), row rate %.1f/sec (overall), %llu rows, %.1f%%, ETA %s",
-            formatWholeSeconds(s.elapsed).c_str(), periodRate, s.overallRate,
+            formatDuration(s.elapsed, DurationPrecision::WholeSeconds).c_str(), periodRate, s.overallRate,
             static_cast<unsigned long long>(s.committedRows), s.percent,
-            s.etaSeconds < 0 ? "unknown" : formatWholeSeconds(s.etaSeconds).c_str());
+            s.etaSeconds < 0 ? "unknown"
+                             : formatDuration(s.etaSeconds, DurationPrecision::WholeSeconds).c_str());
         std::cout << line << std::endl;
         if (server_ && server_->elapsed > lastServerAt_) {
             std::string text = describeServer(*server_);
@@ -220,9 +221,10 @@ private:
             parts.push_back(
                 bytes(s.freeBytes) + " free" +
                 (s.walFreeBytes >= 0 ? " (pg_wal's filesystem " + bytes(s.walFreeBytes) + ")" : "") +
-                (s.secondsToFull >= 0 ? ", full in " + formatWholeSeconds(s.secondsToFull) +
-                                            " at this rate, before the load ends"
-                                      : ""));
+                (s.secondsToFull >= 0
+                     ? ", full in " + formatDuration(s.secondsToFull, DurationPrecision::WholeSeconds) +
+                           " at this rate, before the load ends"
+                     : ""));
         }
         if (s.walDirBytes >= 0) {
             parts.push_back("pg_wal " + bytes(s.walDirBytes));

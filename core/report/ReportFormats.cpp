@@ -87,10 +87,6 @@ std::string diskChart(const RunReport& r) {
     return plot.finish();
 }
 
-std::string bytesOrUnknown(double bytes) {
-    return bytes < 0 ? std::string("not seen") : formatBytes(static_cast<std::uint64_t>(bytes));
-}
-
 // The forecast, the worker changes, the standbys and the archiver: what the load did to the server
 // beside writing the table.
 void serverSections(HtmlPage& page, const RunReport& r) {
@@ -223,9 +219,9 @@ std::string renderReportHtml(const RunReport& r) {
     row("WAL written", formatBytes(r.walBytes));
     if (seesTheDisk(r)) {
         const RunReport::StorageFigures disk = r.storageFigures();
-        row("peak pg_wal", bytesOrUnknown(disk.peakWalDirBytes));
-        row("lowest free space", bytesOrUnknown(disk.lowestFreeBytes));
-        row("table size", bytesOrUnknown(disk.finalTableBytes));
+        row("peak pg_wal", formatByteFigure(disk.peakWalDirBytes));
+        row("lowest free space", formatByteFigure(disk.lowestFreeBytes));
+        row("table size", formatByteFigure(disk.finalTableBytes));
         row("bytes per row", disk.finalBytesPerRow < 0 ? std::string("not seen")
                                                        : fixed(disk.finalBytesPerRow) + " (at the end)");
     }

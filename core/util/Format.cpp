@@ -9,12 +9,21 @@
 
 namespace isobar {
 
-std::string formatDuration(double seconds) {
-    char buf[64];
+std::string formatDuration(double seconds, DurationPrecision precision) {
     if (!(seconds >= 0.0)) {
-        seconds = 0.0;
+        return "-";
     }
-    if (seconds < 1.0) {
+    char buf[64];
+    if (precision == DurationPrecision::WholeSeconds) {
+        const auto total = static_cast<long long>(std::llround(seconds));
+        if (total < 60) {
+            std::snprintf(buf, sizeof buf, "%llds", total);
+        } else if (total < 3600) {
+            std::snprintf(buf, sizeof buf, "%lldm%llds", total / 60, total % 60);
+        } else {
+            std::snprintf(buf, sizeof buf, "%lldh%lldm", total / 3600, total / 60 % 60);
+        }
+    } else if (seconds < 1.0) {
         std::snprintf(buf, sizeof buf, "%.0fms", seconds * 1000.0);
     } else if (seconds < 60.0) {
         std::snprintf(buf, sizeof buf, "%.2fs", seconds);
@@ -24,19 +33,6 @@ std::string formatDuration(double seconds) {
     } else {
         const auto total = static_cast<long long>(std::llround(seconds));
         std::snprintf(buf, sizeof buf, "%lldh%lldm%llds", total / 3600, total / 60 % 60, total % 60);
-    }
-    return buf;
-}
-
-std::string formatWholeSeconds(double seconds) {
-    const auto total = static_cast<long long>(std::llround(seconds > 0 ? seconds : 0));
-    char buf[48];
-    if (total < 60) {
-        std::snprintf(buf, sizeof buf, "%llds", total);
-    } else if (total < 3600) {
-        std::snprintf(buf, sizeof buf, "%lldm%llds", total / 60, total % 60);
-    } else {
-        std::snprintf(buf, sizeof buf, "%lldh%lldm", total / 3600, total / 60 % 60);
     }
     return buf;
 }
@@ -69,6 +65,10 @@ std::string formatBytes(std::uint64_t bytes) {
     char buf[32];
     std::snprintf(buf, sizeof buf, unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
     return buf;
+}
+
+std::string formatByteFigure(double bytes) {
+    return bytes < 0 ? std::string("not seen") : formatBytes(static_cast<std::uint64_t>(std::llround(bytes)));
 }
 
 std::string formatThousands(std::uint64_t v) {
@@ -146,7 +146,7 @@ int decimalsFor(double step) {
     return 6;
 }
 
-// "0.5s", "45s", "1m30s", "2h", "1h15m": the style of formatWholeSeconds(), exact at each tick.
+// "0.5s", "45s", "1m30s", "2h", "1h15m": the style of formatDuration(WholeSeconds), exact at each tick.
 std::string secondsLabel(double seconds, double step) {
     if (step < 1) {
         return printed(seconds, decimalsFor(step)) + "s";

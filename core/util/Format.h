@@ -8,11 +8,12 @@
 
 namespace isobar {
 
-// "850ms", "5.12s", "1m2.5s", "2h3m4s": short and unambiguous, like Go's durations.
-std::string formatDuration(double seconds);
-
-// Whole seconds, for progress lines: "45s", "1m5s", "2h3m".
-std::string formatWholeSeconds(double seconds);
+// How a duration reads, everywhere (the CLI, the reports, the desktop): short and unambiguous,
+// like Go's durations. Fine: "850ms", "5.12s", "1m2.5s", "2h3m4s". WholeSeconds, for what ticks
+// (progress lines, elapsed times, estimates): "45s", "1m5s", "2h3m". Not a duration (negative,
+// NaN): "-".
+enum class DurationPrecision : std::uint8_t { Fine, WholeSeconds };
+std::string formatDuration(double seconds, DurationPrecision precision = DurationPrecision::Fine);
 
 // "COPY 4152960, took 5.12s with 1 worker(s) (mean rate 811125.0/sec)", the line every load ends with.
 std::string formatCopySummary(std::uint64_t rows, double seconds, int workers);
@@ -25,6 +26,9 @@ std::string formatCoordinate(double v);
 
 // "123.4 MiB"
 std::string formatBytes(std::uint64_t bytes);
+// A size the monitor measured (a double, as ServerSample and the run report keep them): "123.4 MiB",
+// or "not seen" when it is below 0 (the server's disk could not be seen).
+std::string formatByteFigure(double bytes);
 
 // "1,234,567"
 std::string formatThousands(std::uint64_t v);
