@@ -27,16 +27,16 @@ namespace {
 class RecordingSink final : public LoadSink {
 public:
     void started(const LoadStart& s) override { start = s; }
-    void rateSampled(const RateSample& s) override { samples.push_back(s); }
-    void serverSampled(const ServerSample& s) override { server.push_back(s); }
+    void rateMeasured(const RateReading& s) override { samples.push_back(s); }
+    void serverMeasured(const ServerReading& s) override { server.push_back(s); }
     void unitCommitted(const UnitEvent& e) override { units.push_back(e); }
     void workersChanged(const WorkerChange& c) override { changes.push_back(c); }
     void finished(const LoadSummary& s) override { summary = s; }
     void failed(const LoadError& e) override { error = e; }
 
     std::optional<LoadStart> start;
-    std::vector<RateSample> samples;
-    std::vector<ServerSample> server;
+    std::vector<RateReading> samples;
+    std::vector<ServerReading> server;
     std::vector<UnitEvent> units;
     std::vector<WorkerChange> changes;
     std::optional<LoadSummary> summary;
@@ -306,7 +306,7 @@ private slots:
         }
         QCOMPARE(unitRows, std::uint64_t{kRows});
         QVERIFY(!sink.samples.empty());
-        const RateSample& last = sink.samples.back();
+        const RateReading& last = sink.samples.back();
         QCOMPARE(last.committedRows, std::uint64_t{kRows});
         QCOMPARE(last.percent, 100.0);
         QCOMPARE(last.workers.size(), size_t{2});
@@ -454,7 +454,7 @@ private slots:
         QCOMPARE(test::scalar(conn, "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE "
                                     "'isobar worker %'"),
                  QString("0"));
-        for (const ServerSample& s : sink.server) {
+        for (const ServerReading& s : sink.server) {
             QVERIFY(s.workers >= 0 && s.workers <= 3);
         }
     }

@@ -44,7 +44,7 @@ public:
     }
     void warning(const std::string& w) override { warnings.push_back(w); }
     void note(const std::string& n) override { notes.push_back(n); }
-    void serverSampled(const ServerSample& s) override {
+    void serverMeasured(const ServerReading& s) override {
         samples.push_back(s);
         if (onSampled) {
             onSampled();
@@ -65,7 +65,7 @@ public:
     std::optional<LoadStart> start;
     std::vector<std::string> warnings;
     std::vector<std::string> notes;
-    std::vector<ServerSample> samples;
+    std::vector<ServerReading> samples;
     std::uint64_t committedRows = 0;
     std::size_t units = 0;
     std::optional<LoadError> error;
@@ -428,7 +428,7 @@ private slots:
                        "run the same load again: it resumes where it stopped");
         // The sample that stopped it saw under the reserve, as statvfs did.
         QVERIFY(!sink.samples.empty());
-        const ServerSample& last = sink.samples.back();
+        const ServerReading& last = sink.samples.back();
         QVERIFY2(last.freeBytes >= 0 && last.freeBytes < kDiskReserveBytes,
                  qPrintable(QString::number(last.freeBytes)));
         QVERIFY(last.tableBytes > 0);

@@ -25,11 +25,11 @@ private slots:
         request.conninfo = cluster_->conninfo();
         ReportRecorder recorder(quiet, request);
         for (int i = 0; i < 25000; ++i) {
-            RateSample s;
+            RateReading s;
             s.elapsed = i * 0.2;
             s.rows = static_cast<std::uint64_t>(i) * 1000;
             s.intervalRate = i == 12345 ? 9e6 : 5000;
-            recorder.rateSampled(s);
+            recorder.rateMeasured(s);
         }
         LoadSummary summary;
         summary.status = LoadStatus::Completed;
@@ -57,13 +57,13 @@ private slots:
         request.conninfo = cluster_->conninfo();
         ReportRecorder recorder(quiet, request);
         for (int i = 0; i < 25001; ++i) {
-            ServerSample s;
+            ServerReading s;
             s.elapsed = i;
             s.freeBytes = i == 12345 ? 1e6 : 5e9;
             s.walDirBytes = i == 23456 ? 9e9 : 1e9;
             s.bytesPerRow = 60 + i * 1e-3;
             s.checkpointsTimed = static_cast<std::uint64_t>(i / 100);
-            recorder.serverSampled(s);
+            recorder.serverMeasured(s);
         }
         LoadSummary summary;
         summary.status = LoadStatus::Completed;
@@ -97,7 +97,7 @@ private slots:
                           "45.2 GiB free on /var/lib/postgresql: room for it"};
         recorder.started(start);
         for (int i = 0; i < 4; ++i) {
-            ServerSample s;
+            ServerReading s;
             s.elapsed = i;
             s.checkpointsRequested = i >= 2 ? 1 : 0;
             s.walBytes = static_cast<std::uint64_t>(i) << 20;
@@ -111,7 +111,7 @@ private slots:
             s.workers = i < 2 ? 1 : 2;
             s.standbys = {{"replica1", "streaming", 0.5, 0.6, 1.0 + i, 1000.0 * i},
                           {"replica2", i == 3 ? "catchup" : "streaming", -1, -1, 90.0, 5e6}};
-            recorder.serverSampled(s);
+            recorder.serverMeasured(s);
         }
         recorder.workersChanged({2.0, 1, 2, "rate 1.21M rows/s at 2, 1.02M at 1: +19 %"});
         QCOMPARE(inner.workerChanges, 1);

@@ -351,7 +351,7 @@ private slots:
         w->targetPanel()->tableTypeBox()->setCurrentIndex(1); // unlogged
         w->targetPanel()->autoWorkersBox()->setChecked(false);
         w->targetPanel()->workersBox()->setValue(2);
-        QSignalSpy samples(w->controller(), &LoadController::rateSampled);
+        QSignalSpy samples(w->controller(), &LoadController::rateMeasured);
         const auto report = runToEnd(*w);
         QVERIFY(report);
         QVERIFY2(report->status == "completed", qPrintable(w->runPanel()->statusLabel()->text()));

@@ -136,7 +136,7 @@ class TestUiCharts : public QObject {
 private slots:
     void chartKeepsItsBudgetAndPeaks() {
         RateChart chart;
-        RateSample s;
+        RateReading s;
         for (int i = 0; i < 5 * RateChart::kPointBudget; ++i) {
             s.elapsed = i * 0.2;
             s.intervalRate = i == 7777 ? 9e6 : 1e5;
@@ -150,7 +150,7 @@ private slots:
             peak = std::max(peak, p.y());
         }
         QCOMPARE(peak, 9e6);
-        ServerSample server;
+        ServerReading server;
         server.elapsed = 3;
         server.checkpointsRequested = 1;
         chart.addServerSample(server);
@@ -204,12 +204,12 @@ private slots:
         controller.events().started(start);
         constexpr double GiB = 1024.0 * 1024 * 1024;
         for (int i = 0; i <= 4; ++i) {
-            RateSample rate;
+            RateReading rate;
             rate.elapsed = i;
             rate.intervalRate = 1.2e6;
             rate.overallRate = 1.1e6;
-            controller.events().rateSampled(rate);
-            ServerSample s;
+            controller.events().rateMeasured(rate);
+            ServerReading s;
             s.elapsed = i;
             s.freeBytes = (20 - i) * GiB;
             s.walDirBytes = (i == 2 ? 2 : 1) * GiB;
@@ -221,7 +221,7 @@ private slots:
                           {"replica2", "streaming", 1, 1, 1, 0}};
             s.archiveBacklog = 4;
             s.archiveFailures = i >= 2 ? static_cast<std::uint64_t>(i) : 0;
-            controller.events().serverSampled(s);
+            controller.events().serverMeasured(s);
         }
         DiskChart* disk = panel.diskChart();
         QTRY_COMPARE_WITH_TIMEOUT(disk->freePoints().size(), qsizetype{5}, kSlowMs);
@@ -252,9 +252,9 @@ private slots:
 
         // A new run warns again.
         controller.events().started(start);
-        ServerSample again;
+        ServerReading again;
         again.secondsToFull = 30;
-        controller.events().serverSampled(again);
+        controller.events().serverMeasured(again);
         QTRY_COMPARE_WITH_TIMEOUT(panel.logView()->toPlainText().count("disk full"), qsizetype{2}, kSlowMs);
         QVERIFY(panel.logView()->toPlainText().contains("disk full in ~1 min at this rate"));
     }
@@ -279,12 +279,12 @@ private slots:
         connect(&disk, &DiskChart::timeSpanChanged, &rates, &RateChart::setMinimumTimeSpan);
         constexpr int kSamples = 40;
         for (int i = 0; i <= kSamples; ++i) {
-            RateSample r;
+            RateReading r;
             r.elapsed = seconds * i / kSamples;
             r.intervalRate = i == 20 ? 1'250'000 : 850'000;
             r.overallRate = 900'000;
             rates.addSample(r);
-            ServerSample s;
+            ServerReading s;
             s.elapsed = r.elapsed;
             s.freeBytes = 1.5 * 1024 * 1024 * 1024;
             s.walDirBytes = 256.0 * 1024 * 1024;

@@ -71,7 +71,7 @@ void DiskChart::reset() {
     redraw();
 }
 
-void DiskChart::addServerSample(const ServerSample& sample) {
+void DiskChart::addServerSample(const ServerReading& sample) {
     addKnown(free_, sample.elapsed, sample.freeBytes, true);
     addKnown(walFree_, sample.elapsed, sample.walFreeBytes, true);
     addKnown(wal_, sample.elapsed, sample.walDirBytes, false);

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "TimeChart.h"
-#include "monitor/RateSample.h"
+#include "monitor/RateReading.h"
 #include "report/RunReport.h"
 
 class QLineSeries;
@@ -20,7 +20,7 @@ public:
     ~DiskChart() override;
 
     void reset();
-    void addServerSample(const ServerSample& sample);
+    void addServerSample(const ServerReading& sample);
     // Shows a finished run's disk from its report (replacing what is shown), drawn at once. Its
     // time axis reaches the end of the run's rate series too, so that it lines up with a linked
     // RateChart showing the same report. Fill the RateChart first: its showReport() forgets the

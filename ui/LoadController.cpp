@@ -30,11 +30,11 @@ public:
     void note(const std::string& message) override {
         post([o = owner_, m = QString::fromStdString(message)] { emit o->note(m); });
     }
-    void rateSampled(const RateSample& s) override {
-        post([o = owner_, s] { emit o->rateSampled(s); });
+    void rateMeasured(const RateReading& s) override {
+        post([o = owner_, s] { emit o->rateMeasured(s); });
     }
-    void serverSampled(const ServerSample& s) override {
-        post([o = owner_, s] { emit o->serverSampled(s); });
+    void serverMeasured(const ServerReading& s) override {
+        post([o = owner_, s] { emit o->serverMeasured(s); });
     }
     void workersChanged(const WorkerChange& c) override {
         post([o = owner_, c] { emit o->workersChanged(c); });
@@ -52,8 +52,8 @@ LoadController::LoadController(QObject* parent)
     , bridge_(std::make_unique<Bridge>(this))
     , run_(this) {
     qRegisterMetaType<LoadStart>();
-    qRegisterMetaType<RateSample>();
-    qRegisterMetaType<ServerSample>();
+    qRegisterMetaType<RateReading>();
+    qRegisterMetaType<ServerReading>();
     qRegisterMetaType<WorkerChange>();
     qRegisterMetaType<UnitEvent>();
     qRegisterMetaType<LoadSummary>();

@@ -11,8 +11,8 @@
 #include <memory>
 
 Q_DECLARE_METATYPE(isobar::LoadStart)
-Q_DECLARE_METATYPE(isobar::RateSample)
-Q_DECLARE_METATYPE(isobar::ServerSample)
+Q_DECLARE_METATYPE(isobar::RateReading)
+Q_DECLARE_METATYPE(isobar::ServerReading)
 Q_DECLARE_METATYPE(isobar::WorkerChange)
 Q_DECLARE_METATYPE(isobar::UnitEvent)
 Q_DECLARE_METATYPE(isobar::LoadSummary)
@@ -52,8 +52,8 @@ public:
 signals:
     void settingsChecked(const isobar::ServerInfo& server, const QVector<isobar::SettingWarning>& warnings);
     void started(const isobar::LoadStart& start);
-    void rateSampled(const isobar::RateSample& sample);
-    void serverSampled(const isobar::ServerSample& sample);
+    void rateMeasured(const isobar::RateReading& sample);
+    void serverMeasured(const isobar::ServerReading& sample);
     void workersChanged(const isobar::WorkerChange& change);
     void unitCommitted(const isobar::UnitEvent& unit);
     void note(const QString& message);

@@ -68,7 +68,7 @@ int RateChart::seriesCount() const {
     return static_cast<int>(chart()->series().size());
 }
 
-void RateChart::addSample(const RateSample& sample) {
+void RateChart::addSample(const RateReading& sample) {
     interval_.push_back(QPointF(sample.elapsed, sample.intervalRate));
     overall_.push_back(QPointF(sample.elapsed, sample.overallRate));
     lastRate_ = sample.intervalRate;
@@ -79,7 +79,7 @@ void RateChart::addSample(const RateSample& sample) {
     scheduleRedraw();
 }
 
-void RateChart::addServerSample(const ServerSample& sample) {
+void RateChart::addServerSample(const ServerReading& sample) {
     const std::uint64_t total = sample.checkpointsTimed + sample.checkpointsRequested;
     if (total > lastCheckpoints_) {
         checkpoints_.push_back(QPointF(sample.elapsed, lastRate_));

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "TimeChart.h"
-#include "monitor/RateSample.h"
+#include "monitor/RateReading.h"
 #include "report/RunReport.h"
 
 #include <QStringList>
@@ -23,8 +23,8 @@ public:
     explicit RateChart(QWidget* parent = nullptr);
 
     void reset();
-    void addSample(const RateSample& sample);
-    void addServerSample(const ServerSample& sample);
+    void addSample(const RateReading& sample);
+    void addServerSample(const ServerReading& sample);
     void addWorkerChange(const WorkerChange& change);
     // Shows a finished run from its report (replacing what is shown); compareWith() adds another
     // run's rate curve on the same axes.

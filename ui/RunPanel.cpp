@@ -28,7 +28,7 @@ namespace isobar::ui {
 
 namespace {
 
-QString bottleneckText(const RateSample& s) {
+QString bottleneckText(const RateReading& s) {
     const std::string b = s.bottleneck();
     if (b == "reader") {
         return RunPanel::tr("Reader-bound: the workers wait for decoded data (queue empty)");
@@ -46,12 +46,12 @@ QString bottleneckText(const RateSample& s) {
 // on the primary's disk: worth a look, not yet a problem at a few seconds.
 constexpr double kStandbyLagWarningSeconds = 60;
 
-double worstLag(const ServerSample::Standby& s) {
+double worstLag(const ServerReading::Standby& s) {
     return std::max({s.writeLag, s.flushLag, s.replayLag});
 }
 
 // "free 45.1 GiB, pg_wal 1.0 GiB, 85.3 bytes/row, 3 worker(s)": the figures the monitor could see.
-QString diskFacts(const ServerSample& s) {
+QString diskFacts(const ServerReading& s) {
     QStringList facts;
     if (s.freeBytes >= 0) {
         facts << RunPanel::tr("free %1").arg(q(formatByteFigure(s.freeBytes)));
@@ -161,8 +161,8 @@ RunPanel::RunPanel(LoadController* controller, QWidget* parent)
         }
     });
     connect(controller_, &LoadController::started, this, &RunPanel::onStarted);
-    connect(controller_, &LoadController::rateSampled, this, &RunPanel::onRate);
-    connect(controller_, &LoadController::serverSampled, this, &RunPanel::onServer);
+    connect(controller_, &LoadController::rateMeasured, this, &RunPanel::onRate);
+    connect(controller_, &LoadController::serverMeasured, this, &RunPanel::onServer);
     connect(controller_, &LoadController::workersChanged, this, &RunPanel::onWorkersChanged);
     connect(controller_, &LoadController::note, this, [this](const QString& m) { log(m); });
     connect(controller_, &LoadController::warning, this, [this](const QString& m) { log(m, true); });
@@ -266,7 +266,7 @@ void RunPanel::onWorkersChanged(const WorkerChange& c) {
             .arg(q(formatDuration(c.elapsed, DurationPrecision::WholeSeconds)), q(c.reason)));
 }
 
-void RunPanel::onRate(const RateSample& s) {
+void RunPanel::onRate(const RateReading& s) {
     chart_->addSample(s);
     progress_->setValue(static_cast<int>(std::clamp(s.percent, 0.0, 100.0) * 10));
     progress_->setFormat(tr("%1%  ETA %2")
@@ -290,7 +290,7 @@ void RunPanel::onRate(const RateSample& s) {
     }
 }
 
-void RunPanel::onServer(const ServerSample& s) {
+void RunPanel::onServer(const ServerReading& s) {
     chart_->addServerSample(s);
     disk_->addServerSample(s);
     lastWalBytes_ = s.walBytes;
@@ -322,7 +322,7 @@ void RunPanel::warnOnce(const QString& condition, const QString& line) {
     }
 }
 
-void RunPanel::logCheckpoints(const ServerSample& s) {
+void RunPanel::logCheckpoints(const ServerReading& s) {
     const bool requested = s.checkpointsRequested > checkpointsRequested_;
     if (requested || s.checkpointsTimed > checkpointsTimed_) {
         log(requested
@@ -337,7 +337,7 @@ void RunPanel::logCheckpoints(const ServerSample& s) {
     checkpointsRequested_ = std::max(checkpointsRequested_, s.checkpointsRequested);
 }
 
-void RunPanel::warnAboutServer(const ServerSample& s) {
+void RunPanel::warnAboutServer(const ServerReading& s) {
     if (s.secondsToFull >= 0) {
         const double room = s.walFreeBytes >= 0 && (s.freeBytes < 0 || s.walFreeBytes < s.freeBytes)
                                 ? s.walFreeBytes
@@ -347,7 +347,7 @@ void RunPanel::warnAboutServer(const ServerSample& s) {
                      .arg(std::max(1.0, std::ceil(s.secondsToFull / 60)), 0, 'f', 0)
                      .arg(room >= 0 ? tr(" (%1 free)").arg(q(formatByteFigure(room))) : QString()));
     }
-    for (const ServerSample::Standby& standby : s.standbys) {
+    for (const ServerReading::Standby& standby : s.standbys) {
         if (const double lag = worstLag(standby); lag > kStandbyLagWarningSeconds) {
             warnOnce(QStringLiteral("standby lag ") + q(standby.name),
                      tr("standby %1 (%2) is %3 behind")

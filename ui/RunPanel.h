@@ -71,14 +71,14 @@ signals:
 
 private:
     void onStarted(const LoadStart& start);
-    void onRate(const RateSample& sample);
-    void onServer(const ServerSample& sample);
+    void onRate(const RateReading& sample);
+    void onServer(const ServerReading& sample);
     void onWorkersChanged(const WorkerChange& change);
     // Logs a warning the first time `condition` holds in this run.
     void warnOnce(const QString& condition, const QString& line);
     // Says each checkpoint once, with its cause.
-    void logCheckpoints(const ServerSample& s);
-    void warnAboutServer(const ServerSample& sample);
+    void logCheckpoints(const ServerReading& s);
+    void warnAboutServer(const ServerReading& sample);
     void ensureWorkerRows(int workers);
     void exportReportAs();
     void updateStartButtons();

@@ -114,8 +114,8 @@ public:
         std::cerr << "isobar-cli: workers " << c.from << " -> " << c.to << " at "
                   << formatDuration(c.elapsed, DurationPrecision::WholeSeconds) << ": " << c.reason << "\n";
     }
-    void serverSampled(const ServerSample& s) override { server_ = s; }
-    void rateSampled(const RateSample& s) override {
+    void serverMeasured(const ServerReading& s) override { server_ = s; }
+    void rateMeasured(const RateReading& s) override {
         last_ = s;
         if (period_ <= 0 || s.elapsed < nextReport_) {
             return;
@@ -209,7 +209,7 @@ public:
 private:
     // "412 GiB free, full in 3m at this rate; pg_wal 1.0 GiB; archiver 3 behind; standby replica1
     // replays 0.4 s behind": what a progress line's rate cannot say. Empty when nothing was seen.
-    static std::string describeServer(const ServerSample& s) {
+    static std::string describeServer(const ServerReading& s) {
         std::vector<std::string> parts;
         if (!s.answered) {
             parts.emplace_back("not answering (down or restarting)");
@@ -255,8 +255,8 @@ private:
     double nextReport_ = period_;
     double lastReportAt_ = 0;
     std::uint64_t lastReportRows_ = 0;
-    RateSample last_;
-    std::optional<ServerSample> server_;
+    RateReading last_;
+    std::optional<ServerReading> server_;
     double lastServerAt_ = -1;
     std::uint64_t timed_ = 0; // checkpoints said so far
     std::uint64_t requested_ = 0;

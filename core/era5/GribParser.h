@@ -2,7 +2,7 @@
 
 // Era5File::open for GRIB files: the messages grouped into the file's variables, valid times and
 // pressure levels, on one grid. Split over GribParser.cpp (grid, variables, times, table,
-// product) and GribFileChecks.cpp (refusals, message names). Not a public API.
+// product) and GribParserChecks.cpp (refusals, message names). Not a public API.
 
 #include "era5/Era5File.h"
 
@@ -25,7 +25,7 @@ private:
     // dataDate (YYYYMMDD) and dataTime (HHMM) as a timestamp.
     static PgTimestamp baseTime(const GribMessage& m);
     // "message 3 (t2m, 2024-01-01 06 UTC + 11 h)": a message as messages name it
-    // (GribFileChecks.cpp, with checkMessages).
+    // (GribParserChecks.cpp, with checkMessages).
     std::string describe(std::size_t message) const;
 
     // Refuses what Isobar does not load (grids other than regular lat/lon, ensembles, model

@@ -5,7 +5,7 @@
 #include "db/ServerProbe.h"
 #include "db/SettingsAdvice.h"
 #include "domain/GridField.h"
-#include "monitor/RateSample.h"
+#include "monitor/RateReading.h"
 
 #include <cstdint>
 #include <optional>
@@ -141,8 +141,8 @@ public:
     virtual void warning(const std::string&) {}
     // Facts about the input worth knowing (layout, merged expver, gaps, ...), not problems.
     virtual void note(const std::string&) {}
-    virtual void rateSampled(const RateSample&) {}
-    virtual void serverSampled(const ServerSample&) {}
+    virtual void rateMeasured(const RateReading&) {}
+    virtual void serverMeasured(const ServerReading&) {}
     // --workers auto added or removed a worker.
     virtual void workersChanged(const WorkerChange&) {}
     virtual void unitCommitted(const UnitEvent&) {}

@@ -53,8 +53,8 @@ std::uint64_t rowsDone(const std::vector<std::unique_ptr<WorkerCounters>>& count
 RateSampler::Events samplerEvents(EngineShared& shared, WorkerPool& pool, std::optional<WorkerTuner>& tuner,
                                   const std::atomic<bool>& allQueued, std::uint64_t plannedRows) {
     return RateSampler::Events{
-        [&shared, &pool, &tuner, &allQueued](const RateSample& s) {
-            shared.emit([&s](LoadSink& sink) { sink.rateSampled(s); });
+        [&shared, &pool, &tuner, &allQueued](const RateReading& s) {
+            shared.emit([&s](LoadSink& sink) { sink.rateMeasured(s); });
             // Once everything is queued the rate falls as the workers run out of units: nothing
             // to learn from it.
             if (tuner && !allQueued) {
@@ -69,7 +69,7 @@ RateSampler::Events samplerEvents(EngineShared& shared, WorkerPool& pool, std::o
             }
             pool.settle();
         },
-        [&shared](const ServerSample& s) { shared.emit([&s](LoadSink& sink) { sink.serverSampled(s); }); },
+        [&shared](const ServerReading& s) { shared.emit([&s](LoadSink& sink) { sink.serverMeasured(s); }); },
         [&shared, &pool, plannedRows](const std::string& why, bool serverDown) {
             if (rowsDone(pool.counters()) >= plannedRows && !serverDown) {
                 // Every row is in: nothing left to stop. What comes after (an index, SET LOGGED,

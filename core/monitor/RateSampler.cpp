@@ -69,7 +69,7 @@ void remember(std::vector<std::pair<double, double>>& history, double elapsed, d
 
 } // namespace
 
-void RateSampler::watchDisk(ServerSample& s) {
+void RateSampler::watchDisk(ServerReading& s) {
     if (s.tableBytes >= 0) {
         if (firstTableBytes_ < 0) {
             firstTableBytes_ = s.tableBytes;
@@ -115,7 +115,7 @@ void RateSampler::watchDisk(ServerSample& s) {
 }
 
 void RateSampler::sampleRates() {
-    RateSample s;
+    RateReading s;
     const auto now = Clock::now();
     s.elapsed = std::chrono::duration<double>(now - t0_).count();
     const double dt = std::chrono::duration<double>(now - lastTime_).count();

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "monitor/RateSample.h"
+#include "monitor/RateReading.h"
 #include "monitor/ServerMonitor.h"
 #include "monitor/WorkerCounters.h"
 
@@ -16,13 +16,13 @@
 namespace isobar {
 
 // The one sampler of a load: reads the workers' counters at a fixed interval (4-10 Hz is what a
-// UI wants) and emits a RateSample; once a second it asks the server (ServerMonitor, its own
-// connection) and emits a ServerSample. It runs on a thread of its own and only reads counters.
+// UI wants) and emits a RateReading; once a second it asks the server (ServerMonitor, its own
+// connection) and emits a ServerReading. It runs on a thread of its own and only reads counters.
 class RateSampler {
 public:
     struct Events {
-        std::function<void(const RateSample&)> rate;
-        std::function<void(const ServerSample&)> server;
+        std::function<void(const RateReading&)> rate;
+        std::function<void(const ServerReading&)> server;
         // The server's disk will be full within seconds: the load must stop now (said once); or,
         // when the server does not answer (`serverDown`), it is full already.
         std::function<void(const std::string& why, bool serverDown)> diskShort;
@@ -51,7 +51,7 @@ private:
     void sampleRates();
     void sampleServer(bool last = false);
     // Bytes per row, time to full and the stop before the disk is full, from the free space.
-    void watchDisk(ServerSample& s);
+    void watchDisk(ServerReading& s);
 
     const std::vector<std::unique_ptr<WorkerCounters>>& counters_;
     std::uint64_t plannedRows_;

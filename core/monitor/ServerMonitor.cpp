@@ -15,7 +15,7 @@ ServerMonitor::ServerMonitor(std::string conninfo, Target target, OpenedAhead op
 
 ServerMonitor::~ServerMonitor() = default;
 
-std::optional<ServerSample> ServerMonitor::sample(double elapsed, bool last) {
+std::optional<ServerReading> ServerMonitor::sample(double elapsed, bool last) {
     try {
         if (openedAhead_) {
             conn_ = openedAhead_();
@@ -53,7 +53,7 @@ std::optional<ServerSample> ServerMonitor::sample(double elapsed, bool last) {
             lastWal_ = wal;
             lastElapsed_ = elapsed;
         }
-        ServerSample s;
+        ServerReading s;
         s.elapsed = elapsed;
         s.checkpointsTimed = static_cast<std::uint64_t>(std::max(0.0, timed - baseTimed_));
         s.checkpointsRequested = static_cast<std::uint64_t>(std::max(0.0, requested - baseRequested_));
@@ -87,12 +87,12 @@ std::optional<ServerSample> ServerMonitor::sample(double elapsed, bool last) {
     }
 }
 
-std::optional<ServerSample> ServerMonitor::unanswered(double elapsed) {
+std::optional<ServerReading> ServerMonitor::unanswered(double elapsed) {
     if (!target_.storage.seen()) {
         return std::nullopt; // nothing to say at all
     }
     // A server that ran out of disk goes down: its disk, read here, says why.
-    ServerSample s = last_.value_or(ServerSample{});
+    ServerReading s = last_.value_or(ServerReading{});
     s.elapsed = elapsed;
     s.answered = false;
     s.walBytesPerSecond = 0;
@@ -106,7 +106,7 @@ std::optional<ServerSample> ServerMonitor::unanswered(double elapsed) {
     return s;
 }
 
-void ServerMonitor::sampleFreeSpace(ServerSample& s) {
+void ServerMonitor::sampleFreeSpace(ServerReading& s) {
     refreshFreeSpace(target_.storage);
     if (target_.storage.seen()) {
         s.freeBytes = target_.storage.data.freeBytes;
@@ -116,7 +116,7 @@ void ServerMonitor::sampleFreeSpace(ServerSample& s) {
     }
 }
 
-void ServerMonitor::sampleStorage(ServerSample& s, bool last) {
+void ServerMonitor::sampleStorage(ServerReading& s, bool last) {
     sampleFreeSpace(s);
     if (target_.table && (last || s.elapsed >= tableSizeDue_)) {
         const auto t0 = std::chrono::steady_clock::now();

@@ -3,7 +3,7 @@
 #include "db/Connection.h"
 #include "db/ServerStorage.h"
 #include "db/TableType.h"
-#include "monitor/RateSample.h"
+#include "monitor/RateReading.h"
 
 #include <functional>
 #include <memory>
@@ -42,13 +42,13 @@ public:
 
     // A sample at `elapsed` seconds into the load; the table's size in it is -1 where it was not
     // read this time (see Target::tableSizeShare), and always read in the `last` one.
-    std::optional<ServerSample> sample(double elapsed, bool last = false);
+    std::optional<ServerReading> sample(double elapsed, bool last = false);
 
 private:
-    void sampleStorage(ServerSample& s, bool last);
-    void sampleFreeSpace(ServerSample& s);
+    void sampleStorage(ServerReading& s, bool last);
+    void sampleFreeSpace(ServerReading& s);
     // What can be said while the server does not answer: the free space (nothing asked of it).
-    std::optional<ServerSample> unanswered(double elapsed);
+    std::optional<ServerReading> unanswered(double elapsed);
 
     std::string conninfo_;
     Target target_;
@@ -63,7 +63,7 @@ private:
     double lastWal_ = 0;
     double lastElapsed_ = 0;
     bool haveArchiveBase_ = false;
-    std::optional<ServerSample> last_; // the last sample the server answered
+    std::optional<ServerReading> last_; // the last sample the server answered
     double tableSizeDue_ = 0;          // when the table's size is read next (elapsed seconds)
     std::uint64_t baseArchiveFailures_ = 0;
 };

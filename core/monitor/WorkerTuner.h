@@ -1,6 +1,6 @@
 #pragma once
 
-#include "monitor/RateSample.h"
+#include "monitor/RateReading.h"
 
 #include <cstdint>
 #include <map>

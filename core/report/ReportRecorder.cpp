@@ -67,7 +67,7 @@ void ReportRecorder::note(const std::string& message) {
     inner_.note(message);
 }
 
-void ReportRecorder::rateSampled(const RateSample& s) {
+void ReportRecorder::rateMeasured(const RateReading& s) {
     RunReport::Sample sample{s.elapsed,    s.rows, s.committedRows, s.intervalRate, s.overallRate,
                              s.queueDepth, {}};
     for (const auto& w : s.workers) {
@@ -78,13 +78,13 @@ void ReportRecorder::rateSampled(const RateSample& s) {
     for (const auto& w : s.workers) {
         report_.workerRows.push_back(w.rows);
     }
-    inner_.rateSampled(s);
+    inner_.rateMeasured(s);
 }
 
 namespace {
 
 // Each standby once, with the most it fell behind over the run.
-void recordStandbys(std::vector<RunReport::Standby>& seen, const std::vector<ServerSample::Standby>& now) {
+void recordStandbys(std::vector<RunReport::Standby>& seen, const std::vector<ServerReading::Standby>& now) {
     for (const auto& standby : now) {
         auto it = std::find_if(seen.begin(), seen.end(),
                                [&](const RunReport::Standby& s) { return s.name == standby.name; });
@@ -99,12 +99,12 @@ void recordStandbys(std::vector<RunReport::Standby>& seen, const std::vector<Ser
 
 } // namespace
 
-void ReportRecorder::serverSampled(const ServerSample& s) {
+void ReportRecorder::serverMeasured(const ServerReading& s) {
     recordStandbys(report_.standbys, s.standbys);
     server_.add(report_.server, RunReport::Server::of(s));
     report_.checkpoints = s.checkpointsTimed + s.checkpointsRequested;
     report_.walBytes = s.walBytes;
-    inner_.serverSampled(s);
+    inner_.serverMeasured(s);
 }
 
 void ReportRecorder::workersChanged(const WorkerChange& c) {

@@ -21,8 +21,8 @@ public:
     void started(const LoadStart& s) override;
     void warning(const std::string& message) override;
     void note(const std::string& message) override;
-    void rateSampled(const RateSample& s) override;
-    void serverSampled(const ServerSample& s) override;
+    void rateMeasured(const RateReading& s) override;
+    void serverMeasured(const ServerReading& s) override;
     void workersChanged(const WorkerChange& c) override;
     void unitCommitted(const UnitEvent& e) override;
     void finished(const LoadSummary& s) override;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "monitor/RateSample.h"
+#include "monitor/RateReading.h"
 #include "report/RunReport.h"
 
 #include <string>

@@ -48,7 +48,7 @@ double lowerKnown(double a, double b) {
 
 } // namespace
 
-RunReport::Server RunReport::Server::of(const ServerSample& s) {
+RunReport::Server RunReport::Server::of(const ServerReading& s) {
     Server out;
     out.elapsed = s.elapsed;
     out.checkpointsTimed = s.checkpointsTimed;

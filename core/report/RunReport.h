@@ -35,7 +35,7 @@ struct RunReport {
         static Sample merged(const Sample& earlier, const Sample& later);
     };
     // The monitor's view of the server at one moment; -1 where it could not be seen (see
-    // ServerSample).
+    // ServerReading).
     struct Server {
         double elapsed = 0;
         std::uint64_t checkpointsTimed = 0;
@@ -54,7 +54,7 @@ struct RunReport {
         double standbyReplayLag = -1; // seconds
         double standbyReplayBytes = -1;
 
-        static Server of(const ServerSample& s);
+        static Server of(const ServerReading& s);
         // One sample standing for two neighbours when a long series is thinned: the later one's
         // counters and sizes, the worse of the two for what warns (free space, pg_wal, lag).
         static Server merged(const Server& earlier, const Server& later);

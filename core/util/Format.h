@@ -26,7 +26,7 @@ std::string formatCoordinate(double v);
 
 // "123.4 MiB"
 std::string formatBytes(std::uint64_t bytes);
-// A size the monitor measured (a double, as ServerSample and the run report keep them): "123.4 MiB",
+// A size the monitor measured (a double, as ServerReading and the run report keep them): "123.4 MiB",
 // or "not seen" when it is below 0 (the server's disk could not be seen).
 std::string formatByteFigure(double bytes);
 

@@ -13,7 +13,7 @@ struct WorkerRate {
 };
 
 // What the sampler reports 4-10 times a second while a load runs.
-struct RateSample {
+struct RateReading {
     double elapsed = 0.0;   // seconds since the load started
     std::uint64_t rows = 0; // rows sent to the server
     std::uint64_t committedRows = 0;
@@ -43,7 +43,7 @@ struct RateSample {
 inline constexpr const char* kNotConnected = "not connected";
 
 // What the monitor connection sees of the server, once a second.
-struct ServerSample {
+struct ServerReading {
     double elapsed = 0.0;
     std::uint64_t checkpointsTimed = 0;     // since the load started
     std::uint64_t checkpointsRequested = 0; // since the load started (max_wal_size reached, ...)
