@@ -16,11 +16,10 @@ namespace isobar::ui {
 // The window and each of its jobs hold it by shared_ptr: the window may close while a job still
 // reads, and the connection then goes with the job.
 //
-// A job's stop interrupts the query it runs: the server is asked to cancel it (libpq's cancel request, through
-// the connection's CancelHandle, sent from a pool of its own so that the GUI thread that stops a
-// job never waits for the network), and the job's later queries throw Cancelled without reaching
-// the server. The next job opens a connection of its own, so a cancel on its way can never
-// interrupt its queries.
+// A job's stop interrupts the query it runs: the server is asked to cancel it (libpq's cancel request,
+// through the connection's CancelHandle, sent from a pool of its own so that the GUI thread that stops a job
+// never waits for the network), and the job's later queries throw Cancelled without reaching the server. The
+// next job opens a connection of its own, so a cancel on its way can never interrupt its queries.
 class ServerSession {
 public:
     ServerSession(ConnectionChoice choice, std::string applicationName)

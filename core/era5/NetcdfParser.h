@@ -1,8 +1,9 @@
 #pragma once
 
 // The detective work behind Era5File::open, one concern per method; split over
-// NetcdfParser.cpp (dimensions, coordinates; GridFit places them), NetcdfParserVariables.cpp (variables,
-// pressure levels) and NetcdfParserTime.cpp (time axis, expver, product, layout, chunk cache). Not a public API.
+// NetcdfParser.cpp (dimensions, coordinates; GridFit places them), NetcdfParserVariables.cpp
+// (variables, pressure levels) and NetcdfParserTime.cpp (time axis, expver, product, layout,
+// chunk cache). Not a public API.
 
 #include "era5/Era5File.h"
 #include "era5/FileConventions.h"

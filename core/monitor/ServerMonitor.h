@@ -64,7 +64,7 @@ private:
     double lastElapsed_ = 0;
     bool haveArchiveBase_ = false;
     std::optional<ServerReading> last_; // the last sample the server answered
-    double tableSizeDue_ = 0;          // when the table's size is read next (elapsed seconds)
+    double tableSizeDue_ = 0;           // when the table's size is read next (elapsed seconds)
     std::uint64_t baseArchiveFailures_ = 0;
 };
 
