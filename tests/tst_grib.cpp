@@ -176,7 +176,7 @@ private slots:
         test::writeGribFixture(path, fields);
         const Era5File f = Era5File::open(path.toStdString());
         QVERIFY(f.era5Land());
-        QCOMPARE(f.grid().step(), 0.1);
+        QCOMPARE(f.grid().spacing(), 0.1);
         QCOMPARE(QString::fromStdString(f.format()), QString("GRIB editions 1 and 2"));
         QVERIFY(f.find(Variable::Tp)->accumulatedSinceMidnight);
         QVERIFY(!f.find(Variable::T2m)->accumulatedSinceMidnight);
@@ -312,7 +312,7 @@ private slots:
         const QString path = file("n640-like.grib");
         test::writeGribFixture(path, {f});
         const Era5File e = Era5File::open(path.toStdString());
-        QCOMPARE(e.grid().step(), 0.28125);
+        QCOMPARE(e.grid().spacing(), 0.28125);
         QCOMPARE(e.longitudes().back(), 359.71875);
         QCOMPARE(e.box().cols, std::size_t{1280});
         QCOMPARE(e.latitudes()[160], 45.0);

@@ -253,7 +253,7 @@ private slots:
         nearest.offGrid = OffGridPolicy::Nearest;
         const Era5File f = Era5File::open(path.toStdString(), nearest);
         QVERIFY(f.offGrid());
-        QCOMPARE(f.grid().step(), 0.25);
+        QCOMPARE(f.grid().spacing(), 0.25);
         QCOMPARE(f.box().rows, lats.size());
         QCOMPARE(f.box().cols, lons.size());
         QCOMPARE(f.box().columnIndex.empty(), !skipsColumn);
@@ -348,7 +348,7 @@ private slots:
         const Era5File f = Era5File::open(path.toStdString());
         QVERIFY(!f.offGrid());
         QVERIFY(!f.era5Land());
-        QCOMPARE(f.grid().step(), 0.25);
+        QCOMPARE(f.grid().spacing(), 0.25);
         QCOMPARE(f.grid().longitudes(), 1440);
         QCOMPARE(QString::fromStdString(f.box().describe(f.grid())), box);
         QCOMPARE(f.box().rowIndex.size(), lats.size());
@@ -400,9 +400,9 @@ private slots:
                  QString::number(seedId(54.0, 1.0)));
 
         OpenOptions own;
-        own.gridStep = 1.0;
+        own.gridSpacing = 1.0;
         const Era5File f = Era5File::open(coarsePath.toStdString(), own);
-        QCOMPARE(f.grid().step(), 1.0);
+        QCOMPARE(f.grid().spacing(), 1.0);
         QVERIFY(f.box().rowIndex.empty() && f.box().columnIndex.empty());
         s = test::loadFiles(*cluster_, {coarsePath}, table, own);
         QVERIFY(s.status != LoadStatus::Completed);
@@ -444,10 +444,10 @@ private slots:
         test::writeFixture(path, spec);
         OpenOptions options;
         if (asked > 0) {
-            options.gridStep = asked;
+            options.gridSpacing = asked;
         }
         const Era5File f = Era5File::open(path.toStdString(), options);
-        QCOMPARE(f.grid().step(), grid);
+        QCOMPARE(f.grid().spacing(), grid);
         QCOMPARE(f.era5Land(), land);
         QVERIFY(!f.offGrid());
         QCOMPARE(f.box().rows, size_t{4});

@@ -52,7 +52,7 @@ private slots:
         const Era5File f = Era5File::open(path.toStdString());
         QCOMPARE(QString::fromStdString(f.format()), QString("netCDF4 (HDF5)"));
         QCOMPARE(QString::fromStdString(f.layout()), QString("CDS 2024 (cfgrib)"));
-        QCOMPARE(f.grid().step(), 0.25);
+        QCOMPARE(f.grid().spacing(), 0.25);
         QCOMPARE(f.box(), (GridBox{560, 6, 759, 10})); // (50 + 90) / 0.25, (10 + 179.75) / 0.25
         QCOMPARE(f.steps().size(), size_t{3});
         for (size_t s = 0; s < 3; ++s) {

@@ -170,7 +170,7 @@ private slots:
         f.column = "temperature_2m";
         f.key = "t2m";
         f.units = "degC";
-        f.grid = GlobalGrid::withStep(0.1);
+        f.grid = GlobalGrid::withSpacing(0.1);
         f.box.northRow = f.grid.latitudes() - 1;
         f.box.rows = static_cast<std::size_t>(f.grid.latitudes());
         f.box.westColumn = 0;
@@ -253,7 +253,7 @@ private slots:
         const auto report = runToEnd(*w);
         QVERIFY(report.has_value());
         QCOMPARE(QString::fromStdString(report->status), QString("completed"));
-        QCOMPARE(report->extent.gridStep, 0.25);
+        QCOMPARE(report->extent.gridSpacing, 0.25);
         QVERIFY((report->extent.bounds == GeoBounds{45, 50, -5, 5}));
         QCOMPARE(report->extent.times.size(), std::size_t(1));
         QCOMPARE(report->extent.times.front().count, std::size_t(3));

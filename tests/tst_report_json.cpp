@@ -67,7 +67,7 @@ private slots:
         r.overlap = {};
         // Where the rows lie (what a map of the table reads): a box across the date line, two
         // runs of times, pressure levels.
-        r.extent.gridStep = 0.25;
+        r.extent.gridSpacing = 0.25;
         r.extent.bounds = {-10.25, 35.5, 170.0, -175.75};
         r.extent.times = {{PgTimestamp{86'400'000'000LL}, 3'600'000'000LL, 24},
                           {PgTimestamp{86'400'000'000LL * 40}, 0, 1}};

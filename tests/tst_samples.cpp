@@ -68,7 +68,7 @@ private slots:
         }
         QCOMPARE(names.join(' '), variables);
         QCOMPARE(QString::fromStdString(f.layout()), layout);
-        QCOMPARE(f.grid().step(), step);
+        QCOMPARE(f.grid().spacing(), step);
         QCOMPARE(static_cast<int>(f.steps().size()), steps);
         QCOMPARE(f.offGrid(), nearest);
     }

@@ -93,7 +93,7 @@ private slots:
         QVERIFY2(refused.isEmpty(), qPrintable(refused));
         const Era5File f = Era5File::open(path.toStdString());
         QVERIFY(f.era5Land());
-        QCOMPARE(f.grid().step(), 0.1);
+        QCOMPARE(f.grid().spacing(), 0.1);
         QCOMPARE(f.grid().longitudes(), 3600);
         QCOMPARE(f.grid().latitudes(), 1801);
         QCOMPARE(f.box(), (GridBox{1355, 6, 1899, 7})); // (45.5 + 90) / 0.1, (10 + 179.9) / 0.1

@@ -324,7 +324,7 @@ OpenOptions FilesPage::openOptions() const {
     o.product = choice.product;
     o.means = choice.means;
     if (gridStep_->currentIndex() > 0) {
-        o.gridStep = gridStep_->currentText().toDouble();
+        o.gridSpacing = gridStep_->currentText().toDouble();
     }
     return o;
 }
@@ -337,7 +337,7 @@ void FilesPage::save(QSettings& s) const {
     s.setValue(QStringLiteral("files/unticked"), variables_->untickedKeys());
     s.setValue(QStringLiteral("files/offGrid"), offGrid_->currentIndex());
     s.setValue(QStringLiteral("files/product"), product_->currentIndex());
-    s.setValue(QStringLiteral("files/gridStep"), gridStep_->currentIndex());
+    s.setValue(QStringLiteral("files/gridSpacing"), gridStep_->currentIndex());
     s.setValue(QStringLiteral("files/loadAllMissing"), loadAllMissing_->isChecked());
 }
 
@@ -345,7 +345,7 @@ void FilesPage::restore(QSettings& s) {
     variables_->setUntickedKeys(s.value(QStringLiteral("files/unticked")).toStringList());
     offGrid_->setCurrentIndex(s.value(QStringLiteral("files/offGrid"), 0).toInt());
     product_->setCurrentIndex(s.value(QStringLiteral("files/product"), 0).toInt());
-    gridStep_->setCurrentIndex(s.value(QStringLiteral("files/gridStep"), 0).toInt());
+    gridStep_->setCurrentIndex(s.value(QStringLiteral("files/gridSpacing"), 0).toInt());
     loadAllMissing_->setChecked(s.value(QStringLiteral("files/loadAllMissing"), false).toBool());
 }
 

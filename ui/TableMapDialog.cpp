@@ -186,7 +186,7 @@ TableMapDialog::TableMapDialog(const RunReport& report, ConnectionChoice connect
         seriesStatus_->clear();
         return;
     }
-    grid_ = GlobalGrid::withStep(report_.extent.gridStep);
+    grid_ = GlobalGrid::withSpacing(report_.extent.gridSpacing);
     times_ = expandTimeRuns(report_.extent.times);
     filling_ = true;
     for (const PgTimestamp t : times_) {

@@ -55,8 +55,8 @@ OpenOptions openOptionsFrom(const ParsedArgs& args) {
     if (const auto grid = args.value("grid")) {
         try {
             std::size_t used = 0;
-            options.gridStep = std::stod(*grid, &used);
-            if (used != grid->size() || !(*options.gridStep > 0.0)) {
+            options.gridSpacing = std::stod(*grid, &used);
+            if (used != grid->size() || !(*options.gridSpacing > 0.0)) {
                 throw std::invalid_argument("bad");
             }
         } catch (const std::exception&) {

@@ -308,7 +308,7 @@ std::optional<std::pair<UnitPlace, std::uint64_t>> parseLegacyKey(const std::str
         R"(^(\S+?)(?: (\S+) hPa)? rows (\d+)-(\d+) of ([-0-9.e+]+?)\.\.([-0-9.e+]+) x )"
         R"(([-0-9.e+]+?)\.\.([-0-9.e+]+) on (\S+) \[([0-9a-f]{16})\]$)");
     std::smatch m;
-    if (!std::regex_match(key, m, legacy) || m[9].str() != grid.stepText()) {
+    if (!std::regex_match(key, m, legacy) || m[9].str() != grid.spacingText()) {
         return std::nullopt;
     }
     const auto time = parseTimestamp(m[1].str());

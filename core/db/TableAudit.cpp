@@ -152,7 +152,7 @@ TableAudit auditTable(Connection& conn, const AuditRequest& request) {
     const std::string key = std::string("time, ") + (levels ? "pressure_level, " : "") + "location_id";
     ensureMetadataSchema(conn);
     const Result grid = conn.query("SELECT grid_step FROM isobar.table_grid WHERE relid = " + relid);
-    const GlobalGrid g = grid.rows() > 0 ? GlobalGrid::withStep(std::stod(grid.text(0, 0))) : GlobalGrid();
+    const GlobalGrid g = grid.rows() > 0 ? GlobalGrid::withSpacing(std::stod(grid.text(0, 0))) : GlobalGrid();
     const LedgerTarget target = ledgerFor(conn, request.table);
     migrateLegacyUnits(conn, target, g);
     const std::string ledger = ledgerRows(relid);

@@ -7,7 +7,7 @@
 
 namespace isobar {
 
-GlobalGrid GlobalGrid::withStep(double step) {
+GlobalGrid GlobalGrid::withSpacing(double step) {
     if (!(step >= 0.01 && step <= 180.0)) {
         throw Error("a grid spacing of " + std::to_string(step) + " degrees is not supported (0.01 to 180)");
     }
@@ -29,14 +29,14 @@ GlobalGrid GlobalGrid::withStep(double step) {
     return GlobalGrid(exact, nlon, southRows, firstColumn);
 }
 
-std::string GlobalGrid::stepText() const {
+std::string GlobalGrid::spacingText() const {
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", step_);
+    std::snprintf(buf, sizeof buf, "%.6g", spacing_);
     return buf;
 }
 
 std::string GlobalGrid::describe() const {
-    return stepText() + " deg global grid (" + std::to_string(latitudes()) + " x " +
+    return spacingText() + " deg global grid (" + std::to_string(latitudes()) + " x " +
            std::to_string(longitudes_) + " points)";
 }
 

@@ -24,10 +24,10 @@ constexpr double normalizeLongitude(double lon) {
     return lon;
 }
 
-// True when `value` is a whole multiple of `step` (within float32 coordinate precision).
-inline bool onGrid(double value, double step) {
-    const double k = value / step;
-    return std::fabs(k - std::round(k)) * step < 1e-4;
+// True when `value` is a whole multiple of `spacing` (within float32 coordinate precision).
+inline bool onGrid(double value, double spacing) {
+    const double k = value / spacing;
+    return std::fabs(k - std::round(k)) * spacing < 1e-4;
 }
 
 // A global regular latitude/longitude grid whose spacing divides 360: ERA5's 0.25 deg, ERA5-Land's
@@ -41,19 +41,19 @@ public:
     GlobalGrid()
         : GlobalGrid(0.25, 1440, 360, -719) {}
 
-    // Throws isobar::Error when `step` does not divide 360 (or is absurdly small or large).
-    static GlobalGrid withStep(double step);
+    // Throws isobar::Error when `spacing` does not divide 360 (or is absurdly small or large).
+    static GlobalGrid withSpacing(double spacing);
 
-    double step() const noexcept { return step_; }
+    double spacing() const noexcept { return spacing_; }
     std::int32_t longitudes() const noexcept { return longitudes_; }
     std::int32_t latitudes() const noexcept { return 2 * southRows_ + 1; }
 
     // Nearest row (0 = southernmost) and column (0 = westmost after -180); columns wrap around.
     std::int32_t latitudeIndex(double lat) const {
-        return static_cast<std::int32_t>(std::lround(lat / step_)) + southRows_;
+        return static_cast<std::int32_t>(std::lround(lat / spacing_)) + southRows_;
     }
     std::int32_t longitudeIndex(double lon) const {
-        const auto k = static_cast<std::int32_t>(std::lround(normalizeLongitude(lon) / step_)) - firstColumn_;
+        const auto k = static_cast<std::int32_t>(std::lround(normalizeLongitude(lon) / spacing_)) - firstColumn_;
         return ((k % longitudes_) + longitudes_) % longitudes_;
     }
     LocationId locationId(std::int32_t latIndex, std::int32_t lonIndex) const {
@@ -65,31 +65,31 @@ public:
         return locationId(latitudeIndex(lat), longitudeIndex(lon));
     }
     // The coordinates of a grid point (longitude normalized).
-    double latitudeOf(std::int32_t latIndex) const { return (latIndex - southRows_) * step_; }
+    double latitudeOf(std::int32_t latIndex) const { return (latIndex - southRows_) * spacing_; }
     double longitudeOf(std::int32_t lonIndex) const {
-        return normalizeLongitude((lonIndex + firstColumn_) * step_);
+        return normalizeLongitude((lonIndex + firstColumn_) * spacing_);
     }
-    bool contains(double lat, double lon) const { return onGrid(lat, step_) && onGrid(lon, step_); }
+    bool contains(double lat, double lon) const { return onGrid(lat, spacing_) && onGrid(lon, spacing_); }
 
     // "0.25 deg global grid (721 x 1440 points)"
     std::string describe() const;
-    std::string stepText() const; // "0.25"
+    std::string spacingText() const; // "0.25"
 
     friend bool operator==(const GlobalGrid& a, const GlobalGrid& b) {
         return a.longitudes_ == b.longitudes_;
     }
 
 private:
-    GlobalGrid(double step, std::int32_t longitudes, std::int32_t southRows, std::int32_t firstColumn)
-        : step_(step)
+    GlobalGrid(double spacing, std::int32_t longitudes, std::int32_t southRows, std::int32_t firstColumn)
+        : spacing_(spacing)
         , longitudes_(longitudes)
         , southRows_(southRows)
         , firstColumn_(firstColumn) {}
 
-    double step_;
+    double spacing_;
     std::int32_t longitudes_;
     std::int32_t southRows_;   // rows south of the equator (the equator is row southRows_)
-    std::int32_t firstColumn_; // column 0 is at firstColumn_ * step (the westmost point after -180)
+    std::int32_t firstColumn_; // column 0 is at firstColumn_ * spacing (the westmost point after -180)
 };
 
 // The part of the global grid a file covers: rows from north to south, columns from west to east

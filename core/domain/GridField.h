@@ -71,14 +71,14 @@ std::vector<TimeRun> timeRuns(const std::vector<PgTimestamp>& times);
 std::vector<PgTimestamp> expandTimeRuns(const std::vector<TimeRun>& runs);
 
 // Where a load's rows lie: the grid, the box, the time steps and the pressure levels. What a map
-// of the table after the load reads (the report keeps it). Empty (gridStep 0) in reports of older
+// of the table after the load reads (the report keeps it). Empty (gridSpacing 0) in reports of older
 // versions.
 struct LoadedExtent {
-    double gridStep = 0.0;
+    double gridSpacing = 0.0;
     GeoBounds bounds;
     std::vector<TimeRun> times;
     std::vector<double> levels; // hPa; empty for surface data
-    bool empty() const noexcept { return gridStep <= 0.0; }
+    bool empty() const noexcept { return gridSpacing <= 0.0; }
     friend bool operator==(const LoadedExtent&, const LoadedExtent&) = default;
 };
 

@@ -15,7 +15,7 @@ std::string UnitPlace::key(const GlobalGrid& grid) const {
     }
     std::snprintf(text, sizeof text, " lat %.6g..%.6g lon %.6g..%.6g on %s", grid.latitudeOf(north),
                   grid.latitudeOf(south), grid.longitudeOf(west), grid.longitudeOf(east),
-                  grid.stepText().c_str());
+                  grid.spacingText().c_str());
     return out + text;
 }
 

@@ -533,7 +533,7 @@ std::vector<PgTimestamp> Dataset::validTimes() const {
 
 LoadedExtent Dataset::extent() const {
     LoadedExtent extent;
-    extent.gridStep = grid().step();
+    extent.gridSpacing = grid().spacing();
     extent.levels = levels_;
     extent.times = timeRuns(validTimes());
     bool first = true;

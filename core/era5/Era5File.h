@@ -50,7 +50,7 @@ struct OpenOptions {
     // product when the file's points are on it (ERA5's 0.25 deg, also for coarser downloads of its
     // points; ERA5-Land's 0.1 deg), else the grid of the file's own spacing (when that divides 360),
     // else the product's grid with the points off it.
-    std::optional<double> gridStep;
+    std::optional<double> gridSpacing;
     ProductOverride product = ProductOverride::Auto;
     MeansOverride means = MeansOverride::Auto;
 };
@@ -205,7 +205,7 @@ public:
     const GlobalGrid& grid() const noexcept { return grid_; }
     const GridBox& box() const noexcept { return box_; }
     bool latitudesAscending() const noexcept { return latAscending_; }
-    bool gridStepAssumed() const noexcept { return gridStepAssumed_; }
+    bool gridSpacingAssumed() const noexcept { return gridSpacingAssumed_; }
     bool offGrid() const noexcept { return offGrid_; }
     // How far apart the file's own points are (empty along an axis of one point): the grid's step,
     // a multiple of it for a coarser grid on this one, anything for points off the grid.
@@ -284,7 +284,7 @@ private:
     GlobalGrid grid_;
     GridBox box_;
     bool latAscending_ = false;
-    bool gridStepAssumed_ = false;
+    bool gridSpacingAssumed_ = false;
     bool offGrid_ = false;
     std::optional<double> latSpacing_;
     std::optional<double> lonSpacing_;

@@ -164,7 +164,7 @@ void GribParser::readGrid() {
     clues.declaredIncrement = g.iIncrement;
     clues.namedEra5Land = f_.era5Land_;
     GridFit(f_, options_, clues).place();
-    if (options_.product == ProductOverride::Auto && std::fabs(f_.grid_.step() - 0.1) < 1e-9) {
+    if (options_.product == ProductOverride::Auto && std::fabs(f_.grid_.spacing() - 0.1) < 1e-9) {
         f_.era5Land_ = true;
     }
 }

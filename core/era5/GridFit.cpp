@@ -83,15 +83,15 @@ void GridFit::place() {
     const GlobalGrid& g = f_.grid_;
     // On the grid? Off-grid points are refused unless the user asked for the nearest cell.
     const auto offLat = std::find_if(f_.latitudes_.begin(), f_.latitudes_.end(),
-                                     [&](double lat) { return !onGrid(lat, g.step()); });
+                                     [&](double lat) { return !onGrid(lat, g.spacing()); });
     const auto offLon = std::find_if(f_.longitudes_.begin(), f_.longitudes_.end(),
-                                     [&](double lon) { return !onGrid(lon, g.step()); });
+                                     [&](double lon) { return !onGrid(lon, g.spacing()); });
     if (offLat != f_.latitudes_.end() || offLon != f_.longitudes_.end()) {
         if (options_.offGrid == OffGridPolicy::Refuse) {
             // Say so when the spacing itself is not the grid's (a box interpolated at 0.25025 deg):
             // then no shift of the box puts it on the grid.
             const auto offStep = [&](const std::optional<double>& s) {
-                return s && !onGrid(*s, g.step());
+                return s && !onGrid(*s, g.spacing());
             };
             std::string why;
             if (offStep(f_.latSpacing_) && offStep(f_.lonSpacing_)) {
@@ -107,12 +107,12 @@ void GridFit::place() {
             const double lat = offLat != f_.latitudes_.end() ? *offLat : f_.latitudes_.front();
             const double lon = offLon != f_.longitudes_.end() ? *offLon : f_.longitudes_.front();
             fail("the point (latitude " + formatCoordinate(lat) + ", longitude " + formatCoordinate(lon) +
-                 ") is not on the " + g.stepText() + " degree grid" + why +
+                 ") is not on the " + g.spacingText() + " degree grid" + why +
                  "; use --off-grid nearest to load it at the nearest grid point's location_id, keeping its "
                  "real latitude and longitude");
         }
         f_.offGrid_ = true;
-        f_.notes_.push_back("points off the " + g.stepText() +
+        f_.notes_.push_back("points off the " + g.spacingText() +
                             " degree grid are loaded with the location_id of "
                             "the nearest grid point and their own latitude/longitude");
     }
@@ -128,7 +128,7 @@ void GridFit::place() {
     placeRows(latIndex);
     placeColumns(latIndex.front());
     if (!f_.offGrid_ && (!f_.box_.rowIndex.empty() || !f_.box_.columnIndex.empty())) {
-        f_.notes_.push_back("its points, " + f_.spacingText() + " apart, are points of the " + g.stepText() +
+        f_.notes_.push_back("its points, " + f_.spacingText() + " apart, are points of the " + g.spacingText() +
                             " degree grid: they are loaded with that grid's location_ids, so their rows join "
                             "with the full grid's");
     }
@@ -137,13 +137,13 @@ void GridFit::place() {
 GlobalGrid GridFit::chooseGrid() {
     const auto gridOf = [&](double step) {
         try {
-            return GlobalGrid::withStep(step);
+            return GlobalGrid::withSpacing(step);
         } catch (const Error& e) {
             fail(std::string("the grid cannot be used: ") + e.what());
         }
     };
-    if (options_.gridStep) {
-        return gridOf(*options_.gridStep);
+    if (options_.gridSpacing) {
+        return gridOf(*options_.gridSpacing);
     }
     // The file's own spacing: the same along both axes (or along the one with two points), else,
     // for a single point, the increment of the GRIB message it came from when the file says.
@@ -166,20 +166,20 @@ GlobalGrid GridFit::chooseGrid() {
                        (clues_.namedEra5Land || (own && std::fabs(*own - 0.1) < 1e-9)));
     const GlobalGrid product = gridOf(land ? 0.1 : 0.25);
     if (singlePoint && !own) {
-        f_.gridStepAssumed_ = true;
+        f_.gridSpacingAssumed_ = true;
         f_.notes_.push_back("a single point does not show its grid spacing: taken as a point of the " +
-                            product.stepText() + " degree grid (use --grid to say otherwise)");
+                            product.spacingText() + " degree grid (use --grid to say otherwise)");
     }
     // Points of the product's grid keep its location_ids, however coarse the file (a 1 deg
     // download has ERA5's 0.25 deg ids, so its rows join with full-resolution tables).
-    if (allOnGrid(f_.latitudes_, product.step()) && allOnGrid(f_.longitudes_, product.step())) {
+    if (allOnGrid(f_.latitudes_, product.spacing()) && allOnGrid(f_.longitudes_, product.spacing())) {
         return product;
     }
     // A grid that is not a subset of the product's (0.2 deg, say) numbers its own cells, when its
     // spacing divides 360; anything else is off the product's grid.
-    if (own && !onGrid(*own, product.step())) {
+    if (own && !onGrid(*own, product.spacing())) {
         try {
-            return GlobalGrid::withStep(*own);
+            return GlobalGrid::withSpacing(*own);
         } catch (const Error&) {
             // Not a global grid: its points are off the product's grid.
         }
@@ -199,7 +199,7 @@ void GridFit::failSharedCell(std::size_t latA, std::size_t lonA, std::size_t lat
                     : "";
     fail("the points " + point(latA, lonA) + " and " + point(latB, lonB) +
          (f_.offGrid_ ? " would share" : " share") + " the " + (f_.offGrid_ ? "nearest " : "") +
-         "cell of the " + g.stepText() + " degree grid (latitude " + formatCoordinate(g.latitudeOf(row)) +
+         "cell of the " + g.spacingText() + " degree grid (latitude " + formatCoordinate(g.latitudeOf(row)) +
          ", longitude " + formatCoordinate(g.longitudeOf(column)) + ", location_id " +
          std::to_string(g.locationId(row, column).value) +
          "): one location_id cannot hold the rows of two points" + hint);

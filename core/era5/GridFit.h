@@ -36,7 +36,7 @@ private:
     [[noreturn]] void fail(const std::string& why) const { throw Error(f_.name_ + ": " + why); }
     // The spacing of a coordinate axis; nullopt for a single value. Fails when it is not regular.
     std::optional<double> spacing(const std::vector<double>& values, const char* what, bool wraps) const;
-    // The global grid whose location_ids the rows get (see OpenOptions::gridStep).
+    // The global grid whose location_ids the rows get (see OpenOptions::gridSpacing).
     GlobalGrid chooseGrid();
     // Box rows and columns: each point's (nearest) grid cell, refused when two points share one.
     void placeRows(const std::vector<std::int32_t>& latIndex);

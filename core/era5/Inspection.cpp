@@ -96,9 +96,9 @@ FileInspection describe(const Era5File& f, const Dataset* scanOf, std::uint32_t 
     fi.product =
         std::string(f.era5Land() ? "ERA5-Land" : "ERA5") + (f.monthlyMeans() ? " monthly means" : " hourly");
     fi.timeRule = f.timeRule();
-    fi.gridStep = f.grid().step();
+    fi.gridSpacing = f.grid().spacing();
     const auto gridsOwn = [&](const std::optional<double>& s) {
-        return !s || std::fabs(*s - f.grid().step()) < 1e-9;
+        return !s || std::fabs(*s - f.grid().spacing()) < 1e-9;
     };
     if (!gridsOwn(f.latitudeSpacing()) || !gridsOwn(f.longitudeSpacing())) {
         fi.pointSpacing = f.spacingText();
@@ -374,7 +374,7 @@ std::string renderInspectionJson(const Inspection& inspection) {
         j.field("format", f.format).field("layout", f.layout).field("product", f.product);
         j.field("timeRule", f.timeRule);
         j.key("grid").beginObject();
-        j.field("description", f.grid).field("step", f.gridStep).field("pointSpacing", f.pointSpacing);
+        j.field("description", f.grid).field("step", f.gridSpacing).field("pointSpacing", f.pointSpacing);
         j.field("box", f.box);
         j.field("orientation", f.orientation).field("offGrid", f.offGrid);
         j.endObject();

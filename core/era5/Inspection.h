@@ -39,7 +39,7 @@ struct FileInspection {
     // "0.25 deg global grid (721 x 1440 points)", ", the file's points 1 deg apart" when they skip
     // some of the grid's (a coarser download of its points, or off-grid points at another spacing)
     std::string grid;
-    double gridStep = 0.0;
+    double gridSpacing = 0.0;
     std::string pointSpacing; // "1 deg", "0.25 x 0.25025 deg"; empty when it is the grid's step
     std::string box;          // "lat 70..30, lon -30..10 (161 x 161 points)"
     std::string orientation;  // "latitude descending"

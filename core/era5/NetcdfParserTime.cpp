@@ -318,7 +318,7 @@ void NetcdfParser::decideProduct() {
         f_.era5Land_ = true;
         break;
     case ProductOverride::Auto:
-        f_.era5Land_ = landByName || std::fabs(f_.grid_.step() - 0.1) < 1e-9;
+        f_.era5Land_ = landByName || std::fabs(f_.grid_.spacing() - 0.1) < 1e-9;
         break;
     }
     // Monthly means where the user or the file says so (the step types of its variables, the

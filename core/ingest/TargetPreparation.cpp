@@ -172,7 +172,7 @@ PreparedTarget prepareTarget(Connection& conn, const LoadRequest& request, const
         clearLedger(conn, p.ledger); // under the move lock taken above
     }
     checkTableGrid(conn, request.table,
-                   TableGrid{dataset.grid().step(), dataset.grid().describe(), dataset.productName(),
+                   TableGrid{dataset.grid().spacing(), dataset.grid().describe(), dataset.productName(),
                              dataset.selection(), layout.vertical});
     if (p.tableCreated || !hasLayoutRecord(conn, request.table)) {
         recordTableLayout(conn, request.table, layout);

@@ -206,7 +206,7 @@ std::string renderReportJson(const RunReport& r) {
     j.field("product", r.product).field("timeRule", r.timeRule).field("grid", r.grid);
     if (!r.extent.empty()) {
         const LoadedExtent& e = r.extent;
-        j.key("extent").beginObject().field("gridStep", e.gridStep);
+        j.key("extent").beginObject().field("gridStep", e.gridSpacing);
         j.field("south", e.bounds.south).field("north", e.bounds.north);
         j.field("west", e.bounds.west).field("east", e.bounds.east);
         j.key("times").beginArray();
@@ -409,7 +409,7 @@ RunReport parseReportJson(const std::string& json) {
     r.timeRule = doc["timeRule"].string();
     r.grid = doc["grid"].string();
     if (const JsonValue e = doc["extent"]; e.isObject()) {
-        r.extent.gridStep = e["gridStep"].number();
+        r.extent.gridSpacing = e["gridStep"].number();
         r.extent.bounds = GeoBounds{e["south"].number(-90), e["north"].number(90), e["west"].number(-180),
                                     e["east"].number(180)};
         for (const JsonValue& run : e["times"].array()) {
