@@ -7,18 +7,19 @@
 
 namespace isobar {
 
-GlobalGrid GlobalGrid::withSpacing(double step) {
-    if (!(step >= 0.01 && step <= 180.0)) {
-        throw Error("a grid spacing of " + std::to_string(step) + " degrees is not supported (0.01 to 180)");
+GlobalGrid GlobalGrid::withSpacing(double spacing) {
+    if (!(spacing >= 0.01 && spacing <= 180.0)) {
+        throw Error("a grid spacing of " + std::to_string(spacing) +
+                    " degrees is not supported (0.01 to 180)");
     }
-    const double lons = 360.0 / step;
+    const double lons = 360.0 / spacing;
     if (std::fabs(lons - std::round(lons)) > 1e-6 * lons) {
         char buf[160];
         std::snprintf(
             buf, sizeof buf,
             "a grid spacing of %.6g degrees does not divide 360, so its points cannot be numbered on "
             "a global grid",
-            step);
+            spacing);
         throw Error(buf);
     }
     // Use the exact spacing the count implies (0.1 stays 0.1, not the float the file stored).

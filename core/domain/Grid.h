@@ -53,7 +53,8 @@ public:
         return static_cast<std::int32_t>(std::lround(lat / spacing_)) + southRows_;
     }
     std::int32_t longitudeIndex(double lon) const {
-        const auto k = static_cast<std::int32_t>(std::lround(normalizeLongitude(lon) / spacing_)) - firstColumn_;
+        const auto k =
+            static_cast<std::int32_t>(std::lround(normalizeLongitude(lon) / spacing_)) - firstColumn_;
         return ((k % longitudes_) + longitudes_) % longitudes_;
     }
     LocationId locationId(std::int32_t latIndex, std::int32_t lonIndex) const {
