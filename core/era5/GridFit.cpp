@@ -128,7 +128,8 @@ void GridFit::place() {
     placeRows(latIndex);
     placeColumns(latIndex.front());
     if (!f_.offGrid_ && (!f_.box_.rowIndex.empty() || !f_.box_.columnIndex.empty())) {
-        f_.notes_.push_back("its points, " + f_.spacingText() + " apart, are points of the " + g.spacingText() +
+        f_.notes_.push_back("its points, " + f_.spacingText() + " apart, are points of the " +
+                            g.spacingText() +
                             " degree grid: they are loaded with that grid's location_ids, so their rows join "
                             "with the full grid's");
     }
