@@ -10,11 +10,11 @@
 #include "bench/WarehouseBenchmarks.h"
 #include "bench/WireRows.h"
 #include "copy/BinaryCopyBuffer.h"
-#include "copy/UnitSource.h"
 #include "db/CopyStream.h"
 #include "db/WeatherSchema.h"
 #include "era5/Dataset.h"
 #include "plan/LoadPlan.h"
+#include "rows/UnitSource.h"
 #include "synth/SyntheticFiles.h"
 
 #include <QtTest>

@@ -7,12 +7,12 @@
 #include "Fixtures.h"
 #include "TestCluster.h"
 #include "TestUtil.h"
-#include "copy/UnitSource.h"
 #include "db/Ledger.h"
 #include "db/TableAudit.h"
 #include "db/TableType.h"
 #include "ingest/Loader.h"
 #include "plan/LoadPlan.h"
+#include "rows/UnitSource.h"
 
 #include <QFile>
 #include <QProcess>

@@ -1,7 +1,6 @@
 #include "bench/IngestBenchmark.h"
 
 #include "bench/BenchmarkStages.h"
-#include "copy/UnitSource.h"
 #include "db/Connection.h"
 #include "db/CopyStream.h"
 #include "db/Ledger.h"
@@ -10,6 +9,7 @@
 #include "db/WeatherSchema.h"
 #include "ingest/Loader.h"
 #include "plan/LoadPlan.h"
+#include "rows/UnitSource.h"
 #include "util/Error.h"
 #include "util/Format.h"
 #include "util/Json.h"

@@ -2,13 +2,13 @@
 
 #include "bench/BenchmarkStages.h"
 #include "bench/WireRows.h"
-#include "copy/UnitSource.h"
 #include "db/CopyStream.h"
 #include "db/Durability.h"
 #include "db/ServerProbe.h"
 #include "db/TableMetadata.h"
 #include "db/TableType.h"
 #include "db/WeatherSchema.h"
+#include "rows/UnitSource.h"
 #include "util/Error.h"
 #include "util/Format.h"
 

@@ -1,8 +1,8 @@
 #include "bench/ReadBenchmark.h"
 
-#include "copy/UnitSource.h"
 #include "era5/Dataset.h"
 #include "plan/LoadPlan.h"
+#include "rows/UnitSource.h"
 #include "util/Error.h"
 
 #include <algorithm>

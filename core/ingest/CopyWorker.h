@@ -1,12 +1,12 @@
 #pragma once
 
 #include "copy/BinaryCopyBuffer.h"
-#include "copy/UnitSource.h"
 #include "db/Connection.h"
 #include "db/TransientError.h"
 #include "ingest/EngineShared.h"
 #include "ingest/Transport.h"
 #include "monitor/WorkerCounters.h"
+#include "rows/UnitSource.h"
 
 #include <chrono>
 #include <memory>

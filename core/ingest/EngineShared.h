@@ -2,12 +2,12 @@
 
 // What the threads of one load share (see Pipeline.cpp, CopyWorker.cpp). Not a public API.
 
-#include "copy/UnitSource.h"
 #include "db/Ledger.h"
 #include "db/WarmConnections.h"
 #include "ingest/BoundedQueue.h"
 #include "ingest/Loader.h"
 #include "plan/LoadPlan.h"
+#include "rows/UnitSource.h"
 
 #include <chrono>
 #include <mutex>

@@ -1,6 +1,5 @@
 #include "ingest/Loader.h"
 
-#include "copy/UnitSource.h"
 #include "db/AutovacuumPause.h"
 #include "db/CitusCluster.h"
 #include "db/ConnInfo.h"
@@ -19,6 +18,7 @@
 #include "ingest/Transport.h"
 #include "ingest/WorkerPool.h"
 #include "monitor/ServerMonitor.h"
+#include "rows/UnitSource.h"
 #include "util/Error.h"
 #include "util/Format.h"
 #include "util/TempDir.h"

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "copy/UnitSource.h"
 #include "db/Ledger.h"
 #include "plan/LoadPlan.h"
+#include "rows/UnitSource.h"
 #include "util/Error.h"
 
 #include <cstdint>

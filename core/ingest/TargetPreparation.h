@@ -1,6 +1,5 @@
 #pragma once
 
-#include "copy/UnitSource.h"
 #include "db/Ledger.h"
 #include "db/ServerCheck.h"
 #include "db/TableType.h"
@@ -9,6 +8,7 @@
 #include "ingest/Loader.h"
 #include "ingest/OverlapCheck.h"
 #include "plan/LoadPlan.h"
+#include "rows/UnitSource.h"
 
 #include <functional>
 #include <set>

@@ -1,4 +1,4 @@
-#include "copy/UnitSource.h"
+#include "rows/UnitSource.h"
 
 #include <algorithm>
 #include <array>
