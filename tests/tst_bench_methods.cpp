@@ -6,12 +6,16 @@
 #include "BenchTestUtil.h"
 #include "TestUtil.h"
 #include "bench/BenchReport.h"
+#include "bench/BenchmarkStages.h"
 #include "bench/WarehouseBenchmarks.h"
 #include "db/Connection.h"
+#include "util/Error.h"
 
 #include <QtTest>
 
+#include <atomic>
 #include <cstdint>
+#include <latch>
 #include <map>
 #include <optional>
 #include <stop_token>
@@ -142,6 +146,34 @@ private slots:
         QVERIFY2(left.isEmpty(), qPrintable(left));
         QCOMPARE(test::count(conn, "SELECT count(*) FROM pg_class WHERE relname LIKE 'isobar_bench%'"),
                  std::uint64_t{0});
+    }
+
+    // The parallel stages' runner, with every thread cancelled at the same moment: Cancelled comes
+    // out, and each thread records its cancellation without racing the others (the tsan leg: the
+    // flags were a std::vector<bool>, whose neighbouring elements share a word).
+    void runParallelWithEveryThreadCancelledAtOnce() {
+        constexpr int kThreads = 16;
+        std::latch together(kThreads);
+        std::atomic<int> ran{0};
+        QVERIFY_THROWS_EXCEPTION(Cancelled, bench::runParallel(kThreads, "cancelling", [&](int) {
+                                     ++ran;
+                                     together.arrive_and_wait();
+                                     throw Cancelled();
+                                 }));
+        QCOMPARE(ran.load(), kThreads);
+        // A failure and no cancellation: the failure, naming the stage.
+        try {
+            bench::runParallel(2, "reading", [](int i) {
+                if (i == 1) {
+                    throw Error("no such table");
+                }
+            });
+            QFAIL("runParallel did not throw");
+        } catch (const Cancelled&) {
+            QFAIL("a failure came out as a cancellation");
+        } catch (const Error& e) {
+            QCOMPARE(std::string(e.what()), std::string("reading failed: no such table"));
+        }
     }
 
     // Stopped while a method writes into its table: cancelled, what was measured kept, no table left.

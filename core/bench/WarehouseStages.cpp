@@ -12,6 +12,7 @@
 #include "util/Format.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <sys/resource.h>
 #include <thread>
@@ -116,8 +117,11 @@ PreparedData prepareData(const BenchData& data, const std::filesystem::path& dir
 }
 
 void runParallel(int n, const std::string& what, const std::function<void(int)>& fn) {
+    // An error slot per thread, each written by its thread only, and one atomic flag for
+    // cancellation. Not a std::vector<bool> of flags: its elements share words, so two threads
+    // setting theirs at once race (ThreadSanitizer found that).
     std::vector<std::string> errors(static_cast<std::size_t>(n));
-    std::vector<bool> cancelled(static_cast<std::size_t>(n), false);
+    std::atomic<bool> cancelled{false};
     {
         std::vector<std::jthread> threads;
         threads.reserve(static_cast<std::size_t>(n));
@@ -126,14 +130,14 @@ void runParallel(int n, const std::string& what, const std::function<void(int)>&
                 try {
                     fn(i);
                 } catch (const Cancelled&) {
-                    cancelled[static_cast<std::size_t>(i)] = true;
+                    cancelled = true;
                 } catch (const std::exception& e) {
                     errors[static_cast<std::size_t>(i)] = e.what();
                 }
             });
         }
     }
-    if (std::find(cancelled.begin(), cancelled.end(), true) != cancelled.end()) {
+    if (cancelled) {
         throw Cancelled();
     }
     for (const auto& e : errors) {
