@@ -3,6 +3,8 @@
 
 ISOBAR_PACKAGES=(
   cmake ninja-build g++ pkg-config
+  # rebuilds reuse what was compiled before (ccache); fifty test programs link in seconds (lld)
+  ccache lld
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev
   libpq-dev libnetcdf-dev libeccodes-dev libhdf5-dev libspdlog-dev zlib1g-dev nlohmann-json3-dev libzip-dev
   postgresql-15
@@ -43,11 +45,17 @@ isobar_install_missing_packages() {
 }
 
 # isobar_build PRESET [cmake --build options]: configure (once) and build with that CMake preset.
+# With ISOBAR_WARNINGS_AS_ERRORS=1 (CI sets it) every compiler warning fails the build: the build
+# is configured again with CMAKE_COMPILE_WARNING_AS_ERROR=ON.
 isobar_build() {
   local preset="$1"
-  if [ ! -f "build/$preset/build.ninja" ]; then
-    isobar_log "configuring ($preset)"
-    cmake --preset "$preset" >/dev/null
+  local args=()
+  if [ "${ISOBAR_WARNINGS_AS_ERRORS:-0}" = 1 ]; then
+    args+=(-DCMAKE_COMPILE_WARNING_AS_ERROR=ON)
+  fi
+  if [ ! -f "build/$preset/build.ninja" ] || [ ${#args[@]} -gt 0 ]; then
+    isobar_log "configuring ($preset${args[*]:+ with ${args[*]}})"
+    cmake --preset "$preset" "${args[@]}" >/dev/null
   fi
   isobar_log "building ($preset)"
   cmake --build --preset "$preset" "${@:2}"
