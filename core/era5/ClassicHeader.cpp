@@ -1,6 +1,7 @@
 #include "era5/ClassicHeader.h"
 
 #include <array>
+#include <cstring>
 #include <fstream>
 #include <vector>
 
@@ -39,14 +40,65 @@ std::uint64_t pad4(std::uint64_t n) {
     return (n + 3) & ~std::uint64_t{3};
 }
 
+// Where the header's bytes come from: a file read as it goes (it may be gigabytes), or bytes in
+// memory. read() and skip() return false when the input ends first.
+class StreamInput {
+public:
+    explicit StreamInput(std::istream& in)
+        : in_(in) {}
+    bool read(unsigned char* out, std::size_t n) {
+        return static_cast<bool>(in_.read(reinterpret_cast<char*>(out), static_cast<std::streamsize>(n)));
+    }
+    bool skip(std::uint64_t n) {
+        in_.ignore(static_cast<std::streamsize>(n));
+        return static_cast<bool>(in_);
+    }
+    bool atEnd() const { return in_.eof(); }
+
+private:
+    std::istream& in_;
+};
+
+class MemoryInput {
+public:
+    explicit MemoryInput(std::span<const std::byte> bytes)
+        : bytes_(bytes) {}
+    bool read(unsigned char* out, std::size_t n) {
+        if (n > bytes_.size() - at_) {
+            at_ = bytes_.size();
+            ended_ = true;
+            return false;
+        }
+        std::memcpy(out, bytes_.data() + at_, n);
+        at_ += n;
+        return true;
+    }
+    bool skip(std::uint64_t n) {
+        if (n > bytes_.size() - at_) {
+            at_ = bytes_.size();
+            ended_ = true;
+            return false;
+        }
+        at_ += static_cast<std::size_t>(n);
+        return true;
+    }
+    bool atEnd() const { return ended_; }
+
+private:
+    std::span<const std::byte> bytes_;
+    std::size_t at_ = 0;
+    bool ended_ = false;
+};
+
 // Sequential big-endian reader over the header bytes; any overrun marks it failed.
+template <typename Input>
 class Reader {
 public:
-    explicit Reader(std::istream& in)
+    explicit Reader(Input& in)
         : in_(in) {}
     bool ok() const { return ok_; }
-    // True when a read failed because the file ended, not because the header made no sense.
-    bool hitEnd() const { return in_.eof(); }
+    // True when a read failed because the input ended, not because the header made no sense.
+    bool hitEnd() const { return in_.atEnd(); }
     std::uint64_t u32() { return read(4); }
     std::uint64_t u64() { return read(8); }
     void skip(std::uint64_t n) {
@@ -54,42 +106,40 @@ public:
             ok_ = false;
             return;
         }
-        in_.ignore(static_cast<std::streamsize>(n));
-        ok_ = ok_ && static_cast<bool>(in_);
+        ok_ = in_.skip(n);
     }
 
 private:
-    std::uint64_t read(int bytes) {
+    std::uint64_t read(std::size_t bytes) {
         std::array<unsigned char, 8> b{};
-        if (!ok_ || !in_.read(reinterpret_cast<char*>(b.data()), bytes)) {
+        if (!ok_ || !in_.read(b.data(), bytes)) {
             ok_ = false;
             return 0;
         }
         std::uint64_t v = 0;
-        for (int i = 0; i < bytes; ++i) {
-            v = (v << 8) | b[static_cast<size_t>(i)];
+        for (std::size_t i = 0; i < bytes; ++i) {
+            v = (v << 8) | b[i];
         }
         return v;
     }
 
-    std::istream& in_;
+    Input& in_;
     bool ok_ = true;
 };
 
-} // namespace
-
-std::optional<ClassicLayout> classicLayout(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::array<char, 4> magic{};
-    if (!in.read(magic.data(), 4) || magic[0] != 'C' || magic[1] != 'D' || magic[2] != 'F') {
+// The header from its magic number on.
+template <typename Input>
+std::optional<ClassicLayout> parseClassicHeader(Input& in) {
+    std::array<unsigned char, 4> magic{};
+    if (!in.read(magic.data(), magic.size()) || magic[0] != 'C' || magic[1] != 'D' || magic[2] != 'F') {
         return std::nullopt;
     }
-    const int version = static_cast<unsigned char>(magic[3]);
+    const int version = magic[3];
     if (version != 1 && version != 2 && version != 5) {
         return std::nullopt;
     }
     const bool cdf5 = version == 5;
-    Reader r(in);
+    Reader<Input> r(in);
     const auto count = [&] {
         return cdf5 ? r.u64() : r.u32();
     }; // nelems, dim lengths, vsize
@@ -224,6 +274,19 @@ std::optional<ClassicLayout> classicLayout(const std::filesystem::path& path) {
         declared = std::max(declared, end);
     }
     return ClassicLayout{false, declared};
+}
+
+} // namespace
+
+std::optional<ClassicLayout> classicLayout(const std::filesystem::path& path) {
+    std::ifstream file(path, std::ios::binary);
+    StreamInput in(file);
+    return parseClassicHeader(in);
+}
+
+std::optional<ClassicLayout> classicLayout(std::span<const std::byte> file) {
+    MemoryInput in(file);
+    return parseClassicHeader(in);
 }
 
 } // namespace isobar

@@ -1,8 +1,10 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 
 namespace isobar {
 
@@ -17,5 +19,8 @@ struct ClassicLayout {
 // the data it declares. nullopt: not a classic file, a streaming file (record count unknown), or a
 // header this parser does not follow (netcdf-c then has the last word).
 std::optional<ClassicLayout> classicLayout(const std::filesystem::path& path);
+// The same for a file already in memory (`file` is all of it: a header cut short is one that ends
+// with these bytes).
+std::optional<ClassicLayout> classicLayout(std::span<const std::byte> file);
 
 } // namespace isobar
