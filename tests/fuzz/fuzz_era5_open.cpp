@@ -4,6 +4,7 @@
 // crash, hang or throw past inspect(). With few enough values, every value is read too (--scan).
 
 #include "FuzzFile.h"
+#include "LibraryLeaks.h"
 #include "era5/Inspection.h"
 
 #include <cstddef>

@@ -3,6 +3,7 @@
 // input is written to a file then) and the values of the first time step. ecCodes is underneath.
 
 #include "FuzzFile.h"
+#include "LibraryLeaks.h"
 #include "era5/Era5File.h"
 #include "era5/Grib.h"
 #include "util/Error.h"
