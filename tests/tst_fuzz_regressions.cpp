@@ -41,6 +41,71 @@ std::vector<std::byte> bytesOf(const QString& path) {
     return {first, first + data.size()};
 }
 
+void nc(int status) {
+    if (status != NC_NOERR) {
+        throw Error(std::string("netcdf-c: ") + nc_strerror(status));
+    }
+}
+
+void textAttribute(int ncid, int varid, const char* name, const std::string& value) {
+    nc(nc_put_att_text(ncid, varid, name, value.size(), value.c_str()));
+}
+
+// The file writePointFile is defining.
+struct PointFile {
+    int ncid = -1;
+    int time = -1; // the valid_time dimension, -1 when there is none
+    int latitude = -1;
+    int longitude = -1;
+};
+
+// A one-point t2m file in `format` (netcdf-c's NC_64BIT_OFFSET, NC_NETCDF4):
+// latitude 10, longitude 20, t2m(valid_time, latitude, longitude), or
+// t2m(latitude, longitude) without a valid_time dimension. `define` adds what
+// the case needs (the time coordinate among it) before the values are written.
+void writePointFile(const QString& path, int format, bool timeDimension,
+                    const std::function<void(const PointFile&)>& define) {
+    PointFile f;
+    nc(nc_create(path.toUtf8().constData(), NC_CLOBBER | format, &f.ncid));
+    if (timeDimension) {
+        nc(nc_def_dim(f.ncid, "valid_time", 1, &f.time));
+    }
+    nc(nc_def_dim(f.ncid, "latitude", 1, &f.latitude));
+    nc(nc_def_dim(f.ncid, "longitude", 1, &f.longitude));
+    int lat = -1;
+    int lon = -1;
+    int t2m = -1;
+    nc(nc_def_var(f.ncid, "latitude", NC_DOUBLE, 1, &f.latitude, &lat));
+    textAttribute(f.ncid, lat, "units", "degrees_north");
+    nc(nc_def_var(f.ncid, "longitude", NC_DOUBLE, 1, &f.longitude, &lon));
+    textAttribute(f.ncid, lon, "units", "degrees_east");
+    std::vector<int> dims = {f.latitude, f.longitude};
+    if (timeDimension) {
+        dims.insert(dims.begin(), f.time);
+    }
+    nc(nc_def_var(f.ncid, "t2m", NC_FLOAT, static_cast<int>(dims.size()), dims.data(), &t2m));
+    textAttribute(f.ncid, t2m, "units", "K");
+    define(f);
+    nc(nc_enddef(f.ncid));
+    const double one[] = {10.0, 20.0};
+    const float kelvin = 280.0f;
+    nc(nc_put_var_double(f.ncid, lat, &one[0]));
+    nc(nc_put_var_double(f.ncid, lon, &one[1]));
+    nc(nc_put_var_float(f.ncid, t2m, &kelvin));
+    nc(nc_close(f.ncid));
+}
+
+// A valid_time variable along `dims` (seconds since 1970), every value
+// 2024-01-01 00 UTC.
+void defineTime(int ncid, const std::vector<int>& dims) {
+    int varid = -1;
+    nc(nc_def_var(ncid, "valid_time", NC_DOUBLE, static_cast<int>(dims.size()), dims.data(), &varid));
+    textAttribute(ncid, varid, "units", "seconds since 1970-01-01");
+    // Never written: every value is the fill value.
+    const double fill = 1'704'067'200.0;
+    nc(nc_put_att_double(ncid, varid, "_FillValue", NC_DOUBLE, 1, &fill));
+}
+
 } // namespace
 
 class TestFuzzRegressions : public QObject {
@@ -130,6 +195,70 @@ private slots:
         const QString cut =
             errorOf([&] { listZipMembers(std::span(bytes).first(bytes.size() - 10), "cut.zip"); });
         QVERIFY2(cut.startsWith("cut.zip: a ZIP archive that cannot be read"), qPrintable(cut));
+    }
+
+    // A coordinate variable must lie along its dimension alone: netcdf-c reads a
+    // whole variable into the buffer it is given, so a latitude(latitude, x) of 2
+    // x 5000 values overran the 2 the latitude dimension has room for (a heap
+    // overflow found by reading, confirmed with fuzz_era5_open; before the fix
+    // the classic file crashed in ncx_getn_double_double).
+    void coordinateAlongOtherDimensions_data() {
+        QTest::addColumn<int>("format");
+        QTest::newRow("netCDF3 64-bit offset") << NC_64BIT_OFFSET;
+        QTest::newRow("netCDF-4") << NC_NETCDF4;
+    }
+    void coordinateAlongOtherDimensions() {
+        QFETCH(int, format);
+        const QString path = dir_.filePath("latitude-2d.nc");
+        int ncid = -1;
+        nc(nc_create(path.toUtf8().constData(), NC_CLOBBER | format, &ncid));
+        int time = -1;
+        int lat = -1;
+        int lon = -1;
+        int x = -1;
+        nc(nc_def_dim(ncid, "valid_time", 1, &time));
+        nc(nc_def_dim(ncid, "latitude", 2, &lat));
+        nc(nc_def_dim(ncid, "longitude", 1, &lon));
+        nc(nc_def_dim(ncid, "x", 5000, &x));
+        int varid = -1;
+        const int latX[] = {lat, x};
+        nc(nc_def_var(ncid, "latitude", NC_DOUBLE, 2, latX, &varid));
+        textAttribute(ncid, varid, "units", "degrees_north");
+        nc(nc_def_var(ncid, "longitude", NC_DOUBLE, 1, &lon, &varid));
+        textAttribute(ncid, varid, "units", "degrees_east");
+        defineTime(ncid, {time});
+        const int data[] = {time, lat, lon};
+        nc(nc_def_var(ncid, "t2m", NC_FLOAT, 3, data, &varid));
+        textAttribute(ncid, varid, "units", "K");
+        nc(nc_close(ncid));
+
+        const QString error = errorOf([&] { Era5File::open(path.toStdString()); });
+        QVERIFY2(error.contains(
+                     "the latitude coordinate 'latitude' has the dimensions (latitude, x), not (latitude)"),
+                 qPrintable(error));
+    }
+
+    // The same for the time axis, and for a file without one whose valid_time
+    // holds several times (it was read into one double).
+    void timeCoordinateOfSeveralValues() {
+        const QString path = dir_.filePath("time-2d.nc");
+        writePointFile(path, NC_64BIT_OFFSET, true, [](const PointFile& f) {
+            int x = -1;
+            nc(nc_def_dim(f.ncid, "x", 300, &x));
+            defineTime(f.ncid, {f.time, x});
+        });
+        QString error = errorOf([&] { Era5File::open(path.toStdString()); });
+        QVERIFY2(error.contains("the time coordinate 'valid_time' has the dimensions (valid_time, x)"),
+                 qPrintable(error));
+
+        const QString scalar = dir_.filePath("time-not-scalar.nc");
+        writePointFile(scalar, NC_64BIT_OFFSET, false, [](const PointFile& f) {
+            int x = -1;
+            nc(nc_def_dim(f.ncid, "x", 300, &x));
+            defineTime(f.ncid, {x});
+        });
+        error = errorOf([&] { Era5File::open(scalar.toStdString()); });
+        QVERIFY2(error.contains("the time coordinate 'valid_time' is not a single time"), qPrintable(error));
     }
 
 private:
