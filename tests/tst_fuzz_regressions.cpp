@@ -261,6 +261,34 @@ private slots:
         QVERIFY2(error.contains("the time coordinate 'valid_time' is not a single time"), qPrintable(error));
     }
 
+    // An expver of text along an empty unlimited dimension: labels of no
+    // characters, of which the reader took one, moved on by none, and took
+    // another, without end (a hang that ate memory, found by reading, confirmed
+    // with fuzz_era5_open). isobar-cli inspects it in a process of its own, with
+    // its memory capped, so that before the fix this failed rather than hung.
+    void expverOfEmptyLabels() {
+        const QString path = dir_.filePath("expver-empty.nc");
+        writePointFile(path, NC_NETCDF4, true, [](const PointFile& f) {
+            defineTime(f.ncid, {f.time});
+            int chars = -1;
+            int varid = -1;
+            nc(nc_def_dim(f.ncid, "nchar", NC_UNLIMITED, &chars));
+            nc(nc_def_var(f.ncid, "expver", NC_CHAR, 1, &chars, &varid));
+        });
+        QProcess p;
+        p.start("sh", {"-c", "ulimit -v 4000000; exec \"$0\" inspect \"$1\"", QStringLiteral(ISOBAR_CLI_PATH),
+                       path});
+        const bool finished = p.waitForFinished(60'000);
+        if (!finished) {
+            p.kill();
+            p.waitForFinished();
+        }
+        const QString out = QString::fromUtf8(p.readAllStandardOutput());
+        QVERIFY2(finished && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0,
+                 qPrintable(out + QString::fromUtf8(p.readAllStandardError())));
+        QVERIFY2(out.contains("1 step(s), 2024-01-01"), qPrintable(out));
+    }
+
 private:
     QTemporaryDir dir_;
 };

@@ -241,7 +241,8 @@ void NetcdfParser::readExpver() {
                         expverDims >= 1
                             ? dims_[static_cast<size_t>(ids[static_cast<size_t>(expverDims - 1)])].length
                             : total;
-                    for (size_t i = 0; i + width <= chars.size(); i += width) {
+                    // A label dimension of length 0 (an empty unlimited one) holds no label.
+                    for (size_t i = 0; width > 0 && i + width <= chars.size(); i += width) {
                         labels.push_back(labelOf(chars.substr(i, width)));
                     }
                     expverDims = std::max(0, expverDims - 1);
