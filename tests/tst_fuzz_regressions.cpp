@@ -197,6 +197,44 @@ private slots:
         QVERIFY2(cut.startsWith("cut.zip: a ZIP archive that cannot be read"), qPrintable(cut));
     }
 
+    // ecCodes allocates the length a GRIB message's section 0 declares before it
+    // reads the message: fuzz_grib_scan's input, the synthetic GRIB2 file with
+    // octets 10-11 of the sixth message's total length 0xffff, made it ask for
+    // 0xffff00000000ee bytes (an abort under AddressSanitizer; where malloc says
+    // no, a vague "cannot be read"). Isobar reads section 0 first, and says the
+    // file is cut short.
+    void gribDeclaredLengthCheckedFirst() {
+        const QString path = dir_.filePath("edition2.grib");
+        test::writeGribFixture(path, test::seedFields(2, test::box(50.0, 10.0, 3, 4), test::marchHours(1)));
+        const auto good = bytesOf(path);
+        QCOMPARE(static_cast<int>(good[7]), 2);
+        QVERIFY(errorOf([&] { scanGrib(std::span(good), "edition2.grib"); }).isEmpty());
+
+        auto huge = good;
+        huge[9] = std::byte{0xff};
+        huge[10] = std::byte{0xff};
+        std::uint64_t declared = 0; // octets 9-16, big-endian
+        for (std::size_t i = 8; i < 16; ++i) {
+            declared = declared << 8 | static_cast<std::uint64_t>(huge[i]);
+        }
+        QVERIFY(declared > (std::uint64_t{1} << 50));
+        QString error = errorOf([&] { scanGrib(std::span(huge), "huge.grib"); });
+        QVERIFY2(error.contains(QString("huge.grib: GRIB message 1 (at byte 0) is cut short (it declares %1 "
+                                        "bytes): the file ends at byte %2")
+                                    .arg(declared)
+                                    .arg(good.size())),
+                 qPrintable(error));
+        // The same check for a message after others.
+        const std::size_t messages = scanGrib(std::span(good), "edition2.grib").messages.size();
+        auto after = good;
+        after.insert(after.end(), huge.begin(), huge.end());
+        error = errorOf([&] { scanGrib(std::span(after), "after.grib"); });
+        QVERIFY2(error.contains(QString("GRIB message %1 (at byte %2) is cut short (it declares")
+                                    .arg(messages + 1)
+                                    .arg(good.size())),
+                 qPrintable(error));
+    }
+
     // A coordinate variable must lie along its dimension alone: netcdf-c reads a
     // whole variable into the buffer it is given, so a latitude(latitude, x) of 2
     // x 5000 values overran the 2 the latitude dimension has room for (a heap

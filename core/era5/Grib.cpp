@@ -136,6 +136,10 @@ std::string bytesText(std::uint64_t n) {
                        "complete message): the file is damaged or not GRIB");
 }
 
+// How far past the previous message the next one's header is looked for (legacy CDS padding is
+// under 120 bytes).
+constexpr std::uint64_t kHeaderWindow = 4096;
+
 // What scanGrib reads: ecCodes reads the messages through a stream, the bytes between them are
 // read by range ([from, to), less where the input ends first).
 struct GribInput {
@@ -174,9 +178,46 @@ GribScan scanMessages(const GribInput& in, const std::string& name) {
                             "appended?); cut it off or download the file again"
                           : "; the file is damaged: download it again"));
     };
+    const auto cutShort = [&](std::uint64_t start, const std::string& declared) {
+        throw Error(name + ": GRIB message " + std::to_string(scan.messages.size() + 1) + " (at byte " +
+                    std::to_string(start) + ") is cut short" + declared + ": the file ends at byte " +
+                    std::to_string(scan.fileSize) + "; the download is incomplete: download the file again");
+    };
+    // ecCodes allocates the length a message's section 0 declares before reading it: a damaged
+    // length makes it ask for petabytes. The header of the next message (after NUL padding) is
+    // checked here first.
+    const auto checkDeclaredLength = [&](std::uint64_t from) {
+        const auto head = in.range(from, std::min(scan.fileSize, from + kHeaderWindow + 16));
+        const std::string_view view(reinterpret_cast<const char*>(head.data()), head.size());
+        const auto pos = view.find("GRIB");
+        if (pos == std::string_view::npos || pos > kHeaderWindow || head.size() < pos + 16) {
+            return; // no complete section 0 close by: ecCodes looks further and says what it finds
+        }
+        const auto octet = [&](std::size_t i) {
+            return static_cast<std::uint64_t>(head[pos + i]);
+        };
+        const std::uint64_t start = from + pos;
+        std::uint64_t declared = 0;
+        if (octet(7) == 1) {
+            declared = octet(4) << 16 | octet(5) << 8 | octet(6);
+            if ((declared & 0x800000) != 0) {
+                return; // a GRIB1 message over 8 MB, whose length ecCodes works out from section 4
+            }
+        } else if (octet(7) == 2) {
+            for (std::size_t i = 8; i < 16; ++i) {
+                declared = declared << 8 | octet(i);
+            }
+        } else {
+            return; // not an edition Isobar reads: ecCodes refuses it
+        }
+        if (declared > scan.fileSize - start) {
+            cutShort(start, " (it declares " + bytesText(declared) + ")");
+        }
+    };
     std::lock_guard lock(gribMutex());
     std::uint64_t previousEnd = 0;
     for (;;) {
+        checkDeclaredLength(previousEnd);
         int err = 0;
         Handle h(codes_handle_new_from_file(context(), in.stream, PRODUCT_GRIB, &err));
         if (!h) {
@@ -191,10 +232,7 @@ GribScan scanMessages(const GribInput& in, const std::string& name) {
             const auto pos = view.find("GRIB");
             const std::uint64_t start = previousEnd + (pos == std::string_view::npos ? 0 : pos);
             if (err == CODES_PREMATURE_END_OF_FILE) {
-                throw Error(name + ": GRIB message " + std::to_string(scan.messages.size() + 1) +
-                            " (at byte " + std::to_string(start) + ") is cut short: the file ends at byte " +
-                            std::to_string(scan.fileSize) +
-                            "; the download is incomplete: download the file again");
+                cutShort(start, "");
             }
             throw Error(name + ": GRIB message " + std::to_string(scan.messages.size() + 1) + " (at byte " +
                         std::to_string(start) + ") cannot be read: " + codes_get_error_message(err) +
