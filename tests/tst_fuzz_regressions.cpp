@@ -235,6 +235,49 @@ private slots:
                  qPrintable(error));
     }
 
+    // GRIB2 gives Ni and Nj in 32 bits each: their product, compared with the
+    // number of points, overflowed a long (signed overflow, undefined behaviour;
+    // found by reading, confirmed with fuzz_grib_scan's
+    // UndefinedBehaviorSanitizer). Without the sanitizer the wrapped product
+    // happened to differ from the points too, so this fails before the fix under
+    // the asan preset.
+    void gribGridOfMoreThanALongHolds() {
+        const QString path = dir_.filePath("huge-grid.grib");
+        test::writeGribFixture(path, test::seedFields(2, test::box(50.0, 10.0, 3, 4), test::marchHours(1)));
+        auto bytes = bytesOf(path);
+        const auto be = [&](std::size_t at, std::size_t n) {
+            std::uint64_t v = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                v = v << 8 | static_cast<std::uint64_t>(bytes[at + i]);
+            }
+            return v;
+        };
+        // Every message's section 3 (template 3.0: Ni at octets 31-34, Nj at
+        // 35-38), so that the grid stays the same from message to message.
+        int patched = 0;
+        for (std::size_t message = 0; message + 16 <= bytes.size(); message += be(message + 8, 8)) {
+            for (std::size_t at = message + 16; at + 5 <= bytes.size() && be(at, 4) != 0x37373737;
+                 at += be(at, 4)) {
+                if (static_cast<int>(bytes[at + 4]) == 3) {
+                    for (std::size_t i = 30; i < 38; ++i) {
+                        bytes[at + i] = (i - 30) % 4 == 0 ? std::byte{0xf0} : std::byte{0};
+                    }
+                    ++patched;
+                }
+            }
+        }
+        QVERIFY(patched > 0);
+        {
+            QFile out(path);
+            QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<qint64>(bytes.size()));
+        }
+        const QString error = errorOf([&] { Era5File::open(path.toStdString()); });
+        QVERIFY2(error.contains("has 12 values on a 4026531840 x 4026531840 grid: not a complete regular "
+                                "latitude/longitude grid"),
+                 qPrintable(error));
+    }
+
     // A coordinate variable must lie along its dimension alone: netcdf-c reads a
     // whole variable into the buffer it is given, so a latitude(latitude, x) of 2
     // x 5000 values overran the 2 the latitude dimension has room for (a heap
