@@ -278,6 +278,28 @@ private slots:
                  qPrintable(error));
     }
 
+    // A GRIB1 message of century 0 has a negative dataDate (ecCodes: -759699 for
+    // 2024-01-01), which the description of the message, made before the date was
+    // checked, turned into days with a month past four billion and overflowed
+    // (signed overflow found by fuzz_grib_scan's UndefinedBehaviorSanitizer;
+    // without it, a made-up date in the message).
+    void gribDateOfNoCentury() {
+        const QString path = dir_.filePath("century-0.grib");
+        test::writeGribFixture(path, test::seedFields(1, test::box(50.0, 10.0, 3, 4), test::marchHours(1)));
+        auto bytes = bytesOf(path);
+        QCOMPARE(static_cast<int>(bytes[7]), 1);
+        bytes[8 + 24] = std::byte{0}; // section 1, octet 25: the century of the reference time
+        {
+            QFile out(path);
+            QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<qint64>(bytes.size()));
+        }
+        const QString error = errorOf([&] { Era5File::open(path.toStdString()); });
+        const QRegularExpression expected(
+            R"(: message 1 \([^,]+, paramId \d+, dataDate -\d+ dataTime 0 \+ [^)]*\) has no valid date and time)");
+        QVERIFY2(expected.match(error).hasMatch(), qPrintable(error));
+    }
+
     // A coordinate variable must lie along its dimension alone: netcdf-c reads a
     // whole variable into the buffer it is given, so a latitude(latitude, x) of 2
     // x 5000 values overran the 2 the latitude dimension has room for (a heap
