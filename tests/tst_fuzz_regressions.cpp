@@ -197,6 +197,37 @@ private slots:
         QVERIFY2(cut.startsWith("cut.zip: a ZIP archive that cannot be read"), qPrintable(cut));
     }
 
+    // netcdf-c allocates what a classic header declares before it reads it:
+    // fuzz_era5_open's input, a synthetic file with one name length changed to
+    // 0x80010000, made it ask for 3.3 GB (an out-of-memory under libFuzzer).
+    // Isobar reads the header first and refuses it.
+    void classicHeaderDamagedBeforeNetcdf() {
+        const unsigned char header[] = {
+            'C',  'D',  'F', 1,    // CDF-1
+            0,    0,    0,   0,    // no records
+            0,    0,    0,   0x0a, // the dimensions:
+            0,    0,    0,   1,    // one,
+            0x80, 0x01, 0,   0,    // whose name is 2147549184 bytes long
+            'l',  'a',  't', 0,
+        };
+        const auto bytes = std::as_bytes(std::span(header));
+        const auto layout = classicLayout(bytes);
+        QVERIFY(layout.has_value());
+        QVERIFY(!layout->headerTruncated);
+        QCOMPARE(QString::fromStdString(layout->damage),
+                 QString("declares a name or attribute of 2147549184 bytes"));
+
+        const QString path = dir_.filePath("long-name.nc");
+        QFile out(path);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(reinterpret_cast<const char*>(header), sizeof header);
+        out.close();
+        const QString error = errorOf([&] { Era5File::open(path.toStdString()); });
+        QVERIFY2(error.contains("long-name.nc: the file is corrupt: its netCDF header declares a name or "
+                                "attribute of 2147549184 bytes"),
+                 qPrintable(error));
+    }
+
     // ecCodes allocates the length a GRIB message's section 0 declares before it
     // reads the message: fuzz_grib_scan's input, the synthetic GRIB2 file with
     // octets 10-11 of the sixth message's total length 0xffff, made it ask for

@@ -1,8 +1,11 @@
 #include "era5/ClassicHeader.h"
 
+#include <netcdf.h>
+
 #include <array>
 #include <cstring>
 #include <fstream>
+#include <string>
 #include <vector>
 
 namespace isobar {
@@ -99,14 +102,21 @@ public:
     bool ok() const { return ok_; }
     // True when a read failed because the input ended, not because the header made no sense.
     bool hitEnd() const { return in_.atEnd(); }
+    // Why the header made no sense (empty: it ended, or it made sense).
+    const std::string& damage() const { return damage_; }
     std::uint64_t u32() { return read(4); }
     std::uint64_t u64() { return read(8); }
     void skip(std::uint64_t n) {
-        if (!ok_ || n > (1u << 30)) {
-            ok_ = false;
-            return;
+        if (ok_ && n > (1u << 30)) {
+            fail("declares a name or attribute of " + std::to_string(n) + " bytes");
         }
-        ok_ = in_.skip(n);
+        ok_ = ok_ && in_.skip(n);
+    }
+    void fail(std::string why) {
+        if (ok_) {
+            damage_ = std::move(why);
+        }
+        ok_ = false;
     }
 
 private:
@@ -125,6 +135,7 @@ private:
 
     Input& in_;
     bool ok_ = true;
+    std::string damage_;
 };
 
 // The header from its magic number on.
@@ -140,6 +151,11 @@ std::optional<ClassicLayout> parseClassicHeader(Input& in) {
     }
     const bool cdf5 = version == 5;
     Reader<Input> r(in);
+    // A header that makes no sense, unless the input ended first (whatever was read then was 0).
+    const auto damaged = [&](std::string why) -> std::optional<ClassicLayout> {
+        r.fail(std::move(why));
+        return r.hitEnd() ? ClassicLayout{true, 0, {}} : ClassicLayout{false, 0, r.damage()};
+    };
     const auto count = [&] {
         return cdf5 ? r.u64() : r.u32();
     }; // nelems, dim lengths, vsize
@@ -156,7 +172,7 @@ std::optional<ClassicLayout> parseClassicHeader(Input& in) {
             return;
         }
         if (tag != kTagAttribute) {
-            r.skip(1ull << 31); // malformed: fail
+            r.fail("has a list tagged " + std::to_string(tag) + " where attributes belong");
             return;
         }
         for (std::uint64_t a = 0; a < n && r.ok(); ++a) {
@@ -165,7 +181,11 @@ std::optional<ClassicLayout> parseClassicHeader(Input& in) {
             const std::uint64_t values = count();
             const std::uint64_t size = typeSize(type);
             if (size == 0) {
-                r.skip(1ull << 31);
+                r.fail("has an attribute of unknown type " + std::to_string(type));
+                return;
+            }
+            if (values > (std::uint64_t{1} << 30) / size) {
+                r.fail("declares an attribute of " + std::to_string(values) + " values");
                 return;
             }
             r.skip(pad4(values * size));
@@ -182,8 +202,11 @@ std::optional<ClassicLayout> parseClassicHeader(Input& in) {
         const std::uint64_t tag = r.u32();
         const std::uint64_t n = count();
         if (!(tag == 0 && n == 0)) {
-            if (tag != kTagDimension || n > 100000) {
-                return std::nullopt;
+            if (tag != kTagDimension) {
+                return damaged("has a list tagged " + std::to_string(tag) + " where dimensions belong");
+            }
+            if (n > 100000) {
+                return damaged("declares " + std::to_string(n) + " dimensions");
             }
             for (std::uint64_t d = 0; d < n && r.ok(); ++d) {
                 name();
@@ -203,26 +226,30 @@ std::optional<ClassicLayout> parseClassicHeader(Input& in) {
         const std::uint64_t tag = r.u32();
         const std::uint64_t n = count();
         if (!(tag == 0 && n == 0)) {
-            if (tag != kTagVariable || n > 1000000) {
-                return std::nullopt;
+            if (tag != kTagVariable) {
+                return damaged("has a list tagged " + std::to_string(tag) + " where variables belong");
+            }
+            if (n > 1000000) {
+                return damaged("declares " + std::to_string(n) + " variables");
             }
             for (std::uint64_t v = 0; v < n && r.ok(); ++v) {
                 name();
                 const std::uint64_t ndims = count();
-                if (ndims > 1024) {
-                    return std::nullopt;
+                if (ndims > NC_MAX_VAR_DIMS) {
+                    return damaged("gives a variable " + std::to_string(ndims) + " dimensions");
                 }
                 std::uint64_t elements = 1;
                 bool record = false;
                 for (std::uint64_t d = 0; d < ndims && r.ok(); ++d) {
                     const std::uint64_t id = count();
                     if (id >= dimLength.size()) {
-                        return std::nullopt;
+                        return damaged("gives a variable dimension " + std::to_string(id) + " of " +
+                                       std::to_string(dimLength.size()));
                     }
                     if (dimLength[id] == 0) {
                         record = d == 0;
                         if (!record) {
-                            return std::nullopt; // record dimension not first: not valid classic
+                            return damaged("gives a variable the record dimension after its first");
                         }
                     } else {
                         elements *= dimLength[id];
@@ -234,17 +261,14 @@ std::optional<ClassicLayout> parseClassicHeader(Input& in) {
                 const std::uint64_t begin = offset();
                 const std::uint64_t size = typeSize(type);
                 if (size == 0) {
-                    return std::nullopt;
+                    return damaged("gives a variable the unknown type " + std::to_string(type));
                 }
                 vars.push_back(Var{elements * size, begin, record});
             }
         }
     }
     if (!r.ok()) {
-        if (r.hitEnd()) {
-            return ClassicLayout{true, 0};
-        }
-        return std::nullopt;
+        return r.hitEnd() ? ClassicLayout{true, 0, {}} : ClassicLayout{false, 0, r.damage()};
     }
     std::uint64_t recordVars = 0;
     std::uint64_t recordSize = 0;
@@ -273,7 +297,7 @@ std::optional<ClassicLayout> parseClassicHeader(Input& in) {
         }
         declared = std::max(declared, end);
     }
-    return ClassicLayout{false, declared};
+    return ClassicLayout{false, declared, {}};
 }
 
 } // namespace
