@@ -190,7 +190,7 @@ GribScan scanMessages(const GribInput& in, const std::string& name) {
         const auto head = in.range(from, std::min(scan.fileSize, from + kHeaderWindow + 16));
         const std::string_view view(reinterpret_cast<const char*>(head.data()), head.size());
         const auto pos = view.find("GRIB");
-        if (pos == std::string_view::npos || pos > kHeaderWindow || head.size() < pos + 16) {
+        if (pos > kHeaderWindow || head.size() < pos + 16) { // npos too
             return; // no complete section 0 close by: ecCodes looks further and says what it finds
         }
         const auto octet = [&](std::size_t i) {
