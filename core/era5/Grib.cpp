@@ -11,6 +11,7 @@
 #include <cstring>
 #include <eccodes.h>
 #include <fcntl.h>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <unistd.h>
@@ -130,6 +131,131 @@ std::string bytesText(std::uint64_t n) {
     return std::to_string(n) + (n == 1 ? " byte" : " bytes");
 }
 
+[[noreturn]] void noMessage(const std::string& name) {
+    throw Error(name + ": no GRIB message could be read (the file starts with \"GRIB\" but holds no "
+                       "complete message): the file is damaged or not GRIB");
+}
+
+// How far past the previous message the next one's header is looked for (legacy CDS padding is
+// under 120 bytes).
+constexpr std::uint64_t kHeaderWindow = 4096;
+
+// What scanGrib reads: ecCodes reads the messages through a stream, the bytes between them are
+// read by range ([from, to), less where the input ends first).
+struct GribInput {
+    std::FILE* stream;
+    std::uint64_t size;
+    std::function<std::vector<unsigned char>(std::uint64_t, std::uint64_t)> range;
+};
+
+// Reads the header of every message of `in`, checking that what lies between them is padding.
+GribScan scanMessages(const GribInput& in, const std::string& name) {
+    GribScan scan;
+    scan.fileSize = in.size;
+    // Bytes between messages must be padding (NULs): anything else is not GRIB.
+    const auto checkGap = [&](std::uint64_t from, std::uint64_t to, bool tail) {
+        if (to <= from) {
+            return;
+        }
+        if (to - from > (std::uint64_t{64} << 20)) {
+            throw Error(name + ": " + bytesText(to - from) + " at byte " + std::to_string(from) +
+                        " are not GRIB" + (tail ? " (a tail that is not GRIB)" : "") +
+                        "; cut them off or download the file again");
+        }
+        const auto bytes = in.range(from, to);
+        const auto junk = std::find_if(bytes.begin(), bytes.end(), [](unsigned char c) { return c != 0; });
+        if (junk == bytes.end()) {
+            scan.paddingBytes += to - from;
+            return;
+        }
+        const std::uint64_t at = from + static_cast<std::uint64_t>(junk - bytes.begin());
+        const std::string where = scan.messages.empty()
+                                      ? std::string("before the first message")
+                                      : "after message " + std::to_string(scan.messages.size());
+        throw Error(name + ": " + bytesText(to - at) + " at byte " + std::to_string(at) + " (" + where +
+                    ") are not GRIB" +
+                    (tail ? ": the file has a tail that is not GRIB (two downloads joined, or an error page "
+                            "appended?); cut it off or download the file again"
+                          : "; the file is damaged: download it again"));
+    };
+    const auto cutShort = [&](std::uint64_t start, const std::string& declared) {
+        throw Error(name + ": GRIB message " + std::to_string(scan.messages.size() + 1) + " (at byte " +
+                    std::to_string(start) + ") is cut short" + declared + ": the file ends at byte " +
+                    std::to_string(scan.fileSize) + "; the download is incomplete: download the file again");
+    };
+    // ecCodes allocates the length a message's section 0 declares before reading it: a damaged
+    // length makes it ask for petabytes. The header of the next message (after NUL padding) is
+    // checked here first.
+    const auto checkDeclaredLength = [&](std::uint64_t from) {
+        const auto head = in.range(from, std::min(scan.fileSize, from + kHeaderWindow + 16));
+        const std::string_view view(reinterpret_cast<const char*>(head.data()), head.size());
+        const auto pos = view.find("GRIB");
+        if (pos > kHeaderWindow || head.size() < pos + 16) { // npos too
+            return; // no complete section 0 close by: ecCodes looks further and says what it finds
+        }
+        const auto octet = [&](std::size_t i) {
+            return static_cast<std::uint64_t>(head[pos + i]);
+        };
+        const std::uint64_t start = from + pos;
+        std::uint64_t declared = 0;
+        if (octet(7) == 1) {
+            declared = octet(4) << 16 | octet(5) << 8 | octet(6);
+            if ((declared & 0x800000) != 0) {
+                return; // a GRIB1 message over 8 MB, whose length ecCodes works out from section 4
+            }
+        } else if (octet(7) == 2) {
+            for (std::size_t i = 8; i < 16; ++i) {
+                declared = declared << 8 | octet(i);
+            }
+        } else {
+            return; // not an edition Isobar reads: ecCodes refuses it
+        }
+        if (declared > scan.fileSize - start) {
+            cutShort(start, " (it declares " + bytesText(declared) + ")");
+        }
+    };
+    std::lock_guard lock(gribMutex());
+    std::uint64_t previousEnd = 0;
+    for (;;) {
+        checkDeclaredLength(previousEnd);
+        int err = 0;
+        Handle h(codes_handle_new_from_file(context(), in.stream, PRODUCT_GRIB, &err));
+        if (!h) {
+            if (err == CODES_SUCCESS || err == CODES_END_OF_FILE) {
+                break;
+            }
+            // Where the broken message starts: the next "GRIB" after the last good one (looked for in
+            // the next megabyte).
+            const std::uint64_t to = std::max(previousEnd, std::min(scan.fileSize, previousEnd + (1U << 20)));
+            const auto rest = in.range(previousEnd, to);
+            const std::string_view view(reinterpret_cast<const char*>(rest.data()), rest.size());
+            const auto pos = view.find("GRIB");
+            const std::uint64_t start = previousEnd + (pos == std::string_view::npos ? 0 : pos);
+            if (err == CODES_PREMATURE_END_OF_FILE) {
+                cutShort(start, "");
+            }
+            throw Error(name + ": GRIB message " + std::to_string(scan.messages.size() + 1) + " (at byte " +
+                        std::to_string(start) + ") cannot be read: " + codes_get_error_message(err) +
+                        "; the file may be damaged");
+        }
+        std::size_t length = 0;
+        const void* bytes = nullptr;
+        codes_get_message(h.get(), &bytes, &length);
+        const auto end = static_cast<std::uint64_t>(ftello(in.stream));
+        GribMessage m = headerOf(h.get());
+        m.length = length;
+        m.offset = end >= length ? end - length : 0;
+        checkGap(previousEnd, m.offset, false);
+        previousEnd = m.offset + m.length;
+        scan.messages.push_back(std::move(m));
+    }
+    if (scan.messages.empty()) {
+        noMessage(name);
+    }
+    checkGap(previousEnd, scan.fileSize, true);
+    return scan;
+}
+
 } // namespace
 
 std::mutex& gribMutex() {
@@ -151,78 +277,33 @@ GribScan scanGrib(const std::filesystem::path& path, const std::string& displayN
         throw Error(name + ": cannot open: " + systemErrorText(errno));
     }
     const int fd = fileno(f.get());
-    GribScan scan;
     std::error_code ec;
-    scan.fileSize = std::filesystem::file_size(path, ec);
-    // Bytes between messages must be padding (NULs): anything else is not GRIB.
-    const auto checkGap = [&](std::uint64_t from, std::uint64_t to, bool tail) {
-        if (to <= from) {
-            return;
-        }
-        if (to - from > (std::uint64_t{64} << 20)) {
-            throw Error(name + ": " + bytesText(to - from) + " at byte " + std::to_string(from) +
-                        " are not GRIB" + (tail ? " (a tail that is not GRIB)" : "") +
-                        "; cut them off or download the file again");
-        }
-        const auto bytes = readRange(fd, from, to);
-        const auto junk = std::find_if(bytes.begin(), bytes.end(), [](unsigned char c) { return c != 0; });
-        if (junk == bytes.end()) {
-            scan.paddingBytes += to - from;
-            return;
-        }
-        const std::uint64_t at = from + static_cast<std::uint64_t>(junk - bytes.begin());
-        const std::string where = scan.messages.empty()
-                                      ? std::string("before the first message")
-                                      : "after message " + std::to_string(scan.messages.size());
-        throw Error(name + ": " + bytesText(to - at) + " at byte " + std::to_string(at) + " (" + where +
-                    ") are not GRIB" +
-                    (tail ? ": the file has a tail that is not GRIB (two downloads joined, or an error page "
-                            "appended?); cut it off or download the file again"
-                          : "; the file is damaged: download it again"));
+    const std::uint64_t size = std::filesystem::file_size(path, ec);
+    return scanMessages(GribInput{f.get(), size,
+                                  [fd](std::uint64_t from, std::uint64_t to) {
+                                      return readRange(fd, from, to);
+                                  }},
+                        name);
+}
+
+GribScan scanGrib(std::span<const std::byte> bytes, const std::string& displayName) {
+    if (bytes.empty()) {
+        noMessage(displayName);
+    }
+    // ecCodes reads messages from a FILE*: one over the bytes, read only ("rb": fmemopen writes
+    // nothing, whence the const_cast).
+    std::unique_ptr<std::FILE, FileCloser> f(
+        fmemopen(const_cast<std::byte*>(bytes.data()), bytes.size(), "rb")); // NOLINT(*-const-cast)
+    if (!f) {
+        throw Error(displayName + ": cannot read it from memory: " + systemErrorText(errno));
+    }
+    const auto range = [bytes](std::uint64_t from, std::uint64_t to) {
+        to = std::min<std::uint64_t>(to, bytes.size());
+        const auto* first = reinterpret_cast<const unsigned char*>(bytes.data());
+        return from < to ? std::vector<unsigned char>(first + from, first + to)
+                         : std::vector<unsigned char>();
     };
-    std::lock_guard lock(gribMutex());
-    std::uint64_t previousEnd = 0;
-    for (;;) {
-        int err = 0;
-        Handle h(codes_handle_new_from_file(context(), f.get(), PRODUCT_GRIB, &err));
-        if (!h) {
-            if (err == CODES_SUCCESS || err == CODES_END_OF_FILE) {
-                break;
-            }
-            // Where the broken message starts: the next "GRIB" after the last good one (looked for in
-            // the next megabyte).
-            const std::uint64_t to = std::max(previousEnd, std::min(scan.fileSize, previousEnd + (1U << 20)));
-            const auto rest = readRange(fd, previousEnd, to);
-            const std::string_view view(reinterpret_cast<const char*>(rest.data()), rest.size());
-            const auto pos = view.find("GRIB");
-            const std::uint64_t start = previousEnd + (pos == std::string_view::npos ? 0 : pos);
-            if (err == CODES_PREMATURE_END_OF_FILE) {
-                throw Error(name + ": GRIB message " + std::to_string(scan.messages.size() + 1) +
-                            " (at byte " + std::to_string(start) + ") is cut short: the file ends at byte " +
-                            std::to_string(scan.fileSize) +
-                            "; the download is incomplete: download the file again");
-            }
-            throw Error(name + ": GRIB message " + std::to_string(scan.messages.size() + 1) + " (at byte " +
-                        std::to_string(start) + ") cannot be read: " + codes_get_error_message(err) +
-                        "; the file may be damaged");
-        }
-        std::size_t length = 0;
-        const void* bytes = nullptr;
-        codes_get_message(h.get(), &bytes, &length);
-        const auto end = static_cast<std::uint64_t>(ftello(f.get()));
-        GribMessage m = headerOf(h.get());
-        m.length = length;
-        m.offset = end >= length ? end - length : 0;
-        checkGap(previousEnd, m.offset, false);
-        previousEnd = m.offset + m.length;
-        scan.messages.push_back(std::move(m));
-    }
-    if (scan.messages.empty()) {
-        throw Error(name + ": no GRIB message could be read (the file starts with \"GRIB\" but holds no "
-                           "complete message): the file is damaged or not GRIB");
-    }
-    checkGap(previousEnd, scan.fileSize, true);
-    return scan;
+    return scanMessages(GribInput{f.get(), bytes.size(), range}, displayName);
 }
 
 void decodeGribValues(const std::filesystem::path& path, const std::string& displayName,

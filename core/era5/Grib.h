@@ -3,11 +3,13 @@
 // GRIB files through ecCodes, ECMWF's own GRIB library: the message headers Isobar reads, and the
 // values of one message on demand. Era5File builds on this (see GribParser.cpp).
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <list>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -77,6 +79,9 @@ struct GribScan {
 // wrong: unreadable, not GRIB, a message cut short (where), bytes that are neither GRIB nor padding
 // (where), a message ecCodes cannot read.
 GribScan scanGrib(const std::filesystem::path& path, const std::string& displayName);
+// The same for GRIB bytes in memory (all of a file, or a ZIP member); messages call them
+// `displayName`.
+GribScan scanGrib(std::span<const std::byte> bytes, const std::string& displayName);
 
 // Decodes one message's values (in the message's scanning order) into `out` as float, missing
 // points (bitmap) as NaN. Must be called with gribMutex() held. Throws isobar::Error naming the file.

@@ -118,7 +118,8 @@ void GribParser::readGrid() {
                  "different tables");
         }
     }
-    if (g.ni <= 0 || g.nj <= 0 || g.values != g.ni * g.nj) {
+    // Ni and Nj are 32-bit in GRIB2: their product is compared by division, as it may not fit a long.
+    if (g.ni <= 0 || g.nj <= 0 || g.values % g.ni != 0 || g.values / g.ni != g.nj) {
         fail(describe(ref) + " has " + std::to_string(g.values) + " values on a " + std::to_string(g.ni) +
              " x " + std::to_string(g.nj) + " grid: not a complete regular latitude/longitude grid");
     }

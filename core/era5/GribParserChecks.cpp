@@ -19,11 +19,25 @@ bool singleLevelType(const std::string& t) {
            t != "theta" && t != "potentialVorticity" && t != "generalVertical" && t != "generalVerticalLayer";
 }
 
+// A date and time (dataDate YYYYMMDD, dataTime HHMM) and a step (hours) that make a time: any
+// other would overflow the microseconds they are turned into (ecCodes gives what the message
+// says, 3.7e12 for a dataDate as well). Steps up to a century of hours.
+bool plausibleTime(const GribMessage& m) {
+    const long month = m.dataDate / 100 % 100;
+    const long day = m.dataDate % 100;
+    return m.dataDate >= 10000101 && m.dataDate <= 99991231 && month >= 1 && month <= 12 && day >= 1 &&
+           day <= 31 && m.dataTime >= 0 && m.dataTime % 100 < 60 && m.dataTime / 100 < 24 && m.endStep >= 0 &&
+           m.endStep <= 100L * 366 * 24;
+}
+
 } // namespace
 
 std::string GribParser::describe(std::size_t message) const {
     const GribMessage& m = grib_->messages[message];
-    const std::string when = formatTimestamp(baseTime(m)).substr(0, 16) + " UTC"; // "2024-01-01 06:00 UTC"
+    // "2024-01-01 06:00 UTC", or what the message says when that is not a time.
+    const std::string when = plausibleTime(m) ? formatTimestamp(baseTime(m)).substr(0, 16) + " UTC"
+                                              : "dataDate " + std::to_string(m.dataDate) + " dataTime " +
+                                                    std::to_string(m.dataTime);
     return "message " + std::to_string(message + 1) + " (" + m.shortName + ", paramId " +
            std::to_string(m.paramId) + ", " + when + " + " + m.stepRange + " h" +
            (singleLevelType(m.typeOfLevel) ? std::string()
@@ -39,10 +53,7 @@ void GribParser::checkMessages() {
     for (std::size_t k = 0; k < messages.size(); ++k) {
         const GribMessage& m = messages[k];
         const std::string what = describe(k);
-        const long month = m.dataDate / 100 % 100;
-        const long day = m.dataDate % 100;
-        if (m.dataDate < 10000101 || month < 1 || month > 12 || day < 1 || day > 31 || m.dataTime < 0 ||
-            m.dataTime % 100 >= 60 || m.dataTime / 100 >= 24 || m.endStep < 0) {
+        if (!plausibleTime(m)) {
             fail(what + " has no valid date and time (dataDate " + std::to_string(m.dataDate) +
                  ", dataTime " + std::to_string(m.dataTime) + ", step " + m.stepRange + ")");
         }

@@ -80,6 +80,25 @@ NetcdfHandle NetcdfHandle::open(const std::filesystem::path& path, const std::st
     if (std::string problem = sniff(path); !problem.empty()) {
         throw Error(name + ": " + problem);
     }
+    // A classic header is checked before netcdf-c reads it: netcdf-c allocates what a damaged
+    // header declares before it finds out (gigabytes for one name).
+    if (const auto layout = classicLayout(path)) {
+        std::error_code ec;
+        const auto actual = std::filesystem::file_size(path, ec);
+        if (layout->headerTruncated) {
+            throw Error(name + ": the file is truncated or corrupt: it ends inside its own header, after " +
+                        std::to_string(actual) + " bytes (an interrupted download?)");
+        }
+        if (!layout->damage.empty()) {
+            throw Error(name + ": the file is corrupt: its netCDF header " + layout->damage +
+                        " (a damaged download?)");
+        }
+        if (!ec && actual < layout->declaredSize) {
+            throw Error(name + ": the file is truncated or corrupt: its header declares " +
+                        std::to_string(layout->declaredSize) + " bytes but the file has only " +
+                        std::to_string(actual) + " (an interrupted download?)");
+        }
+    }
     int ncid = -1;
     int status = NC_NOERR;
     {
@@ -90,21 +109,7 @@ NetcdfHandle NetcdfHandle::open(const std::filesystem::path& path, const std::st
         throw Error(name + ": cannot open it as NetCDF (the file may be truncated or corrupt): " +
                     nc_strerror(status));
     }
-    NetcdfHandle handle(ncid, path);
-    if (const auto layout = classicLayout(path)) {
-        std::error_code ec;
-        const auto actual = std::filesystem::file_size(path, ec);
-        if (layout->headerTruncated) {
-            throw Error(name + ": the file is truncated or corrupt: it ends inside its own header, after " +
-                        std::to_string(actual) + " bytes (an interrupted download?)");
-        }
-        if (!ec && actual < layout->declaredSize) {
-            throw Error(name + ": the file is truncated or corrupt: its header declares " +
-                        std::to_string(layout->declaredSize) + " bytes but the file has only " +
-                        std::to_string(actual) + " (an interrupted download?)");
-        }
-    }
-    return handle;
+    return NetcdfHandle(ncid, path);
 }
 
 NetcdfHandle::NetcdfHandle(NetcdfHandle&& other) noexcept

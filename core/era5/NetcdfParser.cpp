@@ -34,6 +34,38 @@ void NetcdfParser::readDimensions() {
     }
 }
 
+std::vector<int> NetcdfParser::dimensionsOf(int varid) const {
+    std::lock_guard lock(netcdfMutex());
+    int ndims = 0;
+    ncCheck(nc_inq_varndims(ncid_, varid, &ndims), f_.name_, "cannot read a variable's dimensions");
+    if (ndims < 0 || ndims > NC_MAX_VAR_DIMS) {
+        fail("a variable has " + std::to_string(ndims) + " dimensions");
+    }
+    std::vector<int> ids(static_cast<size_t>(ndims));
+    ncCheck(nc_inq_vardimid(ncid_, varid, ids.data()), f_.name_, "cannot read a variable's dimensions");
+    return ids;
+}
+
+int NetcdfParser::coordinateOf(int dim, const std::string& what) const {
+    const std::string& name = dims_[static_cast<size_t>(dim)].name;
+    const int varid = varidOf(name);
+    if (varid < 0) {
+        return -1;
+    }
+    const std::vector<int> ids = dimensionsOf(varid);
+    if (ids.size() != 1 || ids.front() != dim) {
+        std::string shape;
+        for (const int id : ids) {
+            const bool known = id >= 0 && static_cast<size_t>(id) < dims_.size();
+            shape += (shape.empty() ? "" : ", ") +
+                     (known ? dims_[static_cast<size_t>(id)].name : std::string("?"));
+        }
+        fail("the " + what + " coordinate '" + name + "' has the dimensions (" + shape + "), not (" + name +
+             "): it is not the coordinate variable of dimension " + name + "; the file is damaged or not CF");
+    }
+    return varid;
+}
+
 // The role of dimension `d` by its name and its coordinate variable's attributes.
 DimRole NetcdfParser::roleOf(int d, const std::string& varName) const {
     const DimInfo& dim = dims_[static_cast<size_t>(d)];
@@ -102,7 +134,7 @@ DimRole NetcdfParser::roleOf(int d, const std::string& varName) const {
 
 std::vector<double> NetcdfParser::readDoubles(int dim, const char* what) const {
     const std::string& name = dims_[static_cast<size_t>(dim)].name;
-    const int varid = varidOf(name);
+    const int varid = coordinateOf(dim, what);
     if (varid < 0) {
         fail("the " + std::string(what) + " dimension '" + name +
              "' has no coordinate variable, so its values "

@@ -59,6 +59,12 @@ private:
     void notes_once(const std::string& note) const { pendingNotes_.push_back(note); }
 
     void readDimensions();
+    // The dimension ids of variable `varid`, in its order.
+    std::vector<int> dimensionsOf(int varid) const;
+    // The coordinate variable of dimension `dim` (the variable named as it; -1: none), which must
+    // lie along that dimension alone: netcdf-c's nc_get_var_* writes every value a variable has,
+    // whatever room the buffer has.
+    int coordinateOf(int dim, const std::string& what) const;
     // The role of dimension `d` by its name and its coordinate variable's attributes.
     DimRole roleOf(int d, const std::string& varName) const;
     ValueColumn columnFor(int varid, const std::string& name, FileVariable& fv) const;

@@ -19,7 +19,7 @@ using namespace conventions;
 // Steps from a CF "since" axis, a date-number axis, or forecast init + hour.
 std::vector<PgTimestamp> NetcdfParser::readTimes(int dim) const {
     const std::string& name = dims_[static_cast<size_t>(dim)].name;
-    const int varid = varidOf(name);
+    const int varid = coordinateOf(dim, "time");
     if (varid < 0) {
         fail("the time dimension '" + name + "' has no coordinate variable, so its times are unknown");
     }
@@ -108,7 +108,7 @@ void NetcdfParser::readTimeAxis() {
         }
         const auto inits = readTimes(initDim);
         const std::string& hourName = dims_[static_cast<size_t>(hourDim)].name;
-        const int hourVar = varidOf(hourName);
+        const int hourVar = coordinateOf(hourDim, "forecast hour");
         std::vector<double> hours(dims_[static_cast<size_t>(hourDim)].length);
         std::int64_t unit = 3'600'000'000LL;
         if (hourVar >= 0) {
@@ -152,6 +152,15 @@ void NetcdfParser::readTimeAxis() {
             const int varid = varidOf(candidate);
             if (varid < 0) {
                 continue;
+            }
+            // One value, which nc_get_var_double below reads: a scalar, or along dimensions of one.
+            for (const int id : dimensionsOf(varid)) {
+                if (id < 0 || static_cast<size_t>(id) >= dims_.size() ||
+                    dims_[static_cast<size_t>(id)].length != 1) {
+                    fail(std::string("the time coordinate '") + candidate +
+                         "' is not a single time, but the file has no time dimension; dimensions: " +
+                         dimList());
+                }
             }
             const auto units = text(varid, "units");
             double value = 0;
@@ -232,7 +241,8 @@ void NetcdfParser::readExpver() {
                         expverDims >= 1
                             ? dims_[static_cast<size_t>(ids[static_cast<size_t>(expverDims - 1)])].length
                             : total;
-                    for (size_t i = 0; i + width <= chars.size(); i += width) {
+                    // A label dimension of length 0 (an empty unlimited one) holds no label.
+                    for (size_t i = 0; width > 0 && i + width <= chars.size(); i += width) {
                         labels.push_back(labelOf(chars.substr(i, width)));
                     }
                     expverDims = std::max(0, expverDims - 1);

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <span>
 #include <zip.h>
 
 namespace isobar {
@@ -22,9 +23,11 @@ struct Close {
 };
 using MemberReader = std::unique_ptr<zip_file_t, Close>;
 
-// The error of a zip_open that failed: libzip gives only its code.
+// The error of a zip_open that failed: libzip gives only its code (zip_open), or fills one in
+// (zip_source_buffer_create, zip_open_from_source).
 class OpenError {
 public:
+    OpenError() { zip_error_init(&error_); }
     explicit OpenError(int code) { zip_error_init_with_code(&error_, code); }
     ~OpenError() { zip_error_fini(&error_); }
     OpenError(const OpenError&) = delete;
@@ -63,15 +66,14 @@ bool systemError(zip_error_t* error) {
            zip_error_code_zip(error) == ZIP_ER_MEMORY;
 }
 
-[[noreturn]] void corrupt(const std::filesystem::path& archive, const std::string& what) {
-    throw Error(archive.string() + ": a ZIP archive that cannot be read: " + what +
+[[noreturn]] void corrupt(const std::string& archive, const std::string& what) {
+    throw Error(archive + ": a ZIP archive that cannot be read: " + what +
                 " (the download may be incomplete)");
 }
 
-[[noreturn]] void fail(const std::filesystem::path& archive, zip_error_t* error,
-                       const std::string& member = {}) {
+[[noreturn]] void fail(const std::string& archive, zip_error_t* error, const std::string& member = {}) {
     if (systemError(error)) {
-        throw Error(archive.string() + (member.empty() ? "" : " (member " + member + ")") +
+        throw Error(archive + (member.empty() ? "" : " (member " + member + ")") +
                     ": cannot read the archive: " + zip_error_strerror(error));
     }
     corrupt(archive, reason(error, member));
@@ -83,9 +85,45 @@ Archive openForReading(const std::filesystem::path& archive) {
     int code = ZIP_ER_OK;
     Archive z(zip_open(archive.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code));
     if (!z) {
-        fail(archive, OpenError(code).get());
+        fail(archive.string(), OpenError(code).get());
     }
     return z;
+}
+
+// The same for an archive in memory, read in place.
+Archive openForReading(std::span<const std::byte> bytes, const std::string& name) {
+    OpenError error;
+    zip_source_t* source = zip_source_buffer_create(bytes.data(), bytes.size(), 0, error.get());
+    if (source == nullptr) {
+        fail(name, error.get());
+    }
+    Archive z(zip_open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, error.get()));
+    if (!z) {
+        zip_source_free(source); // kept by libzip only when the archive opens
+        fail(name, error.get());
+    }
+    return z;
+}
+
+// The members of an open archive that are files (not directories).
+std::vector<ZipMember> filesOf(zip_t* z, const std::string& archive) {
+    const zip_int64_t entries = zip_get_num_entries(z, 0);
+    std::vector<ZipMember> members;
+    for (zip_int64_t i = 0; i < entries; ++i) {
+        zip_stat_t st;
+        if (zip_stat_index(z, static_cast<zip_uint64_t>(i), 0, &st) != 0) {
+            fail(archive, zip_get_error(z));
+        }
+        ZipMember m;
+        m.name = st.name;
+        m.index = st.index;
+        m.size = st.size;
+        m.compressedSize = st.comp_size;
+        if (!m.name.empty() && m.name.back() != '/') {
+            members.push_back(std::move(m));
+        }
+    }
+    return members;
 }
 
 } // namespace
@@ -101,23 +139,12 @@ bool looksLikeZip(const std::filesystem::path& path) {
 
 std::vector<ZipMember> listZipMembers(const std::filesystem::path& archive) {
     const Archive z = openForReading(archive);
-    const zip_int64_t entries = zip_get_num_entries(z.get(), 0);
-    std::vector<ZipMember> members;
-    for (zip_int64_t i = 0; i < entries; ++i) {
-        zip_stat_t st;
-        if (zip_stat_index(z.get(), static_cast<zip_uint64_t>(i), 0, &st) != 0) {
-            fail(archive, zip_get_error(z.get()));
-        }
-        ZipMember m;
-        m.name = st.name;
-        m.index = st.index;
-        m.size = st.size;
-        m.compressedSize = st.comp_size;
-        if (!m.name.empty() && m.name.back() != '/') {
-            members.push_back(std::move(m));
-        }
-    }
-    return members;
+    return filesOf(z.get(), archive.string());
+}
+
+std::vector<ZipMember> listZipMembers(std::span<const std::byte> archive, const std::string& name) {
+    const Archive z = openForReading(archive, name);
+    return filesOf(z.get(), name);
 }
 
 void extractZipMember(const std::filesystem::path& archive, const ZipMember& member,
@@ -126,7 +153,7 @@ void extractZipMember(const std::filesystem::path& archive, const ZipMember& mem
     const Archive z = openForReading(archive);
     zip_stat_t st;
     if (zip_stat_index(z.get(), member.index, 0, &st) != 0) {
-        fail(archive, zip_get_error(z.get()), member.name);
+        fail(archive.string(), zip_get_error(z.get()), member.name);
     }
     if (st.encryption_method != ZIP_EM_NONE) {
         throw Error(where + ": the member is encrypted");
@@ -137,7 +164,7 @@ void extractZipMember(const std::filesystem::path& archive, const ZipMember& mem
     }
     const MemberReader in(zip_fopen_index(z.get(), member.index, 0));
     if (!in) {
-        fail(archive, zip_get_error(z.get()), member.name);
+        fail(archive.string(), zip_get_error(z.get()), member.name);
     }
 
     std::ofstream output(out, std::ios::binary | std::ios::trunc);
@@ -151,7 +178,7 @@ void extractZipMember(const std::filesystem::path& archive, const ZipMember& mem
     for (;;) {
         const zip_int64_t n = zip_fread(in.get(), buf.data(), buf.size());
         if (n < 0) {
-            fail(archive, zip_file_get_error(in.get()), member.name);
+            fail(archive.string(), zip_file_get_error(in.get()), member.name);
         }
         if (n == 0) {
             break;
@@ -167,7 +194,7 @@ void extractZipMember(const std::filesystem::path& archive, const ZipMember& mem
         throw Error(where + ": cannot finish writing " + out.string() + " (is the disk full?)");
     }
     if (written != st.size) {
-        corrupt(archive, member.name + " fails its CRC-32 / size check");
+        corrupt(archive.string(), member.name + " fails its CRC-32 / size check");
     }
 }
 

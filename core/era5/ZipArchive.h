@@ -1,7 +1,9 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,8 @@ bool looksLikeZip(const std::filesystem::path& path);
 // The members of the archive that are files (not directories). Throws isobar::Error naming the
 // archive when it is not a readable ZIP.
 std::vector<ZipMember> listZipMembers(const std::filesystem::path& archive);
+// The same for an archive in memory (a download not yet saved); messages call it `name`.
+std::vector<ZipMember> listZipMembers(std::span<const std::byte> archive, const std::string& name);
 
 // Writes one member, decompressed and CRC-checked, to `out`. Throws isobar::Error naming the
 // archive and the member (encrypted, unsupported method, corrupt data, disk full, ...).
