@@ -57,7 +57,9 @@ private slots:
     // TimescaleDB here, are rows that say so. Nothing is left behind.
     void methodsMeasureEveryMethod() {
         const BenchReport* ran = methodsReport();
-        QVERIFY2(ran != nullptr, qPrintable(methodsError_));
+        if (ran == nullptr) { // not QVERIFY: GCC cannot see that it returns (-Wnull-dereference)
+            QFAIL(qPrintable(methodsError_));
+        }
         const BenchReport& report = *ran;
         QVERIFY2(report.status == "completed", report.problem.c_str());
         QCOMPARE(report.kind, std::string("methods"));

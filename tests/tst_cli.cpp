@@ -57,12 +57,10 @@ private slots:
     // inspect --json --scan: a good file and a broken one; the JSON parses and says what it should.
     void inspectJson() {
         auto spec = test::classicFixture({10.0, 9.75, 9.5}, {20.0, 20.25}, 2, 3);
-        test::FixtureVariable sp;
-        sp.name = "sp";
-        sp.units = "Pa";
-        sp.longName = "Surface pressure";
-        sp.stored = std::vector<double>(12, 5.0);
-        spec.variables.push_back(sp);
+        spec.variables.push_back({.name = "sp",
+                                  .units = "Pa",
+                                  .longName = "Surface pressure",
+                                  .stored = std::vector<double>(12, 5.0)});
         const QString good = dir_.filePath("good.nc");
         test::writeFixture(good, spec);
         const QString bad = dir_.filePath("bad.nc");

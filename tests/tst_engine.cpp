@@ -406,7 +406,7 @@ private slots:
         rows = 0;
         std::vector<int> counts;
         for (double t = 0.2; t < 30.0; t += 0.2) { // a 30 s load
-            rows += late.workers() == 3 ? 15000 : late.workers() == 1 ? 10000 : 20000;
+            rows += late.workers() == 3 ? 15000u : late.workers() == 1 ? 10000u : 20000u;
             if (const auto c = late.observe(t, rows, 30.0 - t)) {
                 counts.push_back(c->to);
             }

@@ -7,6 +7,7 @@
 #include "db/TableType.h"
 #include "ingest/Loader.h"
 #include "report/RunReport.h"
+#include "util/Files.h"
 #include "util/Process.h"
 
 #include <QtTest>
@@ -466,8 +467,9 @@ private slots:
         admin.exec("CREATE ROLE loader LOGIN PASSWORD 'right-one'");
         const std::string hba = test::scalar(admin, "SHOW hba_file").toStdString();
         {
-            std::ifstream in(hba);
-            std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            std::error_code error;
+            const std::string all = readWholeFile(hba, error);
+            QVERIFY2(!error, qPrintable(QString::fromStdString(hba + ": " + error.message())));
             std::ofstream out(hba, std::ios::trunc);
             out << "local all loader scram-sha-256\n" << all;
         }

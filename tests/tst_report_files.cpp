@@ -6,6 +6,7 @@
 #include "TestUtil.h"
 #include "report/RunReport.h"
 #include "util/Error.h"
+#include "util/Files.h"
 
 #include <QtTest>
 
@@ -195,8 +196,41 @@ private slots:
         QVERIFY2(run.err.contains("not an Isobar run report"), qPrintable(run.err));
         run = runCli({"report", cluster_->workDir() + "/missing.json"});
         QCOMPARE(run.exitCode, 1);
-        QVERIFY2(run.err.contains("missing.json"), qPrintable(run.err));
+        QVERIFY2(run.err.contains("missing.json") && run.err.contains("No such file or directory"),
+                 qPrintable(run.err));
+        run = runCli({"report", cluster_->workDir()}); // a directory
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("Is a directory"), qPrintable(run.err));
         QVERIFY_THROWS_EXCEPTION(Error, parseReportJson("{\"tool\": \"isobar 1\", \"files\": [1, 2"));
+    }
+
+    // readWholeFile, which reads the reports (and the journals and bench reports): every byte of a
+    // file larger than its first buffer, NULs among them; a /proc file whose size says 0; the cause
+    // when there is no file.
+    void readingWholeFiles() {
+        QByteArray bytes;
+        for (int i = 0; i < 100'000; ++i) {
+            bytes.append(static_cast<char>(i % 251)); // a NUL every 251 bytes
+        }
+        const QString path = cluster_->workDir() + "/bytes.bin";
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        QCOMPARE(f.write(bytes), qint64{bytes.size()});
+        f.close();
+        const std::string read = readWholeFile(path.toStdString());
+        QCOMPARE(QByteArray(read.data(), static_cast<qsizetype>(read.size())), bytes);
+
+        QFile cmdline("/proc/self/cmdline");
+        QVERIFY(cmdline.open(QIODevice::ReadOnly));
+        const QByteArray expected = cmdline.readAll();
+        QVERIFY(!expected.isEmpty());
+        QCOMPARE(QByteArray::fromStdString(readWholeFile("/proc/self/cmdline")), expected);
+
+        std::error_code error;
+        QVERIFY(readWholeFile(cluster_->workDir().toStdString() + "/missing.bin", error).empty());
+        QVERIFY2(error == std::errc::no_such_file_or_directory, error.message().c_str());
+        QVERIFY(!readWholeFile(path.toStdString(), error).empty());
+        QVERIFY(!error);
     }
 
 private:

@@ -10,8 +10,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 
 namespace isobar {
@@ -434,13 +432,12 @@ std::vector<BenchReportEntry> listBenchReports(const std::filesystem::path& dir)
         if (p.extension() != ".json" || p.filename().string().rfind("bench-", 0) != 0) {
             continue;
         }
-        std::ifstream in(p, std::ios::binary);
-        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         try {
             std::error_code timeError;
-            out.push_back({p, parseBenchReport(text), std::filesystem::last_write_time(p, timeError)});
+            out.push_back(
+                {p, parseBenchReport(readWholeFile(p)), std::filesystem::last_write_time(p, timeError)});
         } catch (const Error&) {
-            // Not one of ours, or cut short: not listed.
+            // Not readable, not one of ours, or cut short: not listed.
         }
     }
     std::sort(out.begin(), out.end(), [](const BenchReportEntry& a, const BenchReportEntry& b) {

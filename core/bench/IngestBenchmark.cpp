@@ -11,6 +11,7 @@
 #include "plan/LoadPlan.h"
 #include "rows/UnitSource.h"
 #include "util/Error.h"
+#include "util/Files.h"
 #include "util/Format.h"
 #include "util/Json.h"
 #include "util/Process.h"
@@ -22,7 +23,6 @@
 #include <cstdlib>
 #include <fcntl.h>
 #include <fstream>
-#include <iterator>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -293,11 +293,12 @@ IsobarTiming timeIsobarProcess(const IngestBenchmarkOptions& options, const Load
         throw Error("the Isobar load (" + options.program.string() + " load) ended with " +
                     r.describeOutcome() + ": " + r.output);
     }
-    std::ifstream in(reportPath, std::ios::binary);
-    if (!in) {
-        throw Error(reportPath.string() + ": the Isobar load left no run report");
+    std::string text;
+    try {
+        text = readWholeFile(reportPath);
+    } catch (const Error& e) {
+        throw Error(std::string("the Isobar load left no run report: ") + e.what());
     }
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const JsonValue report = JsonValue::parse(text);
     IsobarTiming timing{report["result"]["seconds"].number(), 0, wall, report};
     for (const JsonValue& p : report["result"]["phases"]["run"].array()) {

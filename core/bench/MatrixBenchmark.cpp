@@ -131,9 +131,9 @@ BenchReport benchmarkMatrix(const MatrixBenchmarkOptions& o, const BenchProgress
             for (const auto& type : types) {
                 const std::string typeName = benchTableTypeName(type);
                 const std::string why = frame.whyNot(type);
-                std::vector<BenchValue> row(table.columns.size());
-                row[0] = data.description;
-                row[1] = typeName;
+                // The data and the table type, then the measurements as they come (by column index).
+                std::vector<BenchValue> row{data.description, typeName};
+                row.resize(table.columns.size());
                 if (!why.empty()) {
                     row.back() = "not measured: " + why;
                     table.rows.push_back(row);

@@ -47,8 +47,8 @@ int CitusCluster::connectionsPerSession(const CitusNode& node) const {
     return std::max(1, std::min(node.shards, poolSize));
 }
 
-int CitusCluster::connectionsNeeded(const CitusNode& node, int workers) const {
-    const int sessions = std::max(1, workers);
+int CitusCluster::connectionsNeeded(const CitusNode& node, int copySessions) const {
+    const int sessions = std::max(1, copySessions);
     int needed = sessions * connectionsPerSession(node);
     if (sharedPool >= 0) {
         // Past the shared pool Citus reuses a session's connections, but each session has at

@@ -44,8 +44,9 @@ struct CitusCluster {
     int shards() const;
     // Connections one COPY session opens on `node`.
     int connectionsPerSession(const CitusNode& node) const;
-    // Connections `workers` concurrent COPY sessions open on `node`, at most.
-    int connectionsNeeded(const CitusNode& node, int workers) const;
+    // Connections `copySessions` concurrent COPY sessions (Isobar's workers, not Citus's worker
+    // nodes) open on `node`, at most.
+    int connectionsNeeded(const CitusNode& node, int copySessions) const;
     // The most COPY sessions `node` has room for (0: not even one).
     int workersThatFit(const CitusNode& node) const;
 };

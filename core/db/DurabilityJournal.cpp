@@ -10,8 +10,6 @@
 #include "util/Text.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -69,15 +67,10 @@ std::string DurabilityJournal::render() const {
 }
 
 DurabilityJournal DurabilityJournal::read(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw Error(path.string() + ": cannot read the durability journal");
-    }
-    std::stringstream text;
-    text << in.rdbuf();
+    const std::string text = readWholeFile(path);
     DurabilityJournal j;
     try {
-        const JsonValue doc = JsonValue::parse(text.str());
+        const JsonValue doc = JsonValue::parse(text);
         if (doc["kind"].string() != "isobar durability journal") {
             throw Error("not a durability journal");
         }

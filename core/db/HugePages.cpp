@@ -1,25 +1,14 @@
 #include "db/HugePages.h"
 
+#include "util/Files.h"
 #include "util/Format.h"
 #include "util/Text.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 namespace isobar {
 
 namespace {
-
-std::string readWhole(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return {};
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 // Calls `line` with each line of `text`, without its newline.
 template <typename F>
@@ -125,9 +114,12 @@ std::string describeHugePages(const HugePages& pages) {
 }
 
 std::optional<HugePages> probeHugePages(int serverPid) {
-    std::optional<HugePages> pages = parseMeminfo(readWhole("/proc/meminfo"));
+    // Either file may be missing (no /proc in a container, a server that has just stopped): then
+    // there is nothing to tell.
+    std::error_code error;
+    std::optional<HugePages> pages = parseMeminfo(readWholeFile("/proc/meminfo", error));
     if (pages && serverPid > 0) {
-        const std::string maps = readWhole("/proc/" + std::to_string(serverPid) + "/maps");
+        const std::string maps = readWholeFile("/proc/" + std::to_string(serverPid) + "/maps", error);
         if (!maps.empty()) {
             pages->serverUses = mapsShowHugePages(maps);
         }

@@ -249,6 +249,9 @@ void GridFit::placeColumns(std::int32_t firstRow) {
                            std::max(byColumn[k - 1], byColumn[k]), firstRow, sorted[k]);
         }
     }
+    if (sorted.empty()) {
+        fail("the longitude dimension is empty"); // place() refuses it before; the box needs a column
+    }
     // The box starts after the largest gap between the (sorted) columns. Ties go to the gap across
     // column 0, so a global file starts at the grid's first column.
     size_t startPos = 0;

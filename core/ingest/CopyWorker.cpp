@@ -315,7 +315,9 @@ void CopyWorker::failWith(const std::vector<Pending>& units, const std::string& 
 }
 
 bool CopyWorker::load(std::vector<Pending> units, const std::stop_token& stop, bool grow) {
-    std::optional<Clock::time_point> firstFailure; // of these units, for the retry budget
+    // When these units first failed, for the retry budget: set at attempt 1, since every way round
+    // the loop is a retry after a failure or a smaller set of units starting again at attempt 1.
+    Clock::time_point firstFailure;
     for (int attempt = 1;; ++attempt) {
         try {
             const std::set<std::string> taken = commitTogether(units, grow && attempt == 1, stop);
@@ -343,7 +345,6 @@ bool CopyWorker::load(std::vector<Pending> units, const std::stop_token& stop, b
             units = std::move(rest);
             grow = false;
             attempt = 0;
-            firstFailure.reset();
         } catch (const Cancelled&) {
             return false;
         } catch (const DbError& e) {
@@ -363,11 +364,11 @@ bool CopyWorker::load(std::vector<Pending> units, const std::stop_token& stop, b
                 return true;
             }
             const auto now = Clock::now();
-            if (!firstFailure) {
+            if (attempt == 1) {
                 firstFailure = now;
             }
             using Millis = std::chrono::milliseconds;
-            const auto failing = std::chrono::duration_cast<Millis>(now - *firstFailure);
+            const auto failing = std::chrono::duration_cast<Millis>(now - firstFailure);
             const Millis budget = shared_.retryBudget;
             if (!transient || attempt > shared_.request.retries || failing >= budget) {
                 std::string after;

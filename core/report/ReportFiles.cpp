@@ -5,8 +5,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fcntl.h>
-#include <fstream>
-#include <sstream>
 #include <unistd.h>
 
 namespace isobar {
@@ -34,14 +32,9 @@ void writeReport(const RunReport& report, const std::filesystem::path& path) {
 }
 
 RunReport readReport(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw Error(path.string() + ": cannot read the report");
-    }
-    std::stringstream text;
-    text << in.rdbuf();
+    const std::string text = readWholeFile(path);
     try {
-        return parseReportJson(text.str());
+        return parseReportJson(text);
     } catch (const Error& e) {
         throw Error(path.string() + ": " + e.what());
     }

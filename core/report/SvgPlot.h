@@ -22,9 +22,11 @@ public:
         double right = 10; // wider for a legend (see legend())
         double top = 10;
         double bottom = 30; // the x labels
-        std::string title;  // drawn above the plot (top grows to fit); also its accessible name
-        std::string xLabel; // under the x labels (bottom grows to fit)
-        std::string yLabel; // beside the value labels, turned
+        // Every member has a default, so that a designated initializer names only the ones it
+        // changes (GCC's -Wmissing-field-initializers flags a member without one).
+        std::string title{};  // drawn above the plot (top grows to fit); also its accessible name
+        std::string xLabel{}; // under the x labels (bottom grows to fit)
+        std::string yLabel{}; // beside the value labels, turned
     };
 
     // Both axes run from 0 to their top.

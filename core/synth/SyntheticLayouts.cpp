@@ -404,9 +404,9 @@ std::vector<std::filesystem::path> writeNcar(const std::filesystem::path& dir, c
     while (((firstInit % 24) + 24) % 24 != 6 && ((firstInit % 24) + 24) % 24 != 18) {
         --firstInit;
     }
-    std::vector<std::int64_t> inits;
-    for (std::int64_t init = firstInit; init + 1 <= job.firstHour1900 + job.hours - 1; init += 12) {
-        inits.push_back(init);
+    std::vector<std::int64_t> inits{firstInit};
+    while (inits.back() + 12 + 1 <= job.firstHour1900 + job.hours - 1) {
+        inits.push_back(inits.back() + 12);
     }
     const std::int64_t first = inits.front() + 1;
     const std::int64_t last = inits.back() + 12;
@@ -512,14 +512,11 @@ std::vector<std::filesystem::path> writeNcar(const std::filesystem::path& dir, c
                     const auto& src = values.front();
                     std::transform(src.begin(), src.end(), data.begin(),
                                    [](double x) { return static_cast<float>(x); });
-                    std::vector<size_t> start(dims.size(), 0);
-                    std::vector<size_t> count(dims.size(), 1);
-                    start[0] = t;
-                    if (forecast) {
-                        start[1] = h;
-                    }
-                    count[dims.size() - 2] = nlat;
-                    count[dims.size() - 1] = nlon;
+                    // One time (and one forecast hour) of the whole grid, in the order of `dims`.
+                    const std::vector<size_t> start =
+                        forecast ? std::vector<size_t>{t, h, 0, 0} : std::vector<size_t>{t, 0, 0};
+                    const std::vector<size_t> count =
+                        forecast ? std::vector<size_t>{1, 1, nlat, nlon} : std::vector<size_t>{1, nlat, nlon};
                     w.check(nc_put_vara_float(w.id(), id, start.data(), count.data(), data.data()),
                             "cannot write data (is the disk full?)");
                 }

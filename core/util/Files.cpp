@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -94,6 +95,54 @@ void writeFileAtomically(const fs::path& path, const std::string& content, fs::p
         throw Error("cannot write " + path.string() + ": " + ec.message());
     }
     syncDirectory(path.parent_path());
+}
+
+std::string readWholeFile(const fs::path& path, std::error_code& error) {
+    error.clear();
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        error = std::error_code(errno, std::generic_category());
+        return {};
+    }
+    // The size is a first guess only: /proc files say 0 and have text, and a file may grow while
+    // it is read. One byte more than it, so that a file of that size ends without a second buffer.
+    struct stat info {};
+    const std::size_t guess =
+        ::fstat(fd, &info) == 0 && info.st_size > 0 ? static_cast<std::size_t>(info.st_size) + 1 : 4096;
+    std::string content(guess, '\0');
+    std::size_t used = 0;
+    for (;;) {
+        if (used == content.size()) {
+            content.resize(content.size() * 2);
+        }
+        const ssize_t n = ::read(fd, content.data() + used, content.size() - used);
+        if (n == 0) {
+            break;
+        }
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            error = std::error_code(errno, std::generic_category());
+            break;
+        }
+        used += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    if (error) {
+        return {};
+    }
+    content.resize(used);
+    return content;
+}
+
+std::string readWholeFile(const fs::path& path) {
+    std::error_code error;
+    std::string content = readWholeFile(path, error);
+    if (error) {
+        throw Error("cannot read " + path.string() + ": " + error.message());
+    }
+    return content;
 }
 
 bool removeFileDurably(const fs::path& path) {

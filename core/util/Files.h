@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <string>
+#include <system_error>
 
 namespace isobar {
 
@@ -17,6 +18,14 @@ std::filesystem::path stateDirectory();
 void writeFileAtomically(const std::filesystem::path& path, const std::string& content,
                          std::filesystem::perms permissions = std::filesystem::perms::owner_read |
                                                               std::filesystem::perms::owner_write);
+
+// The whole of the file at `path`, byte for byte. Files under /proc that say they are empty are
+// read to their end too. Throws isobar::Error naming the file and the cause (missing, a
+// directory, not readable).
+std::string readWholeFile(const std::filesystem::path& path);
+// The same for a file that may well be missing (a /proc entry of a process that has ended): an
+// empty string, with the cause in `error`.
+std::string readWholeFile(const std::filesystem::path& path, std::error_code& error);
 
 // Removes `path` and flushes its directory, so the removal survives a crash. Returns false when
 // there was nothing to remove; throws isobar::Error when it cannot.

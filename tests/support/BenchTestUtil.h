@@ -13,6 +13,7 @@
 #include "domain/Timestamp.h"
 #include "era5/Dataset.h"
 #include "synth/SyntheticFiles.h"
+#include "util/Files.h"
 
 #include <QString>
 #include <QtTest>
@@ -20,7 +21,6 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,9 +37,10 @@ inline PgTimestamp utc(std::int64_t unixSeconds, std::int64_t micros = 0) {
     return pgTimestampFromUnixMicros(unixSeconds * 1'000'000 + micros);
 }
 
+// The file's content; empty when it cannot be read (the comparison that follows then fails).
 inline std::string readText(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    std::error_code unreadable;
+    return readWholeFile(path, unreadable);
 }
 
 inline void writeText(const std::filesystem::path& path, const std::string& text) {

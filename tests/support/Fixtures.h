@@ -20,22 +20,24 @@ class Dataset;
 namespace isobar::test {
 
 // A variable of a fixture file, with the values exactly as stored (before any unpacking).
+// Every member has a default, so that a designated initializer names only the ones it sets (GCC's
+// -Wmissing-field-initializers flags a member without one).
 struct FixtureVariable {
-    std::string name;
+    std::string name{};
     nc_type type = NC_SHORT;
-    std::optional<double> scaleFactor;
-    std::optional<double> addOffset;
-    std::optional<double> fillValue;
-    std::optional<double> missingValue;
-    std::string units;
-    std::string longName;
-    std::map<std::string, std::string> text; // extra text attributes (GRIB_stepType, ...)
+    std::optional<double> scaleFactor{};
+    std::optional<double> addOffset{};
+    std::optional<double> fillValue{};
+    std::optional<double> missingValue{};
+    std::string units{};
+    std::string longName{};
+    std::map<std::string, std::string> text{}; // extra text attributes (GRIB_stepType, ...)
     // Stored values by (time step, expver position - or pressure level position in a file with a
     // level dimension, file row, file column); time step counts forecast (init, hour) pairs
     // init-major. When empty, `stored` holds them in the variable's
     // dimension order.
-    std::function<double(std::size_t, std::size_t, std::size_t, std::size_t)> value;
-    std::vector<double> stored; // time x latitude x longitude, row-major
+    std::function<double(std::size_t, std::size_t, std::size_t, std::size_t)> value{};
+    std::vector<double> stored{}; // time x latitude x longitude, row-major
 };
 
 // A small NetCDF file described in full, written with netcdf-c by the tests themselves.
