@@ -52,8 +52,8 @@ struct WireCase {
 const float kHardFloats[] = {0.1f,        -273.15f, 1e-40f,   FLT_MAX, -0.0f,
                              123456.789f, 1.0f / 3, -FLT_MIN, 1000.0f, 0.0f};
 const std::int32_t kLocationIds[] = {1, 1'038'240, -5, INT32_MAX, 0};
-const PgTimestamp kTimes[] = {utc(kUnix20240101), utc(946'684'799, 500'000) /* 1999-12-31 23:59:59.5 */,
-                              utc(1'709'210'096, 1) /* 2024-02-29 12:34:56.000001 */, utc(0)};
+constexpr PgTimestamp kTimes[] = {utc(kUnix20240101), utc(946'684'799, 500'000) /* 1999-12-31 23:59:59.5 */,
+                                  utc(1'709'210'096, 1) /* 2024-02-29 12:34:56.000001 */, utc(0)};
 
 // Rows written here field by field, NULLs among them: the surface layout (time, location_id,
 // latitude, longitude, three values) or the pressure-level one (time, pressure_level, location_id, ...).

@@ -106,6 +106,7 @@ private slots:
             lons.push_back(longitudeOf(grid, static_cast<std::size_t>(c)));
         }
         std::vector<qint64> micros;
+        micros.reserve(hours.size());
         for (const SeedHour& h : hours) {
             micros.push_back(h.validMicros);
         }

@@ -177,6 +177,7 @@ private slots:
     void timeRunsRoundTrip() {
         const std::int64_t hour = 3'600'000'000LL;
         std::vector<PgTimestamp> times;
+        times.reserve(48);
         for (int h = 0; h < 48; ++h) {
             times.push_back(PgTimestamp{h * hour});
         }

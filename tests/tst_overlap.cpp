@@ -551,7 +551,7 @@ private slots:
 
 private:
     QString write(const QString& name, const test::FixtureSpec& spec) const {
-        const QString path = dir_ + "/" + name;
+        QString path = dir_ + "/" + name;
         test::writeFixture(path, spec);
         return path;
     }

@@ -95,7 +95,7 @@ private slots:
         const QString refused = dir_.filePath("refused-cli.nc");
         const struct {
             QStringList args;
-            const char* message;
+            const char* message = nullptr;
         } usage[] = {
             {{"--variables", "t2m,t"}, "pressure-level variable"},
             {{"--layout", "cds-2024-pl", "--variables", "sp"}, "single-level variable"},

@@ -33,7 +33,7 @@ namespace isobar::test {
 
 inline constexpr std::int64_t kUnix20240101 = 1'704'067'200LL; // 2024-01-01 00:00 UTC, seconds since 1970
 
-inline PgTimestamp utc(std::int64_t unixSeconds, std::int64_t micros = 0) {
+constexpr PgTimestamp utc(std::int64_t unixSeconds, std::int64_t micros = 0) {
     return pgTimestampFromUnixMicros(unixSeconds * 1'000'000 + micros);
 }
 

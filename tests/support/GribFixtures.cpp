@@ -2,6 +2,7 @@
 
 #include "Fixtures.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <eccodes.h>
@@ -280,6 +281,7 @@ WeatherRows expectedSeed(const GribGrid& grid, const std::vector<SeedHour>& hour
 // Hours of 2024-03-01: analyses at hh UTC, accumulations from the 18 UTC forecast of 29 February.
 std::vector<SeedHour> marchHours(int count) {
     std::vector<SeedHour> out;
+    out.reserve(static_cast<std::size_t>(std::max(count, 0)));
     for (int h = 0; h < count; ++h) {
         out.push_back(SeedHour{pgMicros(2024, 3, 1, h), 20240301, h * 100L, 20240229, 1800, 6L + h});
     }

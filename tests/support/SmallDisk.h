@@ -5,6 +5,7 @@
 
 #include "TestCluster.h"
 #include "db/ServerStorage.h"
+#include "util/Error.h"
 
 #include <QFile>
 #include <QProcess>
@@ -14,7 +15,6 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <fcntl.h>
 #include <filesystem>
 #include <memory>
@@ -86,7 +86,8 @@ public:
         const int fd =
             ::open(QFile::encodeName(filler()).constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         if (fd < 0) {
-            return QString("cannot create %1: %2").arg(filler(), std::strerror(errno));
+            return QString("cannot create %1: %2")
+                .arg(filler(), QString::fromStdString(systemErrorText(errno)));
         }
         // The bulk at once; the server writes meanwhile, and a fallocate of more than is free takes
         // nothing: a MiB less at each try.
@@ -108,7 +109,7 @@ public:
                                               : QString("cannot fill %1 (%2 bytes in it): %3")
                                                     .arg(filler())
                                                     .arg(size)
-                                                    .arg(std::strerror(error));
+                                                    .arg(QString::fromStdString(systemErrorText(error)));
     }
     void unfill() const { QFile::remove(filler()); }
 
