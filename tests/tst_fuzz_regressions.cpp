@@ -223,8 +223,9 @@ private slots:
         out.write(reinterpret_cast<const char*>(header), sizeof header);
         out.close();
         const QString error = errorOf([&] { Era5File::open(path.toStdString()); });
-        QVERIFY2(error.contains("long-name.nc: the file is corrupt: its netCDF header declares a name or "
-                                "attribute of 2147549184 bytes"),
+        QVERIFY2(error.contains(
+                     "long-name.nc: the file is truncated or corrupt: its netCDF header declares a name or "
+                     "attribute of 2147549184 bytes"),
                  qPrintable(error));
     }
 
