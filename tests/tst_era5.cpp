@@ -103,8 +103,8 @@ private slots:
         QFETCH(qint64, value);
         QFETCH(qint64, expected);
         const TimeUnits u = TimeUnits::parse(units.toStdString(), calendar.toStdString());
-        QCOMPARE(u.fromInteger(value).micros, expected);
-        QCOMPARE(u.fromDouble(static_cast<double>(value)).micros, expected);
+        QCOMPARE(u.fromInteger(value).value().micros, expected);
+        QCOMPARE(u.fromDouble(static_cast<double>(value)).value().micros, expected);
     }
 
     void rejectsTimeUnits_data() {

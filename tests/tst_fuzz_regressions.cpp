@@ -223,8 +223,9 @@ private slots:
         out.write(reinterpret_cast<const char*>(header), sizeof header);
         out.close();
         const QString error = errorOf([&] { Era5File::open(path.toStdString()); });
-        QVERIFY2(error.contains("long-name.nc: the file is corrupt: its netCDF header declares a name or "
-                                "attribute of 2147549184 bytes"),
+        QVERIFY2(error.contains(
+                     "long-name.nc: the file is truncated or corrupt: its netCDF header declares a name or "
+                     "attribute of 2147549184 bytes"),
                  qPrintable(error));
     }
 
@@ -393,6 +394,42 @@ private slots:
         });
         error = errorOf([&] { Era5File::open(scalar.toStdString()); });
         QVERIFY2(error.contains("the time coordinate 'valid_time' is not a single time"), qPrintable(error));
+    }
+
+    // A time coordinate of 2e9 days, or 1e30 seconds, overflowed the microseconds it became (signed
+    // overflow found by reading, confirmed by fuzz_era5_open's UndefinedBehaviorSanitizer) and
+    // was loaded as a time in the year 216727; a reference year of six digits overflowed as well.
+    // They are refused, naming the value.
+    void timeValuesOutOfRange() {
+        const auto openWithTime = [&](const QString& name, nc_type type, const std::string& units,
+                                      double value) {
+            const QString path = dir_.filePath(name);
+            writePointFile(path, NC_64BIT_OFFSET, true, [&](const PointFile& f) {
+                int varid = -1;
+                nc(nc_def_var(f.ncid, "valid_time", type, 1, &f.time, &varid));
+                textAttribute(f.ncid, varid, "units", units);
+                // Never written: the value is the fill value.
+                if (type == NC_INT) {
+                    const int fill = static_cast<int>(value);
+                    nc(nc_put_att_int(f.ncid, varid, "_FillValue", NC_INT, 1, &fill));
+                } else {
+                    nc(nc_put_att_double(f.ncid, varid, "_FillValue", NC_DOUBLE, 1, &value));
+                }
+            });
+            return errorOf([&] { Era5File::open(path.toStdString()); });
+        };
+        QString error = openWithTime("days.nc", NC_INT, "days since 1900-01-01", 2e9);
+        QVERIFY2(error.contains("the time coordinate 'valid_time' holds 2000000000 days since 1900-01-01 at "
+                                "position 0, which is not a time of the years 1 to 9999"),
+                 qPrintable(error));
+        error = openWithTime("seconds.nc", NC_DOUBLE, "seconds since 1970-01-01", 1e30);
+        QVERIFY2(
+            error.contains("the time coordinate 'valid_time' holds ") &&
+                error.contains("seconds since 1970-01-01 at position 0, which is not a time of the years 1 "
+                               "to 9999"),
+            qPrintable(error));
+        error = openWithTime("year.nc", NC_DOUBLE, "hours since 999999-01-01", 0.0);
+        QVERIFY2(error.contains("the reference year 999999 is out of range"), qPrintable(error));
     }
 
     // An expver of text along an empty unlimited dimension: labels of no

@@ -90,7 +90,7 @@ NetcdfHandle NetcdfHandle::open(const std::filesystem::path& path, const std::st
                         std::to_string(actual) + " bytes (an interrupted download?)");
         }
         if (!layout->damage.empty()) {
-            throw Error(name + ": the file is corrupt: its netCDF header " + layout->damage +
+            throw Error(name + ": the file is truncated or corrupt: its netCDF header " + layout->damage +
                         " (a damaged download?)");
         }
         if (!ec && actual < layout->declaredSize) {

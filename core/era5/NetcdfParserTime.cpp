@@ -60,7 +60,13 @@ std::vector<PgTimestamp> NetcdfParser::readTimes(int dim) const {
                 fail("the time coordinate '" + name + "' holds a missing value at position " +
                      std::to_string(i));
             }
-            times.push_back(integral ? tu.fromInteger(ints[i]) : tu.fromDouble(reals[i]));
+            const auto t = integral ? tu.fromInteger(ints[i]) : tu.fromDouble(reals[i]);
+            if (!t) {
+                fail("the time coordinate '" + name + "' holds " +
+                     (integral ? std::to_string(ints[i]) : formatCoordinate(reals[i])) + " " + units +
+                     " at position " + std::to_string(i) + ", which is not a time of the years 1 to 9999");
+            }
+            times.push_back(*t);
         }
         return times;
     }
@@ -128,8 +134,13 @@ void NetcdfParser::readTimeAxis() {
         }
         for (size_t i = 0; i < inits.size(); ++i) {
             for (size_t h = 0; h < hours.size(); ++h) {
-                const auto lead =
-                    static_cast<std::int64_t>(std::llround(hours[h] * static_cast<double>(unit)));
+                const double leadMicros = hours[h] * static_cast<double>(unit);
+                // Past 2^62 microseconds (146,000 years) the sum below would overflow.
+                if (!std::isfinite(leadMicros) || std::fabs(leadMicros) > 0x1p62) {
+                    fail("the forecast hour '" + hourName + "' holds " + formatCoordinate(hours[h]) +
+                         " at position " + std::to_string(h) + ", which is not a lead time");
+                }
+                const auto lead = static_cast<std::int64_t>(std::llround(leadMicros));
                 f_.steps_.push_back(FileStep{PgTimestamp{inits[i].micros + lead}, i, h, {}});
             }
         }
@@ -170,12 +181,17 @@ void NetcdfParser::readTimeAxis() {
                     continue;
                 }
             }
+            std::optional<PgTimestamp> t;
             try {
-                const TimeUnits tu = TimeUnits::parse(*units, text(varid, "calendar").value_or("standard"));
-                f_.steps_.push_back(FileStep{tu.fromDouble(value), 0, 0, {}});
+                t = TimeUnits::parse(*units, text(varid, "calendar").value_or("standard")).fromDouble(value);
             } catch (const Error& e) {
                 fail(std::string("time coordinate '") + candidate + "': " + e.what());
             }
+            if (!t) {
+                fail(std::string("the time coordinate '") + candidate + "' holds " + formatCoordinate(value) +
+                     " " + *units + ", which is not a time of the years 1 to 9999");
+            }
+            f_.steps_.push_back(FileStep{*t, 0, 0, {}});
             break;
         }
         if (f_.steps_.empty()) {

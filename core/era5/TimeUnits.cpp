@@ -156,6 +156,10 @@ TimeUnits TimeUnits::parse(std::string_view unitsText, std::string_view calendar
     if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 24 || minute > 59 || second > 60) {
         return fail("the reference date-time is out of range");
     }
+    // Six digits of year would overflow the microseconds (past year 292,277).
+    if (year < -9999 || year > 9999) {
+        return fail("the reference year " + std::to_string(year) + " is out of range");
+    }
 
     const std::string calendar = lowerCase(trim(calendarText));
     if (calendar == "standard" || calendar == "gregorian" || calendar.empty()) {
@@ -211,9 +215,42 @@ std::optional<PgTimestamp> timestampFromDateNumber(double value) {
     return pgTimestampFromUnixMicros((days * 86400 + hour * 3600) * kMicrosPerSecond + micros);
 }
 
-PgTimestamp TimeUnits::fromDouble(double value) const {
+namespace {
+
+// The years a time coordinate may reach, 0001-01-01 up to 10000-01-01, in microseconds since
+// 1970: far past ERA5's, and far inside what 64-bit microseconds hold (292,000 years).
+constexpr std::int64_t kMicrosPerDay = 86'400LL * kMicrosPerSecond;
+
+std::optional<PgTimestamp> withinYears(std::int64_t pgMicros) {
+    static const std::int64_t first =
+        pgTimestampFromUnixMicros(daysFromCivil(1, 1, 1) * kMicrosPerDay).micros;
+    static const std::int64_t end =
+        pgTimestampFromUnixMicros(daysFromCivil(10000, 1, 1) * kMicrosPerDay).micros;
+    if (pgMicros < first || pgMicros >= end) {
+        return std::nullopt;
+    }
+    return PgTimestamp{pgMicros};
+}
+
+} // namespace
+
+std::optional<PgTimestamp> TimeUnits::fromInteger(std::int64_t value) const {
+    std::int64_t offset = 0;
+    std::int64_t micros = 0;
+    if (__builtin_mul_overflow(value, unitMicros_, &offset) ||
+        __builtin_add_overflow(reference_.micros, offset, &micros)) {
+        return std::nullopt;
+    }
+    return withinYears(micros);
+}
+
+std::optional<PgTimestamp> TimeUnits::fromDouble(double value) const {
     const double offset = value * static_cast<double>(unitMicros_);
-    return PgTimestamp{reference_.micros + static_cast<std::int64_t>(std::llround(offset))};
+    // Past 2^62 microseconds (146,000 years) the offset cannot land within the years anyway.
+    if (!std::isfinite(offset) || std::fabs(offset) > 0x1p62) {
+        return std::nullopt;
+    }
+    return withinYears(reference_.micros + static_cast<std::int64_t>(std::llround(offset)));
 }
 
 } // namespace isobar

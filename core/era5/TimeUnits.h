@@ -22,11 +22,11 @@ public:
     std::int64_t unitMicros() const noexcept { return unitMicros_; }
     PgTimestamp reference() const noexcept { return reference_; }
 
-    PgTimestamp fromInteger(std::int64_t value) const {
-        return PgTimestamp{reference_.micros + value * unitMicros_};
-    }
+    // The time `value` units after the reference; nullopt when that is not a time of the years
+    // 1 to 9999 (a damaged coordinate: 2e9 days would overflow the microseconds).
+    std::optional<PgTimestamp> fromInteger(std::int64_t value) const;
     // Fractional offsets are rounded to the nearest microsecond.
-    PgTimestamp fromDouble(double value) const;
+    std::optional<PgTimestamp> fromDouble(double value) const;
 
 private:
     std::int64_t unitMicros_ = 0;
