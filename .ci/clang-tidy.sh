@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# clang-tidy with the root .clang-tidy over the given folders (default: core app tests), every
-# warning an error. Needs the dev build's compile database (cmake --preset dev).
+# clang-tidy with the root .clang-tidy over the given folders (default: core app ui tests), every
+# warning an error. Needs a configured build's compile database: ISOBAR_TIDY_BUILD names the build
+# folder (CI: build/release); by default build/dev, else build/release.
 #
 #   .ci/clang-tidy.sh [FOLDER ...]      e.g.  .ci/clang-tidy.sh ui
 #
@@ -9,10 +10,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 folders=("$@")
-[ ${#folders[@]} -gt 0 ] || folders=(core app tests)
+[ ${#folders[@]} -gt 0 ] || folders=(core app ui tests)
 
-db=build/dev/compile_commands.json
-[ -f "$db" ] || { echo "clang-tidy: no $db (configure the dev preset first)" >&2; exit 1; }
+build=${ISOBAR_TIDY_BUILD:-}
+if [ -z "$build" ]; then
+  build=build/dev
+  [ -f "$build/compile_commands.json" ] || build=build/release
+fi
+db=$build/compile_commands.json
+[ -f "$db" ] || { echo "clang-tidy: no $db (configure and build that preset first)" >&2; exit 1; }
 tidy=$(command -v clang-tidy || command -v clang-tidy-14 || echo /usr/lib/llvm-14/bin/clang-tidy)
 [ -x "$tidy" ] || { echo "clang-tidy: not installed (apt-get install clang-tidy)" >&2; exit 1; }
 
@@ -22,8 +28,8 @@ tidy=$(command -v clang-tidy || command -v clang-tidy-14 || echo /usr/lib/llvm-1
 work=build/tidy
 rm -rf "$work"
 mkdir -p "$work"
-(cd build/dev && find . -name cmake_pch.hxx -exec cp --parents {} "../../$work/" \;)
-sed "s#-include $PWD/build/dev/\([^ \"]*/cmake_pch\.hxx\)#-include $PWD/$work/\1#g" "$db" \
+(cd "$build" && find . -name cmake_pch.hxx -exec cp --parents {} "$OLDPWD/$work/" \;)
+sed "s#-include $PWD/$build/\([^ \"]*/cmake_pch\.hxx\)#-include $PWD/$work/\1#g" "$db" \
     >"$work/compile_commands.json"
 
 mapfile -t files < <(git ls-files -- "${folders[@]/%//*.cpp}")
