@@ -264,10 +264,10 @@ private slots:
     // A normal user: the embedded cluster in their data directory, the reports in their state
     // directory, the app starts, and nothing is written next to the programs.
     void asNormalUser() {
-        passwd entry{};
+        passwd account{};
         passwd* nobody = nullptr;
-        std::array<char, 4096> strings{};                                      // entry's names and paths
-        getpwnam_r("nobody", &entry, strings.data(), strings.size(), &nobody); // not getpwnam: thread-safe
+        std::array<char, 4096> strings{}; // the account's names and paths
+        getpwnam_r("nobody", &account, strings.data(), strings.size(), &nobody); // not getpwnam: thread-safe
         QVERIFY2(nobody != nullptr && nobody->pw_uid != 0, "no unprivileged user 'nobody' on this machine");
         // The scratch directory is root's; the user may pass through it to a home of their own.
         fs::permissions(dir_.path().toStdString(),
