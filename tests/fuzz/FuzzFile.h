@@ -21,6 +21,7 @@ inline void preferMemoryTempDir() {
     std::error_code ec;
     const char* tmp = std::getenv("TMPDIR");
     if ((tmp == nullptr || *tmp == '\0') && std::filesystem::is_directory("/dev/shm", ec)) {
+        // NOLINTNEXTLINE(concurrency-mt-unsafe): from LLVMFuzzerInitialize, before any thread starts
         setenv("TMPDIR", "/dev/shm", 1);
     }
 }
@@ -28,7 +29,7 @@ inline void preferMemoryTempDir() {
 // Writes `size` bytes to `name` in this process's directory and returns its path.
 inline std::filesystem::path writeInput(const std::uint8_t* data, std::size_t size, const std::string& name) {
     static const TempDir dir("isobar-fuzz");
-    const std::filesystem::path path = dir.path() / name;
+    std::filesystem::path path = dir.path() / name;
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
     out.close();
