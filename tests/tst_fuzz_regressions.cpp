@@ -256,6 +256,22 @@ private slots:
                                     .arg(declared)
                                     .arg(good.size())),
                  qPrintable(error));
+        // Edition 3 (experimental), which ecCodes reads as 2: fuzz_grib_scan's second input of the
+        // kind, a GRIB1 message with its edition octet set to 3, whose section 1 then reads as a
+        // length of 57 TB.
+        const QString grib1 = dir_.filePath("edition1.grib");
+        test::writeGribFixture(grib1, test::seedFields(1, test::box(50.0, 10.0, 3, 4), test::marchHours(1)));
+        auto edition3 = bytesOf(grib1);
+        edition3[7] = std::byte{3};
+        std::uint64_t section1 = 0; // octets 9-16, big-endian
+        for (std::size_t i = 8; i < 16; ++i) {
+            section1 = section1 << 8 | static_cast<std::uint64_t>(edition3[i]);
+        }
+        error = errorOf([&] { scanGrib(std::span(edition3), "edition3.grib"); });
+        QVERIFY2(error.contains(
+                     QString("edition3.grib: GRIB message 1 (at byte 0) is cut short (it declares %1 bytes)")
+                         .arg(section1)),
+                 qPrintable(error));
         // The same check for a message after others.
         const std::size_t messages = scanGrib(std::span(good), "edition2.grib").messages.size();
         auto after = good;

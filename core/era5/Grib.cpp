@@ -203,12 +203,13 @@ GribScan scanMessages(const GribInput& in, const std::string& name) {
             if ((declared & 0x800000) != 0) {
                 return; // a GRIB1 message over 8 MB, whose length ecCodes works out from section 4
             }
-        } else if (octet(7) == 2) {
+        } else if (octet(7) == 2 || octet(7) == 3) {
+            // ecCodes reads the experimental edition 3 as edition 2: a 64-bit length at octets 9-16.
             for (std::size_t i = 8; i < 16; ++i) {
                 declared = declared << 8 | octet(i);
             }
         } else {
-            return; // not an edition Isobar reads: ecCodes refuses it
+            return; // an edition ecCodes refuses before it allocates anything
         }
         if (declared > scan.fileSize - start) {
             cutShort(start, " (it declares " + bytesText(declared) + ")");
