@@ -10,6 +10,8 @@
 #   FUZZ_TIMEOUT   seconds one input may take before it counts as a hang (default 25)
 #   FUZZ_RSS_MB    memory a target may use before it counts as out of memory (default 2048)
 #   FUZZ_JOBS      targets at once (default 2: the machine's two cores)
+#   FUZZ_SEED      libFuzzer's -seed (default random); CI passes 1, so that a run fails or passes
+#                  again on the same code, and a finding can be replayed from the log
 #
 # Seeds are made each time, never committed: the real files of ../shared/era5-samples (read in
 # place; the header reader gets their first 64 KiB), and the synthetic writer's files in every
@@ -85,7 +87,8 @@ run() { # run TARGET: one bounded run; its exit status in $logs/TARGET.status
   # sanitizers' reports still reach the log.
   "$bin/$target" "$build/corpus/$target" -max_total_time="$seconds" -timeout="$timeout" \
     -rss_limit_mb="$rss_mb" -detect_leaks=1 -close_fd_mask=3 -print_final_stats=1 \
-    -artifact_prefix="$findings/$target/" >"$logs/$target.log" 2>&1 || status=$?
+    -artifact_prefix="$findings/$target/" ${FUZZ_SEED:+-seed="$FUZZ_SEED"} >"$logs/$target.log" 2>&1 ||
+    status=$?
   echo "$status" >"$logs/$target.status"
 }
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
