@@ -202,7 +202,6 @@ private slots:
         start.workers = 2;
         start.forecast = {"the load writes about 3.1 GiB; 20.0 GiB free: room for it"};
         controller.events().started(start);
-        constexpr double GiB = 1024.0 * 1024 * 1024;
         for (int i = 0; i <= 4; ++i) {
             RateReading rate;
             rate.elapsed = i;
