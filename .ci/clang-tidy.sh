@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # clang-tidy with the root .clang-tidy over the given folders (default: core app ui tests), every
 # warning an error. Needs a configured build's compile database: ISOBAR_TIDY_BUILD names the build
 # folder (CI: build/release); by default build/dev, else build/release.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The fuzzers of tests/fuzz, each for a bounded time: builds the fuzz preset (clang, libFuzzer, ASan
 # + UBSan), makes the seed corpora, runs the targets two at a time, and exits non-zero on any crash,
 # leak, timeout or out-of-memory, printing the reproducer and the command that runs it again.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Build-time check of one core layer's includes (run by isobar_layer() in CMakeLists.txt):
 # every #include "folder/Name.h" of the layer's files must name its own folder or one it may
 # include. Anything else fails the build, naming the file, the include and the rule.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Writes a gzipped man page for PROGRAM from its own --help and --version (help2man), so the page
 # never says other than the program does. For each of COMMANDS (a |-list) the text of
 # `PROGRAM COMMAND --help` goes into a COMMANDS section, verbatim; SECTIONS (a help2man include

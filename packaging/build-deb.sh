@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Builds the Debian package of Isobar: installs missing Debian packages, builds the `package` preset
 # (Release with Debian's hardening flags, no tests) and writes build/package/isobar_VERSION_ARCH.deb.
 #

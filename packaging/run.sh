@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The main job: installs missing Debian packages, builds Release if needed, starts the embedded
 # PostgreSQL cluster, loads ERA5 files into it and, where there is a display, opens the desktop app
 # on them.

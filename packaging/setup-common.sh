@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Shared by run.sh and test.sh: install what is missing, then build. Sourced, not run.
 # Works on a fresh Debian 12 machine as root (or as a user with sudo).
 

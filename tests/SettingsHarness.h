@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #pragma once
 
 // What the server-settings tests share: a throwaway cluster reset to its own settings after each

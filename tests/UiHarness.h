@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #pragma once
 
 // What the desktop tests share: a real cluster, real NetCDF files, the real MainWindow (offscreen)

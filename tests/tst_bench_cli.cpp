@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // isobar-cli bench as a user runs it, against a real PostgreSQL on a tiny file: bench methods' Markdown
 // table on stdout, its --report as HTML and its report in the report directory; bench read's report as
 // --report x.json and in the report directory. Nothing is left behind.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // bench matrix against a real PostgreSQL on a tiny file: every table type measured end to end, or a
 // row saying what it needs, and the first UTC day removed from each; and a bench stopped once its table
 // exists leaves no table behind. Speed is never asserted: only that what was measured is there and

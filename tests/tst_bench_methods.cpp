@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // bench methods against a real PostgreSQL on a tiny file: every loading method into every table type
 // with 1 and 2 workers, what each measures, and a bench stopped mid-method that keeps what it measured
 // and leaves no table behind. Speed is never asserted: only that what was measured is there and

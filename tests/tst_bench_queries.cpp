@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // bench query against a real PostgreSQL on a tiny file: the four queries on a regular and a
 // partitioned table, cold (after a server restart, unless other sessions would lose theirs) and warm,
 // and the first UTC day removed from each. Speed is never asserted: only that what was measured is

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // What makes a bench impossible, refused before it starts and saying why: bad options, in the
 // library and in isobar-cli (which then writes no report), and a second bench on a server where one
 // runs. Nothing is left behind.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The Benchmarks tab driven as a user drives it: the server asked which table types it can make,
 // a bench run on the Files tab's files to its end, its report listed and shown (tables, plots,
 // machine), exported and opened; a durability trade asked first; a bench cancelled mid-run

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The rows and the reports of the benches, against a real PostgreSQL: the rows the INSERT, COPY text
 // and CSV methods send are the rows the binary COPY sends (loaded each way into the server, read back
 // the same), and a bench report survives the round trip through its JSON, renders as CSV, HTML and

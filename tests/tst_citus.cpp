@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Citus: a coordinator and two worker nodes made by the test. A distributed load is exact and keeps
 // its connections to the nodes between units; a worker node stopped and started again mid-load is
 // retried to an exact table; a node without room for the load's connections is refused before

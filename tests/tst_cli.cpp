@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // isobar-cli's file commands, run as a user runs them: inspect (text and JSON), sample in every
 // layout, and bench read.
 

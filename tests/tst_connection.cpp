@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Connection strings and connecting: passwords left out of what is shown and secrets out of what is
 // remembered, a dead server and a silent one (given up on after the connect timeout) named, and a
 // string libpq cannot parse never echoed. No server is needed.

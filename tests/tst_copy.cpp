@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The binary COPY encoder and the COPY stream, against a real PostgreSQL.
 
 #include "TestCluster.h"

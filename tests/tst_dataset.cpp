@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Many files as one dataset: how Dataset::open merges them (one file per variable, gaps, ERA5 over
 // ERA5T, duplicates, the same file twice, directories), what it refuses and how it says so (grids,
 // boxes, conflicting values, irregular/rotated grids, truncated and unreadable files), and the two

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Durability traded for one run, against real clusters: toggles applied and restored with the exact
 // original values and sources (postgresql.conf, postgresql.auto.conf, defaults), consent, recovery
 // after kill -9 and Ctrl-C, a role without rights refused before anything changes, one with

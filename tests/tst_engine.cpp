@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The parallel load engine against a real server: exactly-once resume after kill -9, Ctrl-C, a
 // server crash and a terminated backend; constraint violations naming the unit; concurrent runs;
 // the unlogged ledger; the events it reports; --workers auto (the tuner, and workers that come and go).

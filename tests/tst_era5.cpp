@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // ERA5 files: grid arithmetic, time units, reading and decoding, and bad input.
 
 #include "Fixtures.h"

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The parsers the fuzzers of tests/fuzz reach: their in-memory entry points
 // agree with the path ones (the seam the fuzzers use), and each input a fuzzer
 // found harmful, built here byte by byte, is refused with a message instead of

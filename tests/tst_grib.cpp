@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // GRIB input: fixtures written here with ecCodes (editions 1 and 2, forecasts with steps, bitmaps,
 // south-north scanning, a box across the date line, ERA5-Land, monthly means, pressure levels), what
 // Era5File makes of them, and every column of every row loaded into a real PostgreSQL, compared with

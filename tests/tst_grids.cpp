@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Regional and coarse grids (issue 11): which global grid numbers a file's points, and what every row
 // becomes. A box the CDS interpolated off the grid at a step that is not the grid's (0.25025 deg
 // between longitudes) is refused by default, naming a point; with --off-grid nearest each point gets

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The widgets' background work (BackgroundJobs.h) and the long runs' thread (RunThread.h), without a
 // server: a superseded job's result is dropped, nothing reaches an owner that is gone, errors come
 // back as values on the GUI thread, a job sees its stop, a queue's jobs never overlap, and a run

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Every ERA5 layout of issue 3, one per test: a fixture written with netcdf-c, what Era5File makes of
 // it, every value decoded through Dataset + BandReader, and every column of every row loaded into a
 // real PostgreSQL, all compared with rows worked out here from the fixture's own value callbacks.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // End to end: NetCDF files -> isobar-cli load / runLoad -> rows in a real PostgreSQL, checked
 // column by column against values decoded independently here; and every way a load can fail.
 

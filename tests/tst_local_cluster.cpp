@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The embedded cluster (LocalCluster), against real PostgreSQL servers started by the tests: the
 // server programs found and the directory chosen, a server that listens privately and runs
 // unprivileged, reused by a second instance and by isobar-cli, its lifecycle and its stale lock files

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Maps of what a file holds and of what a table holds: the picture's colours, the Files tab's map,
 // the table map after a load (equal to the file's), a point's series (equal to the loaded rows),
 // a read the server would answer by a full scan, a long read stopped or left by closing, and

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The server's disk around a load, against real clusters: the forecast against the table it
 // forecasts, the free space as the server's filesystem has it, the refusal before a load that does
 // not fit, the stop before the disk is full (on a small tmpfs filled while the load runs) and the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Exactly once across files: a unit is what its rows are (time, level, place on the grid), not the
 // file that brought it. A renamed copy or a second download is recognised, ERA5T gives way to final
 // ERA5, other values are refused unless the user says skip or replace, and a regional box loaded

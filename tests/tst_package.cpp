@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The Debian package, as a user's machine gets it: built by CPack from this build, unpacked into
 // a scratch root (dpkg -x), checked by the tools desktop environments and Debian check it with,
 // and then run from there - from any directory, and as a normal user, who gets the embedded
@@ -182,6 +184,32 @@ private slots:
                    "appstreamcli validate");
     }
 
+    // GPL-3.0-or-later everywhere a user or a distribution looks: the Debian copyright (DEP-5: every
+    // file under GPL-3+, that licence's text named), the AppStream metadata, and both man pages' COPYRIGHT
+    // (manPages).
+    void licenceIsGpl3OrLater() {
+        QFile copyright(QString::fromStdString((usr_ / "share/doc/isobar/copyright").string()));
+        QVERIFY(copyright.open(QIODevice::ReadOnly));
+        const QStringList paragraphs = QString::fromUtf8(copyright.readAll()).split(QStringLiteral("\n\n"));
+        QVERIFY2(paragraphs.value(0).startsWith(
+                     "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"),
+                 qPrintable(paragraphs.value(0)));
+        bool allFiles = false;
+        bool licenceText = false;
+        for (const QString& paragraph : paragraphs) {
+            allFiles =
+                allFiles || (paragraph.startsWith("Files: *\n") && paragraph.contains("\nLicense: GPL-3+"));
+            licenceText = licenceText || (paragraph.startsWith("License: GPL-3+\n") &&
+                                          paragraph.contains("either version 3 of the License, or") &&
+                                          paragraph.contains("/usr/share/common-licenses/GPL-3"));
+        }
+        QVERIFY2(allFiles && licenceText, qPrintable(paragraphs.join("\n\n")));
+        QFile metainfo(
+            QString::fromStdString((usr_ / "share/metainfo/io.github.isobar.Isobar.metainfo.xml").string()));
+        QVERIFY(metainfo.open(QIODevice::ReadOnly));
+        QVERIFY(metainfo.readAll().contains("<project_license>GPL-3.0-or-later</project_license>"));
+    }
+
     // The file types, compiled as the system compiles them: GRIB by name and by its first bytes.
     void fileTypes() {
         const fs::path mime = fs::path(dir_.path().toStdString()) / "mime";
@@ -224,6 +252,10 @@ private slots:
                      qPrintable(text));
             QVERIFY2(text.contains(QStringLiteral("usage: %1").arg(QString::fromUtf8(page))),
                      qPrintable(text));
+            // help2man's COPYRIGHT section, from --version.
+            QVERIFY2(text.contains(QStringLiteral("COPYRIGHT")) &&
+                         text.contains(QStringLiteral("GNU GPL version 3 or later")),
+                     qPrintable(text));
             // No complaint of troff's about the page (they name the input: "troff: <standard input>:...").
             QVERIFY2(!text.contains(QStringLiteral("troff")), qPrintable(text));
         }
@@ -246,8 +278,10 @@ private slots:
         const std::string app = (usr_ / "bin/isobar").string();
         const ProcessResult cliVersion = run(cli, {"--version"}, elsewhere);
         VERIFY_RAN(cliVersion, "isobar-cli --version");
-        QCOMPARE(QString::fromStdString(cliVersion.output).trimmed(),
-                 QStringLiteral("isobar-cli %1").arg(kVersion));
+        const QStringList cliLines = QString::fromStdString(cliVersion.output).trimmed().split('\n');
+        QCOMPARE(cliLines.value(0), QStringLiteral("isobar-cli %1").arg(kVersion));
+        QVERIFY2(cliLines.value(1).startsWith("Copyright (C) "), qPrintable(cliLines.join('\n')));
+        QVERIFY2(cliLines.value(2).contains("GNU GPL version 3 or later"), qPrintable(cliLines.join('\n')));
         const ProcessResult cliHelp = run(cli, {"--help"}, elsewhere);
         VERIFY_RAN(cliHelp, "isobar-cli --help");
         QVERIFY(QString::fromStdString(cliHelp.output).contains(QStringLiteral("commands:")));
@@ -256,8 +290,9 @@ private slots:
         noDisplay.unsetEnvironment = {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"};
         const ProcessResult appVersion = run(app, {"--version"}, noDisplay);
         VERIFY_RAN(appVersion, "isobar --version");
-        QCOMPARE(QString::fromStdString(appVersion.output).trimmed(),
-                 QStringLiteral("isobar %1").arg(kVersion));
+        const QStringList appLines = QString::fromStdString(appVersion.output).trimmed().split('\n');
+        QCOMPARE(appLines.value(0), QStringLiteral("isobar %1").arg(kVersion));
+        QVERIFY2(appLines.value(2).contains("GNU GPL version 3 or later"), qPrintable(appLines.join('\n')));
         VERIFY_RAN(run(app, {"--help"}, noDisplay), "isobar --help");
     }
 

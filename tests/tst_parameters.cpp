@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // What a column holds is what the file holds, for that parameter, at that time. The oracles here are
 // ecCodes' own API (a paramId set on a message of its sample, read back as shortName, name and units;
 // the GRIB fixture decoded message by message) and the values the tests write themselves, never

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Pressure levels (issue 11): files in the legacy and the 2024 CDS layouts into a pressure-level
 // table, every column of every row compared with values worked out here from what the test wrote; the
 // ledger's units one level each, a second load that resumes, and a surface file refused.

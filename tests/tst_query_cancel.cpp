@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Cancelling a connection's query from another thread (db::CancelHandle, what the desktop's map and
 // audit use when the user stops a read or closes its window), against a real PostgreSQL server the
 // test starts.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Run report files, against a real PostgreSQL: the reports isobar-cli writes of a completed, a failed
 // and a verified load, read back and rendered again as CSV and HTML by isobar-cli report, never
 // holding a password; runs of one second each keeping their own file; files that are not reports.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // A run report as HTML: the disk chart under the rate chart with the worker changes and the
 // checkpoints marked, the forecast, standbys and archiver in the summary, each checkpoint with its
 // cause and the rate around it, and axes whose labels read as people read them. No server is needed.

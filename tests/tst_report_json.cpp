@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // A run report's JSON: every value back as it was written (counts beyond 2^53, text that needs
 // escaping, what the run found in the table, where its rows lie), a report written before the disk
 // was watched, and broken JSON refused saying where. No server is needed.

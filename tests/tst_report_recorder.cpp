@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The report recorder (ReportRecorder) between a load and its sink, against a real PostgreSQL: the
 // rate and server series of a long run bounded with their extremes kept, and what the recorder saw
 // of the server, the standbys and the worker changes back from the JSON, every event still passed on.

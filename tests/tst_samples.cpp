@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The real files in ../shared/era5-samples, as the Copernicus CDS and others deliver them: what
 // each opens as, what is refused and how. They are a sample of the wild, not all of it.
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Server settings against real clusters: the probe, and every warning triggered by a real setting
 // (and gone once its fix SQL has run), from startup-only settings and from the target table.
 

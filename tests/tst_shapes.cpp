@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The other shapes ERA5 files take on users' disks (issue 3, layout 6): ERA5-Land on the 0.1 grid
 // with accumulations since 00 UTC, monthly means, an off-grid single point, sparse time axes back to
 // 1940, a non-CF `date` axis, and the CDS's ZIP archive saved as .nc. Each: what Era5File makes of

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // What a load does before its first row, against a real server: the connections it opens ahead
 // while the table is prepared (named from their first moment, each taken once, a failed one left to
 // its taker, none opened twice); its bookkeeping schema, completed where an older release left it

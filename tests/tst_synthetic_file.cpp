@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The synthetic file as written by default: the CDS legacy layout, global, with plausible values,
 // deterministic per seed, that say they are synthetic; regions in every longitude convention, and the
 // regions it refuses.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Pressure levels in synthetic files: the level coordinate as each CDS layout writes it, the levels
 // in its order, t u v z q r; temperature falls and geopotential rises with height.
 

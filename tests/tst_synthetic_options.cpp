@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The variables and levels asked of the synthetic file writer: what does not fit a layout refused,
 // by its message, with nothing written; and the sample command's --variables and --levels, its summary
 // line and its usage errors.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Catalog variables in synthetic files: any of them, within their ranges and plausible together,
 // the seed's six unchanged among them; in every layout that takes them, every variable a layout can
 // hold at once; and the geopotential at single levels.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Table types: regular, unlogged (and SET LOGGED after), partitioned, hypertable, distributed; an
 // existing table of another type; a dropped and re-created table.
 

@@ -1,7 +1,10 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The desktop app driven as a user drives it: files, a load from the window, its report in every
 // format, the history, remembered choices (the charts: tst_ui_charts).
 
 #include "UiHarness.h"
+#include "Version.h"
 
 using namespace isobar;
 using namespace isobar::ui;
@@ -45,6 +48,17 @@ private slots:
     void init() { QSettings().clear(); }
 
     // A GRIB download is listed like a NetCDF one: its layout, variables, times and rows.
+    // Help > About names every format the readers take and the licence the sources carry.
+    void aboutNamesTheFormatsAndTheLicence() {
+        const QString about = MainWindow::aboutText();
+        for (const char* expected : {"NetCDF", "netCDF-4", "GRIB", "editions 1 and 2", "ZIP",
+                                     "GNU GPL version 3 or later", "NO WARRANTY"}) {
+            QVERIFY2(about.contains(QLatin1String(expected)), qPrintable(about));
+        }
+        QVERIFY2(about.contains(QString::fromUtf8(isobar::kVersion)), qPrintable(about));
+        QVERIFY2(!about.contains(QLatin1String("\n")), qPrintable(about)); // rich text: <br>, not newlines
+    }
+
     void fileListModelShowsGrib() {
         SyntheticOptions options;
         options.hours = 2;

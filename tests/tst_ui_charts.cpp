@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The run's charts and what the run panel makes of the monitor's samples: the rate chart's budget,
 // worker changes from an engine thread, the disk chart under the rate chart, the warnings said
 // once, and axes that read as people read them; a finished run's disk in the exports and the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The desktop app when things go wrong or get interrupted: cancel, close, a server that goes
 // away, a broken file, durability consent and its way back, a start dropped before it ran, a
 // killed run's settings, a load refused for rows already in the table.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Every ERA5 variable in a column of its own (issue 11): a 12-variable surface file, packed and
 // float, with a variable the catalog does not know, into a new table and into the seed's; ERA5-Land
 // accumulations beyond tp and sf; --variables by any name a variable goes by. Every column of every

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // What is refused of variables and levels (issue 11), and why: surface and pressure-level files in
 // one load or in the other's table, model levels, ensemble members, two file variables for one column,
 // units that do not fit the parameter, and a variable the catalog does not know in other units than its

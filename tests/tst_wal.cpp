@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // What keeps WAL on the server's disk, against real clusters: an inactive replication slot, a
 // failing archiver and a streaming standby, each as the probe sees it and as the server check says
 // it; the slot and the archiver also in how much of a load's WAL the forecast says stays.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Table names and the weather table's schema check, against a real PostgreSQL: names parsed and
 // refused, the seed's table created and found, a table that does not fit refused with its
 // differences.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The write methods (how a transaction's rows reach the server) through their interface, against a
 // real PostgreSQL: the stream and the server-file transport, which writes files in turns and lets
 // the server read one while the next is written.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #pragma once
 
 #ifndef Q_MOC_RUN // moc 6.4 cannot parse some C++20 standard headers the core pulls in

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #include "FilesPage.h"
 
 #include "FileListModel.h"
@@ -364,8 +366,9 @@ void FilesPage::updateSummary() {
     const auto loadable = model_->loadableFiles().size();
     QString text;
     if (files == 0) {
-        text = tr("No files yet: add ERA5 NetCDF files (as the CDS, NCAR or MARS deliver them) or folders of "
-                  "them.");
+        text =
+            tr("No files yet: add ERA5 NetCDF or GRIB files, or the CDS's ZIP archives of them (as the CDS, "
+               "NCAR or MARS deliver them), or folders of them.");
     } else {
         text = tr("%n file(s): %1 ready with %2 rows", nullptr, files)
                    .arg(loadable)

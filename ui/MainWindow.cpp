@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #include "MainWindow.h"
 
 #include "BackgroundJobs.h"
@@ -161,13 +163,18 @@ void MainWindow::createActions() {
         add(view, names[i], QKeySequence(tr("Ctrl+%1").arg(i + 1)), [this, i] { tabs_->setCurrentIndex(i); });
     }
     QMenu* help = menuBar()->addMenu(tr("&Help"));
-    add(help, tr("&About Isobar"), QKeySequence(), [this] {
-        QMessageBox::about(this, tr("About Isobar"),
-                           tr("<h3>Isobar %1</h3><p>Loads ERA5 reanalysis NetCDF files into PostgreSQL with "
-                              "parallel binary COPY.</p><p>The same engine runs from a shell: "
-                              "<code>isobar-cli --help</code>.</p>")
-                               .arg(QString::fromUtf8(kVersion)));
-    });
+    add(help, tr("&About Isobar"), QKeySequence(),
+        [this] { QMessageBox::about(this, tr("About Isobar"), aboutText()); });
+}
+
+QString MainWindow::aboutText() {
+    QString licence = QString::fromUtf8(kLicence).toHtmlEscaped();
+    licence.replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+    return tr("<h3>Isobar %1</h3><p>Loads ERA5 reanalysis files into PostgreSQL with parallel binary COPY: "
+              "%2.</p>"
+              "<p>The same engine runs from a shell: <code>isobar-cli --help</code>.</p><p>%3<br>%4</p>")
+        .arg(QString::fromUtf8(kVersion), QString::fromUtf8(kFormatsRead).toHtmlEscaped(),
+             QString::fromUtf8(kCopyright).toHtmlEscaped(), licence);
 }
 
 void MainWindow::setConfirm(SettingsPanel::Confirm confirm) {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #pragma once
 
 #include "SettingsPanel.h"
@@ -38,6 +40,9 @@ class MainWindow : public QMainWindow {
 public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
+
+    // Help > About: the version, the formats Isobar reads, the licence (rich text).
+    static QString aboutText();
 
     // What the app does once shown: say what killed runs left behind, check the chosen server.
     void startupChecks();

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #include "BenchCli.h"
 #include "Commands.h"
 #include "bench/BenchReport.h"

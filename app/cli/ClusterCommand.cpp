@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #include "Commands.h"
 #include "db/EmbeddedDefaults.h"
 #include "db/LocalCluster.h"

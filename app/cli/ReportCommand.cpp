@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #include "Commands.h"
 #include "report/RunReport.h"
 #include "util/Error.h"

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // bench methods, matrix and query: options, the run, the Markdown tables and the report.
 
 #include "BenchCli.h"

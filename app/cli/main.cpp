@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // isobar-cli: the headless face of Isobar. Thin: parses the subcommand and hands over to core.
 
 #include "Commands.h"
@@ -19,7 +21,8 @@ namespace {
 
 const char* kUsage = R"(usage: isobar-cli [--verbose] COMMAND [options]
 
-Loads ERA5 reanalysis NetCDF and GRIB files into PostgreSQL with binary COPY.
+Loads ERA5 reanalysis files into PostgreSQL with binary COPY: NetCDF (classic, 64-bit offset,
+netCDF-4/HDF5), GRIB editions 1 and 2, and the CDS's ZIP archives of them.
 
 commands:
   load      load NetCDF and GRIB files into a table (default: the embedded cluster)
@@ -34,7 +37,7 @@ commands:
   cluster   start, stop, inspect the embedded PostgreSQL cluster (start|stop|status|url)
 
   isobar-cli COMMAND --help   options of one command
-  isobar-cli --version        print the version
+  isobar-cli --version        print the version and the licence
 
 exit status: 0 ok, 1 failed, 2 bad command line, 3 audit found problems, 130 cancelled (Ctrl-C /
 SIGTERM)
@@ -79,7 +82,9 @@ int main(int argc, char** argv) {
         return args.empty() ? kExitUsage : kExitOk;
     }
     if (args.front() == "--version" || args.front() == "-V") {
-        std::cout << "isobar-cli " << isobar::kVersion << "\n";
+        std::cout << "isobar-cli " << isobar::kVersion << "\n"
+                  << isobar::kCopyright << "\n"
+                  << isobar::kLicence << "\n";
         return kExitOk;
     }
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // isobar: the desktop face of Isobar. Thin: sets up Qt, hands the command line's files to the
 // main window and shows it.
 
@@ -22,13 +24,13 @@ namespace {
 constexpr const char* kUsage =
     "usage: isobar [--tab files|target|settings|run|history|benchmarks] [--start]\n"
     "              [--screenshot FILE.png [--after SECONDS]] [FILE|FOLDER...]\n\n"
-    "The Isobar desktop app. FILEs and FOLDERs (of ERA5 NetCDF and GRIB files) are added to\n"
-    "the Files tab.\n"
+    "The Isobar desktop app. FILEs and FOLDERs of ERA5 files are added to the Files tab: NetCDF\n"
+    "(classic, 64-bit offset, netCDF-4/HDF5), GRIB editions 1 and 2, and the CDS's ZIP archives.\n"
     "  --tab NAME         open on that tab\n"
     "  --start            start loading them at once (to the target chosen last time)\n"
     "  --screenshot FILE  save a picture of the window after --after seconds (default 3), then\n"
     "                     cancel any load and quit: for bug reports and documentation\n"
-    "  --version          print the version\n\n"
+    "  --version          print the version and the licence\n\n"
     "For the command line, see isobar-cli --help.\n";
 
 } // namespace
@@ -37,7 +39,9 @@ int main(int argc, char** argv) {
     // Answered before QApplication exists, so they work without a display.
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-V") == 0) {
-            std::cout << "isobar " << isobar::kVersion << "\n";
+            std::cout << "isobar " << isobar::kVersion << "\n"
+                      << isobar::kCopyright << "\n"
+                      << isobar::kLicence << "\n";
             return 0;
         }
         if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {

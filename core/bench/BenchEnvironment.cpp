@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // What a bench report records of where it was measured: the machine and the server.
 
 #include "Version.h"

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // A bench report as one self-contained HTML page: its tables, and its plots as inline SVG.
 
 #include "bench/BenchReport.h"

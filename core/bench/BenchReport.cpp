@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // A bench report: its JSON (written and read back), CSV and Markdown, and where reports are kept.
 
 #include "bench/BenchReport.h"

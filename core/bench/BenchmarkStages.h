@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #pragma once
 
 // The stages the benchmarks of core/bench share (preparing data, timing the engine, dropping tables). Not a

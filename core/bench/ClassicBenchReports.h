@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #pragma once
 
 // The benches that came first (read, ingest, durability, sustained) as bench reports, so every

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // bench matrix: for each data size and table type, what it costs to write, keep, read back and trim.
 
 #include "bench/BenchmarkStages.h"

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // bench methods: the published loading comparison, each method over libpq into a fresh table.
 
 #include "bench/BenchmarkStages.h"

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // bench query: the TimescaleDB-vs-PostgreSQL query set adapted to weather, per table type, cold and
 // warm; and how fast one day of data goes.
 

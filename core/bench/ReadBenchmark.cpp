@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #include "bench/ReadBenchmark.h"
 
 #include "era5/Dataset.h"

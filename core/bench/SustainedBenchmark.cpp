@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // bench sustained: a long load as a whole process against the server's COPY of the same rows, and
 // the curve of its run report.
 

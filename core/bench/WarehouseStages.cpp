@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // What bench methods, matrix and query share: the names of their table types and methods, their
 // data, tables, sizes, the oldest day's removal, and the reports' frame.
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #pragma once
 
 // Rows on the binary COPY wire, as the engine encodes them, read back into text: what the bench

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The durability journal: its file format, where it lives, and whether its owner still runs.
 // DurabilitySession writes it before the first change; restoreAbandoned() reads what a killed run
 // left.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #include "era5/BandReader.h"
 
 #include <algorithm>

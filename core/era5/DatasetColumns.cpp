@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Which of a dataset's variables a load writes, and into which columns: finding variables by the
 // names users give them, and mapping the files' variables onto a table's columns.
 

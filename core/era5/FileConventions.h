@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #pragma once
 
 // Naming and unit conventions of ERA5 files, shared by the Era5File readers. Not a public API.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #pragma once
 
 // GRIB files through ecCodes, ECMWF's own GRIB library: the message headers Isobar reads, and the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Era5File::open for GRIB (see GribParser.h): a GRIB file is a sequence of messages, one per
 // (parameter, date/time, step, level). They become the same picture a NetCDF file gives - variables
 // on one grid, valid times, pressure levels - plus a table of which message holds what.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #pragma once
 
 // Era5File::open for GRIB files: the messages grouped into the file's variables, valid times and

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Era5File::open for GRIB, continued (see GribParser.h): what Isobar refuses to load - grids
 // other than regular latitude/longitude, ensembles, model levels, single and pressure levels in
 // one file - and how messages are named in messages.

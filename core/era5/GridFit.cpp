@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Era5File::open, continued: where a file's points lie on the global grid, for every format.
 
 #include "era5/GridFit.h"

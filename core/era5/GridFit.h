@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #pragma once
 
 // Where an opened file's points lie on the global grid: shared by the NetCDF and the GRIB readers

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Era5File::open, continued (see NetcdfParser.h): the file's data variables - which column
 // each goes to, their dimensions, packing and missing values - and its pressure levels.
 

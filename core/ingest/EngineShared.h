@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #pragma once
 
 // What the threads of one load share (see Pipeline.cpp, CopyWorker.cpp). Not a public API.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #include "ingest/Loader.h"
 
 #include "db/AutovacuumPause.h"

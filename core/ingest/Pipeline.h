@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #pragma once
 
 // The threads of one load: the reader stage, the workers and the sampler (see Loader.cpp for the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The CSV and HTML forms of a run report.
 
 #include "report/HtmlPage.h"

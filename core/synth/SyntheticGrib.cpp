@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The synthetic file as GRIB, written through ecCodes as the CDS delivers ERA5 by default.
 
 #include "era5/Grib.h"

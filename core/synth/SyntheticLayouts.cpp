@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The synthetic file in each real-world layout (see SyntheticFiles.h).
 
 #include "era5/Netcdf.h"

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The synthetic weather of the synthetic files (SyntheticParts.h): a formula per variable, plausible and the
 // same for the same seed in every layout.
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #pragma once
 
 // For the fuzzers whose code under test reads files by path (netcdf-c, ecCodes' decoding): the

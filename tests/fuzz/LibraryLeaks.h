@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #pragma once
 
 // Leaks of the libraries underneath that Isobar cannot avoid, for LeakSanitizer (included by one

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The netCDF classic header reader behind the truncation check (era5/ClassicHeader.h), on bytes.
 // Any input must give an answer (a layout, or nullopt) without reading outside the input,
 // overflowing or allocating without bound.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Era5File::open and inspection (era5/Inspection.h), as `isobar-cli inspect FILE` runs them, on a
 // file holding the input: NetCDF (netcdf-c, HDF5), GRIB (ecCodes) or a ZIP of them (libzip),
 // told apart by content. A file Isobar cannot load must be reported (FileInspection::error), not

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The GRIB message scanner (era5/Grib.h, on bytes) and, for what it accepts, the message table
 // Era5File::open builds from the messages (era5/GribParser*.cpp; it reads the file by path, so the
 // input is written to a file then) and the values of the first time step. ecCodes is underneath.

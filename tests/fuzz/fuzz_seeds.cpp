@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Writes the synthetic seed files of .ci/fuzz.sh: every layout the synthetic writer knows, on a
 // small box (a seed of a few kilobytes mutates quickly), at single and pressure levels, with the
 // default variables and with every variable the layout can hold.

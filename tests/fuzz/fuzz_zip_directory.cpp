@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The ZIP directory reader (era5/ZipArchive.h) on an archive in memory: what Isobar lists of a
 // ZIP the CDS sent (libzip underneath). Refusals are isobar::Error; anything else escaping is a
 // finding.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #pragma once
 
 // Helpers the bench tests share (tst_bench_*, tst_benchreport): the tiny file they bench and the

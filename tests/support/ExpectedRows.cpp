@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The expected-row model: what the table must hold for a fixture, worked out independently of
 // Isobar's own decoding; and the comparison of rows.
 

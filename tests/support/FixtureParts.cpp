@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // Building blocks for fixtures: synthetic values, variables, time axes, a stored ZIP writer.
 
 #include "Fixtures.h"

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #pragma once
 
 // GRIB fixtures written by the tests themselves with ecCodes, message by message, with every key

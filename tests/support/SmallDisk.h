@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #pragma once
 
 // A disk small enough to fill: a tmpfs mounted for one test executable (root only), the free space

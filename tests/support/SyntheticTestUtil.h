@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #pragma once
 
 // Helpers the synthetic file tests share (tst_synthetic_*): catalog variables by their short names,

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // The fixtures of many variables and of pressure levels, and their rows by column name
 // (VariableFixtures.h).
 

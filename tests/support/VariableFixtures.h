@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 #pragma once
 
 // Fixtures of many variables and of pressure levels, and their rows by column name, which the tests
