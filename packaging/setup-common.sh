@@ -16,6 +16,8 @@ ISOBAR_PACKAGES=(
   dpkg-dev lintian desktop-file-utils appstream shared-mime-info man-db
   # what the desktop app loads at run time: a window, the SVG icon
   qt6-qpa-plugins libqt6svg6
+  # the maps' coastlines, lakes and borders (GSHHG, crude to intermediate resolution)
+  gmt-gshhg-low
 )
 
 isobar_log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }

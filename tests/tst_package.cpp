@@ -116,7 +116,8 @@ private slots:
             QVERIFY2(depends.contains(QString::fromUtf8(dependency)),
                      qPrintable(QStringLiteral("%1 not in Depends: %2").arg(dependency, depends)));
         }
-        QVERIFY2(fieldOf("Recommends").contains(QStringLiteral("postgresql-15")),
+        QVERIFY2(fieldOf("Recommends").contains(QStringLiteral("postgresql-15")) &&
+                     fieldOf("Recommends").contains(QStringLiteral("gmt-gshhg-low")),
                  qPrintable(fieldOf("Recommends")));
         QVERIFY2(fieldOf("Suggests").contains(QStringLiteral("timescaledb")),
                  qPrintable(fieldOf("Suggests")));

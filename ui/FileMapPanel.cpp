@@ -4,10 +4,12 @@
 
 #include "Format.h"
 #include "MapView.h"
+#include "MapWindow.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace isobar::ui {
@@ -19,13 +21,19 @@ FileMapPanel::FileMapPanel(QWidget* parent)
     , variable_(new QComboBox)
     , time_(new QComboBox)
     , level_(new QComboBox)
-    , status_(new QLabel) {
+    , status_(new QLabel)
+    , enlarge_(new QToolButton) {
     auto* choices = new QHBoxLayout;
     choices->addWidget(new QLabel(tr("Map of")));
     choices->addWidget(variable_, 1);
     choices->addWidget(new QLabel(tr("at")));
     choices->addWidget(time_, 1);
     choices->addWidget(level_);
+    enlarge_->setText(tr("Open in a window"));
+    enlarge_->setToolTip(tr("The map in a window of its own, as large as the screen allows"));
+    enlarge_->setEnabled(false);
+    choices->addWidget(enlarge_);
+    connect(enlarge_, &QToolButton::clicked, this, [this] { openWindow(); });
     level_->hide();
     for (QComboBox* box : {variable_, time_, level_}) {
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
@@ -66,7 +74,17 @@ void FileMapPanel::clear() {
     filling_ = false;
     level_->hide();
     status_->clear();
+    enlarge_->setEnabled(false);
     view_->setMessage(tr("Select a loadable file to see a map of its values."));
+}
+
+MapWindow* FileMapPanel::openWindow() {
+    if (view_->field() == nullptr || !view_->wholeField()) {
+        return nullptr;
+    }
+    auto* opened = new MapWindow(view_->wholeField(), window());
+    opened->show();
+    return opened;
 }
 
 void FileMapPanel::setFile(const std::filesystem::path& file, const OpenOptions& options) {
@@ -118,6 +136,7 @@ void FileMapPanel::draw() {
                  level] { return std::make_shared<const GridField>(reader->read(key, time, level)); },
                 [this](const std::shared_ptr<const GridField>& field) {
                     view_->setField(field);
+                    enlarge_->setEnabled(true);
                     status_->setText(tr("%1; %2 x %3 points; the values a load stores (table units). Point "
                                         "at the map for a value.")
                                          .arg(fieldTitle(*field))
@@ -127,6 +146,7 @@ void FileMapPanel::draw() {
                 },
                 [this](const JobError& e) {
                     view_->setMessage(tr("No map: %1").arg(e.message));
+                    enlarge_->setEnabled(false);
                     status_->clear();
                     emit drawn();
                 });

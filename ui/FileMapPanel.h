@@ -15,10 +15,12 @@
 
 class QComboBox;
 class QLabel;
+class QToolButton;
 
 namespace isobar::ui {
 
 class MapView;
+class MapWindow;
 
 // The Files tab's map of the selected file: a variable at a time step (and pressure level), drawn
 // in the background from the decoding a load uses, so it shows the values that will be stored. A
@@ -38,6 +40,11 @@ public:
     QComboBox* timeBox() const { return time_; }
     QComboBox* levelBox() const { return level_; }
     QLabel* statusLabel() const { return status_; }
+    // Opens the map shown in a window of its own (enabled while a map is shown).
+    QToolButton* enlargeButton() const { return enlarge_; }
+    // Opens the whole field shown in a window of its own (what the button does) and returns it;
+    // nullptr when no map is shown.
+    MapWindow* openWindow();
     // True while the file is opened or a map drawn (tests wait for it).
     bool busy() const { return read_.isRunning(); }
 
@@ -56,6 +63,7 @@ private:
     QComboBox* time_;
     QComboBox* level_;
     QLabel* status_;
+    QToolButton* enlarge_;
     std::shared_ptr<FieldReader> reader_; // used by read_'s jobs only
     std::vector<PgTimestamp> times_;
     std::filesystem::path file_;

@@ -186,7 +186,8 @@ FilesPage::FilesPage(QWidget* parent)
     auto* lower = new QSplitter(Qt::Horizontal);
     lower->addWidget(variables);
     lower->addWidget(side);
-    lower->setStretchFactor(0, 2);
+    // The variables' table and the details or map beside it share the width: a map needs room.
+    lower->setStretchFactor(0, 1);
     lower->setStretchFactor(1, 1);
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(view_);
@@ -341,6 +342,7 @@ void FilesPage::save(QSettings& s) const {
     s.setValue(QStringLiteral("files/product"), product_->currentIndex());
     s.setValue(QStringLiteral("files/gridSpacing"), gridStep_->currentIndex());
     s.setValue(QStringLiteral("files/loadAllMissing"), loadAllMissing_->isChecked());
+    s.setValue(QStringLiteral("files/detailTab"), detailTabs_->currentIndex()); // Details or Map
 }
 
 void FilesPage::restore(QSettings& s) {
@@ -349,6 +351,7 @@ void FilesPage::restore(QSettings& s) {
     product_->setCurrentIndex(s.value(QStringLiteral("files/product"), 0).toInt());
     gridStep_->setCurrentIndex(s.value(QStringLiteral("files/gridSpacing"), 0).toInt());
     loadAllMissing_->setChecked(s.value(QStringLiteral("files/loadAllMissing"), false).toBool());
+    detailTabs_->setCurrentIndex(s.value(QStringLiteral("files/detailTab"), 0).toInt());
 }
 
 void FilesPage::updateSummary() {

@@ -106,6 +106,24 @@ QImage fieldImage(const GridField& field, const ColourScale& scale, int maxWidth
     return image;
 }
 
+QImage mapImage(const GridField& field, const ColourScale& scale, QSize size, const MapLayers& layers,
+                QString* missing) {
+    if (missing != nullptr) {
+        missing->clear();
+    }
+    const QImage cells = fieldImage(field, scale, size.width(), size.height());
+    if (cells.isNull()) {
+        return {};
+    }
+    QImage image =
+        cells.size() == size ? cells : cells.scaled(size, Qt::IgnoreAspectRatio, Qt::FastTransformation);
+    const QString note = drawMapLayers(image, field, layers);
+    if (missing != nullptr) {
+        *missing = note;
+    }
+    return image;
+}
+
 QString fieldTitle(const GridField& field) {
     QString t = QString::fromStdString(field.column);
     if (!field.key.empty() && field.key != field.column) {
@@ -137,12 +155,16 @@ QImage mapPicture(const GridField& field, int width) {
     const double aspect =
         field.cols() == 0 ? 0.5 : static_cast<double>(field.rows()) / static_cast<double>(field.cols());
     const int mapHeight = std::max(16, static_cast<int>(std::lround(mapWidth * std::min(aspect, 2.0))));
+    // Fonts need the QGuiApplication the caller made; the map's labels take its default font.
+    QString missingLayers;
+    const QImage map = mapImage(field, scale, QSize(mapWidth, mapHeight), {}, &missingLayers);
     QFont font;
     font.setPixelSize(13);
     const QFontMetrics metrics(font);
     const int line = metrics.height();
     const int barHeight = 14;
-    const int height = margin + line + 6 + mapHeight + 8 + barHeight + 4 + line + 6 + line + margin;
+    const int notes = missingLayers.isEmpty() ? 1 : 2;
+    const int height = margin + line + 6 + mapHeight + 8 + barHeight + 4 + line + 6 + notes * line + margin;
     QImage picture(width, height, QImage::Format_RGB32);
     picture.fill(Qt::white);
     QPainter p(&picture);
@@ -151,9 +173,9 @@ QImage mapPicture(const GridField& field, int width) {
     int y = margin;
     p.drawText(QRect(margin, y, mapWidth, line), Qt::AlignLeft, fieldTitle(field));
     y += line + 6;
-    const QImage map = fieldImage(field, scale, mapWidth, mapHeight);
-    // Scaled without smoothing: each grid point stays one flat cell.
-    p.drawImage(QRect(margin, y, mapWidth, mapHeight), map);
+    if (!map.isNull()) {
+        p.drawImage(QPoint(margin, y), map);
+    }
     p.drawRect(QRect(margin - 1, y - 1, mapWidth + 1, mapHeight + 1));
     y += mapHeight + 8;
     for (int x = 0; x < mapWidth; ++x) {
@@ -179,6 +201,10 @@ QImage mapPicture(const GridField& field, int width) {
     footer += missing == 0 ? QStringLiteral("; no value missing")
                            : QStringLiteral("; %1 missing (grey)").arg(missing);
     p.drawText(QRect(margin, y, mapWidth, line), Qt::AlignLeft, footer);
+    if (!missingLayers.isEmpty()) {
+        y += line;
+        p.drawText(QRect(margin, y, mapWidth, line), Qt::AlignLeft, missingLayers);
+    }
     return picture;
 }
 

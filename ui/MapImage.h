@@ -2,6 +2,7 @@
 
 #pragma once
 
+#include "MapOverlay.h"
 #include "domain/GridField.h"
 
 #include <QColor>
@@ -28,6 +29,12 @@ struct ColourScale {
 // fits: otherwise each pixel shows the grid point nearest its centre (display only; values are
 // never averaged, and what a pixel stands for is pixelToPoint()).
 QImage fieldImage(const GridField& field, const ColourScale& scale, int maxWidth, int maxHeight);
+
+// The field drawn at exactly `size`: fieldImage() scaled without smoothing (each grid point a flat
+// cell), with the map's layers over it (MapOverlay.h: coastlines, lakes, borders, the graticule).
+// `missing`, when given, gets what could not be drawn (the coastlines' package), else is cleared.
+QImage mapImage(const GridField& field, const ColourScale& scale, QSize size, const MapLayers& layers = {},
+                QString* missing = nullptr);
 
 // The grid point (row, column) under pixel (x, y) of an image `width` x `height` of the field.
 std::pair<std::size_t, std::size_t> pixelToPoint(const GridField& field, int width, int height, double x,

@@ -2,9 +2,12 @@
 
 #include "MapView.h"
 
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QRubberBand>
 
+#include <algorithm>
 #include <cmath>
 
 namespace isobar::ui {
@@ -22,19 +25,76 @@ QString scaleNumber(float v) {
 MapView::MapView(QWidget* parent)
     : QWidget(parent) {
     setMouseTracking(true);
+    setFocusPolicy(Qt::ClickFocus);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+    setToolTip(tr("Drag a box to zoom to it; right-click or Esc goes back"));
 }
 
+namespace {
+
+bool sameGrid(const GridField& a, const GridField& b) {
+    return a.rows() == b.rows() && a.cols() == b.cols() && a.latitudes == b.latitudes &&
+           a.longitudes == b.longitudes;
+}
+
+} // namespace
+
 void MapView::setField(std::shared_ptr<const GridField> field) {
-    field_ = std::move(field);
+    // Another time step or level of the same grid keeps the zoom; another grid starts whole.
+    if (!field || !whole_ || !sameGrid(*field, *whole_)) {
+        zooms_.clear();
+    }
+    whole_ = std::move(field);
     message_.clear();
+    applyZooms();
+}
+
+void MapView::applyZooms() {
+    if (whole_ && !zooms_.empty()) {
+        const Zoom& z = zooms_.back();
+        field_ = std::make_shared<const GridField>(whole_->cropped(z.row, z.rows, z.col, z.cols));
+    } else {
+        field_ = whole_;
+    }
     scale_ = field_ ? ColourScale::of(*field_) : ColourScale{};
     render();
     update();
 }
 
+void MapView::zoomTo(std::size_t row, std::size_t rows, std::size_t col, std::size_t cols) {
+    if (!field_ || field_->rows() < 2 || field_->cols() < 2) {
+        return;
+    }
+    // At least 2 x 2 points, inside the field shown.
+    row = std::min(row, field_->rows() - 2);
+    col = std::min(col, field_->cols() - 2);
+    rows = std::clamp<std::size_t>(rows, 2, field_->rows() - row);
+    cols = std::clamp<std::size_t>(cols, 2, field_->cols() - col);
+    const std::size_t baseRow = zooms_.empty() ? 0 : zooms_.back().row;
+    const std::size_t baseCol = zooms_.empty() ? 0 : zooms_.back().col;
+    zooms_.push_back({baseRow + row, rows, baseCol + col, cols});
+    applyZooms();
+    emit zoomChanged();
+}
+
+bool MapView::zoomOut() {
+    if (!field_ || zooms_.empty()) {
+        return false;
+    }
+    zooms_.pop_back();
+    applyZooms();
+    emit zoomChanged();
+    return true;
+}
+
+void MapView::setLayers(const MapLayers& layers) {
+    layers_ = layers;
+    render();
+    update();
+}
+
 void MapView::setMessage(const QString& text) {
-    field_.reset();
+    field_.reset(); // the whole field and the zoom stay, for the next field of the same grid
     message_ = text;
     image_ = {};
     update();
@@ -62,7 +122,8 @@ QRect MapView::mapRect() const {
 
 void MapView::render() {
     const QRect r = mapRect();
-    image_ = field_ && !r.isEmpty() ? fieldImage(*field_, scale_, r.width(), r.height()) : QImage();
+    image_ =
+        field_ && !r.isEmpty() ? mapImage(*field_, scale_, r.size(), layers_, &missingLayers_) : QImage();
 }
 
 std::optional<std::pair<std::size_t, std::size_t>> MapView::pointAt(QPointF pos) const {
@@ -102,6 +163,23 @@ void MapView::paintEvent(QPaintEvent*) {
     if (missing > 0) {
         p.drawText(labels, Qt::AlignHCenter, tr("grey: %n missing", nullptr, static_cast<int>(missing)));
     }
+    if (!missingLayers_.isEmpty()) {
+        // What the map lacks (the coastlines' package), over its top edge where no label goes.
+        const QRect note(r.left() + 4, r.top() + 4, r.width() - 8, fontMetrics().height() + 4);
+        const QString text = fontMetrics().elidedText(missingLayers_, Qt::ElideRight, note.width() - 8);
+        p.fillRect(QRect(note.topLeft(), QSize(fontMetrics().horizontalAdvance(text) + 8, note.height())),
+                   QColor(255, 255, 255, 210));
+        p.setPen(Qt::black);
+        p.drawText(note.adjusted(4, 0, -4, 0), Qt::AlignLeft | Qt::AlignVCenter, text);
+    }
+    if (zoomed()) {
+        const QString back = tr("zoomed: right-click or Esc to go back");
+        const int w = fontMetrics().horizontalAdvance(back) + 8;
+        const QRect plate(r.right() - w - 3, r.top() + 4, w, fontMetrics().height() + 4);
+        p.fillRect(plate, QColor(255, 255, 255, 210));
+        p.setPen(Qt::black);
+        p.drawText(plate, Qt::AlignCenter, back);
+    }
 }
 
 void MapView::resizeEvent(QResizeEvent*) {
@@ -111,15 +189,62 @@ void MapView::resizeEvent(QResizeEvent*) {
 void MapView::mouseMoveEvent(QMouseEvent* event) {
     const auto point = pointAt(event->position());
     emit hovered(point ? pointText(*field_, point->first, point->second) : QString());
+    if (dragFrom_ && (event->buttons() & Qt::LeftButton) && band_ != nullptr) {
+        band_->setGeometry(
+            QRect(*dragFrom_, event->position().toPoint()).normalized().intersected(mapRect()));
+        band_->show();
+    }
 }
 
 void MapView::mousePressEvent(QMouseEvent* event) {
-    if (event->button() != Qt::LeftButton) {
+    if (event->button() == Qt::RightButton) {
+        zoomOut();
         return;
     }
-    if (const auto point = pointAt(event->position())) {
-        emit pointClicked(point->first, point->second);
+    if (event->button() != Qt::LeftButton || !pointAt(event->position())) {
+        return;
     }
+    dragFrom_ = event->position().toPoint();
+    if (band_ == nullptr) {
+        band_ = new QRubberBand(QRubberBand::Rectangle, this);
+    }
+}
+
+void MapView::mouseReleaseEvent(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton || !dragFrom_) {
+        return;
+    }
+    const QPoint from = *dragFrom_;
+    dragFrom_.reset();
+    if (band_ != nullptr) {
+        band_->hide();
+    }
+    const QRect box = QRect(from, event->position().toPoint()).normalized();
+    if (box.width() < 6 && box.height() < 6) {
+        // A click, not a drag: the point under it.
+        if (const auto point = pointAt(event->position())) {
+            emit pointClicked(point->first, point->second);
+        }
+        return;
+    }
+    // The points under the box's corners (a corner past the map's edge takes the edge's point).
+    const QRect r = mapRect();
+    const auto clampInto = [&r](QPointF p) {
+        return QPointF(std::clamp<double>(p.x(), r.left(), r.left() + r.width() - 0.01),
+                       std::clamp<double>(p.y(), r.top(), r.top() + r.height() - 0.01));
+    };
+    const auto first = pointAt(clampInto(box.topLeft()));
+    const auto last = pointAt(clampInto(box.bottomRight()));
+    if (first && last) {
+        zoomTo(first->first, last->first - first->first + 1, first->second, last->second - first->second + 1);
+    }
+}
+
+void MapView::keyPressEvent(QKeyEvent* event) {
+    if ((event->key() == Qt::Key_Escape || event->key() == Qt::Key_Backspace) && zoomOut()) {
+        return;
+    }
+    QWidget::keyPressEvent(event);
 }
 
 void MapView::leaveEvent(QEvent*) {

@@ -46,6 +46,46 @@ std::optional<std::pair<float, float>> GridField::range() const {
     return r;
 }
 
+GridField GridField::cropped(std::size_t row, std::size_t rows, std::size_t col, std::size_t cols) const {
+    GridField part;
+    part.column = column;
+    part.key = key;
+    part.units = units;
+    part.time = time;
+    part.level = level;
+    part.grid = grid;
+    row = std::min(row, this->rows());
+    col = std::min(col, this->cols());
+    rows = std::min(rows, this->rows() - row);
+    cols = std::min(cols, this->cols() - col);
+    // The part's rows and columns by their global indices: a box that skips none keeps its form.
+    part.box.rows = rows;
+    part.box.cols = cols;
+    part.box.northRow = rows > 0 ? box.gridRow(row) : box.northRow;
+    part.box.westColumn = cols > 0 ? box.gridColumn(col, grid) : box.westColumn;
+    if (!box.rowIndex.empty()) {
+        part.box.rowIndex.assign(box.rowIndex.begin() + static_cast<std::ptrdiff_t>(row),
+                                 box.rowIndex.begin() + static_cast<std::ptrdiff_t>(row + rows));
+    }
+    if (!box.columnIndex.empty()) {
+        part.box.columnIndex.assign(box.columnIndex.begin() + static_cast<std::ptrdiff_t>(col),
+                                    box.columnIndex.begin() + static_cast<std::ptrdiff_t>(col + cols));
+    }
+    const auto slice = [](const std::vector<double>& v, std::size_t from, std::size_t n) {
+        return from + n <= v.size() ? std::vector<double>(v.begin() + static_cast<std::ptrdiff_t>(from),
+                                                          v.begin() + static_cast<std::ptrdiff_t>(from + n))
+                                    : std::vector<double>{};
+    };
+    part.latitudes = slice(latitudes, row, rows);
+    part.longitudes = slice(longitudes, col, cols);
+    part.values.reserve(rows * cols);
+    for (std::size_t i = row; i < row + rows; ++i) {
+        const auto first = values.begin() + static_cast<std::ptrdiff_t>(i * box.cols + col);
+        part.values.insert(part.values.end(), first, first + static_cast<std::ptrdiff_t>(cols));
+    }
+    return part;
+}
+
 std::size_t GridField::missingCount() const {
     return static_cast<std::size_t>(
         std::count_if(values.begin(), values.end(), [](float v) { return std::isnan(v); }));

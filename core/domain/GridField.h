@@ -40,6 +40,10 @@ struct GridField {
     // The smallest and largest value that is not missing; nullopt when every value is missing.
     std::optional<std::pair<float, float>> range() const;
     std::size_t missingCount() const;
+
+    // The part of the field of rows [row, row + rows) and columns [col, col + cols) (clamped to the
+    // field): the same variable and time, each point with its own coordinates, value and location.
+    GridField cropped(std::size_t row, std::size_t rows, std::size_t col, std::size_t cols) const;
 };
 
 // A box of `grid` that holds exactly the given points, from their global row and column indices
