@@ -6,9 +6,11 @@
 // history. No server: the events are the engine's own types, sent through the GUI adapter as the
 // engine sends them, and the reports are built as a run builds them.
 
+#include "BenchPlotView.h"
 #include "UiHarness.h"
 
 #include <QCategoryAxis>
+#include <QGraphicsTextItem>
 #include <QRegularExpression>
 #include <QTextDocument>
 
@@ -106,6 +108,19 @@ QList<QVector<QPointF>> seen(const RunReport& r) {
 
 QList<QVector<QPointF>> drawn(const DiskChart& disk) {
     return {disk.freePoints(), disk.walFreePoints(), disk.walPoints(), disk.tablePoints()};
+}
+
+// The texts of a chart that Qt Charts drew elided ("1.2..." or "..."): labels and titles that did
+// not get the room they need, with the offscreen platform's font metrics.
+QStringList elidedTexts(QChartView& view) {
+    QStringList elided;
+    for (QGraphicsItem* item : view.scene()->items()) {
+        const auto* text = dynamic_cast<QGraphicsTextItem*>(item);
+        if (text != nullptr && text->isVisible() && text->toPlainText().endsWith(QStringLiteral("..."))) {
+            elided << text->toPlainText();
+        }
+    }
+    return elided;
 }
 
 // Pixels of `image` in rows [firstRow, endRow) close to `colour` (antialiasing blends the edges of a curve).
@@ -317,6 +332,90 @@ private slots:
         const QStringList bytes = disk.bytesAxis()->categoriesLabels();
         QVERIFY2(unique(bytes), qPrintable(bytes.join(' ')));
         QVERIFY2(bytes.contains("1.5 GiB") || bytes.contains("2 GiB"), qPrintable(bytes.join(' ')));
+    }
+
+    // Every label of the run's charts, the history's and a bench plot is drawn whole, after a
+    // 2-second run and a 2-hour one, in a small window and a large one: a chart with little room
+    // shows fewer ticks, never "..." (a 2-second load of 4 global hours used to elide every label of
+    // the disk chart's axis).
+    void labelsAreNeverElided_data() {
+        QTest::addColumn<double>("seconds");
+        QTest::addColumn<QSize>("window");
+        QTest::newRow("2 s, small") << 2.0 << QSize(640, 420);
+        QTest::newRow("2 s, large") << 2.0 << QSize(1600, 1000);
+        QTest::newRow("2 h, small") << 7200.0 << QSize(640, 420);
+        QTest::newRow("2 h, large") << 7200.0 << QSize(1600, 1000);
+    }
+    void labelsAreNeverElided() {
+        QFETCH(double, seconds);
+        QFETCH(QSize, window);
+        LoadController controller;
+        RunPanel panel(&controller);
+        panel.resize(window);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        LoadStart start;
+        start.workers = 2;
+        controller.events().started(start);
+        constexpr int kSamples = 40;
+        for (int i = 0; i <= kSamples; ++i) {
+            RateReading rate;
+            rate.elapsed = seconds * i / kSamples;
+            rate.intervalRate = 1.2e6 + 1e4 * (i % 3);
+            rate.overallRate = 1.1e6;
+            controller.events().rateMeasured(rate);
+            ServerReading s;
+            s.elapsed = rate.elapsed;
+            s.freeBytes = (20 - 0.1 * i) * GiB;
+            s.walDirBytes = 1.0 * GiB;
+            s.tableBytes = i * 0.08 * GiB;
+            controller.events().serverMeasured(s);
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(panel.chart()->timeAxis()->max() >= seconds &&
+                                     panel.diskChart()->timeAxis()->max() >= seconds,
+                                 kSlowMs);
+        // The redraws after the layout settled (a resize schedules one, 40 ms later).
+        QTest::qWait(200);
+        QVERIFY2(elidedTexts(*panel.chart()).isEmpty(), qPrintable(elidedTexts(*panel.chart()).join(' ')));
+        QVERIFY2(elidedTexts(*panel.diskChart()).isEmpty(),
+                 qPrintable(elidedTexts(*panel.diskChart()).join(' ')));
+        QVERIFY(panel.diskChart()->bytesAxis()->categoriesLabels().size() >= 2);
+        QCOMPARE(panel.diskChart()->timeAxis()->categoriesLabels(),
+                 panel.chart()->timeAxis()->categoriesLabels());
+
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        RunReport report = reportWithDisk();
+        rateUntil(report, seconds);
+        writeReport(report, dir.filePath("run.json").toStdString());
+        HistoryPanel history;
+        history.resize(window);
+        QSignalSpy refreshed(&history, &HistoryPanel::refreshed);
+        history.setDirectory(dir.path());
+        history.QWidget::show();
+        QVERIFY(QTest::qWaitForWindowExposed(&history));
+        QTRY_VERIFY_WITH_TIMEOUT(!refreshed.isEmpty(), kSlowMs);
+        QTest::qWait(200);
+        QVERIFY2(elidedTexts(*history.chart()).isEmpty(),
+                 qPrintable(elidedTexts(*history.chart()).join(' ')));
+        QVERIFY2(elidedTexts(*history.diskChart()).isEmpty(),
+                 qPrintable(elidedTexts(*history.diskChart()).join(' ')));
+
+        BenchPlotView bench;
+        BenchPlot plot;
+        plot.title = "rows/s by workers";
+        plot.xLabel = "workers";
+        plot.yLabel = "rows/s";
+        plot.yFormat = "rate";
+        plot.categories = {"1", "2", "4", "8"};
+        plot.series = {{"isobar", {1.1e6, 1.9e6, 2.4e6, 2.45e6}},
+                       {"server COPY", {1.2e6, 2.0e6, 2.5e6, 2.6e6}}};
+        bench.resize(window.width() / 2, std::max(280, window.height() / 3));
+        bench.showPlot(plot);
+        bench.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&bench));
+        QTest::qWait(200);
+        QVERIFY2(elidedTexts(bench).isEmpty(), qPrintable(elidedTexts(bench).join(' ')));
     }
 
     // A finished run's disk is drawn from its report at once (no redraw timer to wait for): the

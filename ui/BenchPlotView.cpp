@@ -13,6 +13,7 @@
 #include <QChart>
 #include <QCursor>
 #include <QLineSeries>
+#include <QMetaObject>
 #include <QToolTip>
 
 #include <algorithm>
@@ -106,17 +107,39 @@ void BenchPlotView::showPlot(const BenchPlot& plot) {
             line->attachAxis(y);
         }
     }
-    AxisTicks ticks = axisTicks(max, scaleOf(plot_.yFormat, max));
-    if (plot_.yFormat == "seconds" && max < 10) {
-        for (auto& [value, label] : ticks.labels) {
-            label = formatBenchValue(BenchValue{value}, "seconds"); // "5.0 ms", as the tables say it
-        }
-    }
-    showTicks(y, ticks);
     // setChart() releases the chart shown before without deleting it.
     QChart* old = this->chart();
     setChart(chart);
     delete old;
+    valueAxis_ = y;
+    max_ = max;
+    fitValueAxis();
+}
+
+void BenchPlotView::fitValueAxis() {
+    if (valueAxis_ == nullptr) {
+        return;
+    }
+    const double max = max_;
+    const std::string format = plot_.yFormat;
+    showTicks(valueAxis_, fitTicks(5, chart()->plotArea().height(), valueAxis_->labelsFont(), Qt::Vertical,
+                                   [max, &format](int n) {
+                                       AxisTicks ticks = axisTicks(max, scaleOf(format, max), n);
+                                       if (format == "seconds" && max < 10) {
+                                           for (auto& [value, label] : ticks.labels) {
+                                               // "5.0 ms", as the tables say it
+                                               label = formatBenchValue(BenchValue{value}, "seconds");
+                                           }
+                                       }
+                                       return ticks;
+                                   }));
+}
+
+void BenchPlotView::resizeEvent(QResizeEvent* event) {
+    QChartView::resizeEvent(event);
+    // After the chart's layout has taken the new size: then the plot area is the new one.
+    QMetaObject::invokeMethod(
+        this, [this] { fitValueAxis(); }, Qt::QueuedConnection);
 }
 
 QString BenchPlotView::valueText(double value) const {

@@ -8,6 +8,8 @@
 
 #include <QChartView>
 
+class QCategoryAxis;
+
 namespace isobar::ui {
 
 // One plot of a bench report, drawn with Qt Charts: grouped bars (a bar set per series) or lines
@@ -23,11 +25,18 @@ public:
     void showPlot(const BenchPlot& plot);
     const BenchPlot& plot() const { return plot_; }
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    // The value axis' ticks, as many as fit the plot's height.
+    void fitValueAxis();
     QString valueText(double value) const;
     void hover(bool entered, const QString& series, int category, double value);
 
     BenchPlot plot_;
+    QCategoryAxis* valueAxis_ = nullptr; // the shown chart's
+    double max_ = 0;
 };
 
 } // namespace isobar::ui

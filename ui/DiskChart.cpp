@@ -112,7 +112,7 @@ void DiskChart::redraw() {
             maxY = std::max(maxY, p.y());
         }
     }
-    showSpan(maxX, axisTicks(std::max(maxY * 1.05, 1024.0 * 1024.0), AxisScale::Bytes, 4));
+    showSpan(maxX, std::max(maxY * 1.05, 1024.0 * 1024.0), AxisScale::Bytes, 4);
 }
 
 } // namespace isobar::ui

@@ -28,6 +28,12 @@ namespace isobar::ui {
 
 namespace {
 
+// A run in a chart's legend: "05-02 10:00" (month, day, UTC time), short enough for the legend of
+// a small window; the summary and tooltips give the whole start.
+QString legendLabel(const std::string& startedAt) {
+    return q(startedAt).mid(5, 11).replace(QLatin1Char('T'), QLatin1Char(' '));
+}
+
 enum Column { Started, Status, Table, Type, Workers, Rows, Rate, Duration, Files, ColumnCount };
 
 QTableWidgetItem* cell(const QString& text, bool number = false) {
@@ -266,7 +272,7 @@ void HistoryPanel::compareSelected() {
     const QString first = q(a.startedAt).left(19);
     // The second run's curve joins last: the disk chart follows the longer span it makes.
     showCharts(a);
-    chart_->compareWith(b, q(b.startedAt).left(19));
+    chart_->compareWith(b, legendLabel(b.startedAt));
     disk_->setToolTip(tr("The disk of the first run, started %1 (one run's disk at a time)").arg(first));
     const QString disk = disk_->hasFigures() ? tr("The disk chart shows the first run's (%1).").arg(first)
                                              : tr("No disk figures for the first run (%1).").arg(first);
@@ -285,7 +291,7 @@ void HistoryPanel::compareSelected() {
 
 void HistoryPanel::showCharts(const RunReport& report) {
     const QString started = q(report.startedAt).left(19);
-    chart_->showReport(report, started);
+    chart_->showReport(report, legendLabel(report.startedAt));
     disk_->showReport(report);
     // A server on another machine shows nothing of its disk: no empty chart for it.
     disk_->setVisible(disk_->hasFigures());

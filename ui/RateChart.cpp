@@ -20,12 +20,13 @@ RateChart::RateChart(QWidget* parent)
     , overallSeries_(new QLineSeries)
     , checkpointSeries_(new QScatterSeries)
     , workerSeries_(new QScatterSeries) {
-    intervalSeries_->setName(tr("rows/s (interval)"));
-    overallSeries_->setName(tr("rows/s (overall mean)"));
+    // Short legend entries: the legend shares the chart's width, and Qt elides one that does not fit.
+    intervalSeries_->setName(tr("rows/s"));
+    overallSeries_->setName(tr("mean rows/s"));
     checkpointSeries_->setName(tr("checkpoint"));
     checkpointSeries_->setMarkerSize(9);
     checkpointSeries_->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
-    workerSeries_->setName(tr("worker count changed"));
+    workerSeries_->setName(tr("workers changed"));
     workerSeries_->setMarkerSize(12);
     workerSeries_->setMarkerShape(QScatterSeries::MarkerShapeTriangle);
     workerSeries_->setColor(QColor(0x82, 0x50, 0xdf));
@@ -136,13 +137,13 @@ void RateChart::showReport(const RunReport& report, const QString& label) {
         workerChanges_.push_back(QPointF(c.elapsed, rateAt(c.elapsed)));
         workerTexts_.push_back(describe(c));
     }
-    intervalSeries_->setName(label + tr(" rows/s (interval)"));
+    intervalSeries_->setName(label + tr(" rows/s"));
     redraw();
 }
 
 void RateChart::compareWith(const RunReport& report, const QString& label) {
     auto* series = new QLineSeries;
-    series->setName(label + tr(" rows/s (interval)"));
+    series->setName(label + tr(" rows/s"));
     QVector<QPointF> points;
     for (const auto& s : report.samples) {
         points.push_back(QPointF(s.elapsed, s.intervalRate));
@@ -173,7 +174,7 @@ void RateChart::redraw() {
             maxY = std::max(maxY, p.y());
         }
     }
-    showSpan(maxX, axisTicks(maxY * 1.05, AxisScale::Count, 5));
+    showSpan(maxX, maxY * 1.05, AxisScale::Count, 5);
 }
 
 } // namespace isobar::ui

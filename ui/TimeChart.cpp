@@ -6,6 +6,8 @@
 
 #include <QCategoryAxis>
 #include <QChart>
+#include <QFontMetrics>
+#include <QLegend>
 
 #include <algorithm>
 
@@ -28,7 +30,16 @@ TimeChart::TimeChart(const QString& valueTitle, int minimumHeight, QWidget* pare
     setChart(chart);
     delete made;
     setRenderHint(QPainter::Antialiasing);
-    setMinimumHeight(minimumHeight);
+    // Under the plot go the time axis' labels, its title and the legend, each a line of text: a
+    // chart given less height than they and a small plot need draws its labels as "...". So the
+    // least height is what the fonts need, or the subclass' own when that is more.
+    const auto line = [](const QFont& font) {
+        return QFontMetrics(font).height();
+    };
+    const int textHeight =
+        line(xAxis_->labelsFont()) + line(xAxis_->titleFont()) + line(chart->legend()->font());
+    constexpr int kPlotAndPadding = 60 + 75; // a plot a few ticks tall; margins, paddings, legend markers
+    setMinimumHeight(std::max(minimumHeight, textHeight + kPlotAndPadding));
     // Bursts of samples become one redraw (at most ~25 per second).
     redrawTimer_.setSingleShot(true);
     redrawTimer_.setInterval(40);
@@ -55,8 +66,10 @@ void TimeChart::scheduleRedraw() {
     }
 }
 
-void TimeChart::showSpan(double maxTime, const AxisTicks& valueTicks) {
-    showTicks(yAxis_, valueTicks);
+void TimeChart::showSpan(double maxTime, double maxValue, AxisScale scale, int valueTicks) {
+    showTicks(yAxis_,
+              fitTicks(valueTicks, isVisible() ? chart()->plotArea().height() : 0, yAxis_->labelsFont(),
+                       Qt::Vertical, [&](int n) { return axisTicks(maxValue, scale, n); }));
     if (maxTime != dataSpan_) {
         dataSpan_ = maxTime;
         emit timeSpanChanged(dataSpan_);
@@ -75,7 +88,20 @@ void TimeChart::setMinimumTimeSpan(double seconds) {
 }
 
 void TimeChart::showTimeAxis() {
-    showTicks(xAxis_, timeTicks(std::max(dataSpan_, minimumSpan_)));
+    const double span = std::max(dataSpan_, minimumSpan_);
+    // The view's width less what the value axis and margins take, not the plot area's own: charts
+    // stacked on one time span (rates over disk) are as wide as each other but their value labels
+    // are not, and they must show the same time ticks.
+    constexpr int kValueAxisAllowance = 130;
+    const double length = isVisible() ? std::max(0, width() - kValueAxisAllowance) : 0;
+    showTicks(xAxis_, fitTicks(6, length, xAxis_->labelsFont(), Qt::Horizontal,
+                               [span](int n) { return timeTicks(span, n); }));
+}
+
+void TimeChart::resizeEvent(QResizeEvent* event) {
+    QChartView::resizeEvent(event);
+    // The plot area is laid out anew: the ticks that fit it may be more or fewer.
+    scheduleRedraw();
 }
 
 } // namespace isobar::ui

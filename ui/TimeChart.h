@@ -42,9 +42,11 @@ protected:
 
     virtual void redraw() = 0;
     void scheduleRedraw();
-    // The end of a redraw: the value axis with `valueTicks`, the time axis up to `maxTime` (or the
-    // other chart's span, when longer).
-    void showSpan(double maxTime, const AxisTicks& valueTicks);
+    // The end of a redraw: the value axis up to `maxValue` in `scale` with up to `valueTicks` ticks
+    // (fewer when their labels would not fit the chart's height), the time axis up to `maxTime` (or
+    // the other chart's span, when longer) with as many as fit its width.
+    void showSpan(double maxTime, double maxValue, AxisScale scale, int valueTicks);
+    void resizeEvent(QResizeEvent* event) override;
     // Forgets the spans (a new run).
     void resetSpan();
 
