@@ -17,15 +17,17 @@ namespace {
 const char* kInspectHelp = R"(usage: isobar-cli inspect [--scan] [--json] FILE...
        isobar-cli inspect --map PNG [--variable V] [--time T] [--level HPA] [--width PX] FILE...
 
-Describes each file as Isobar reads it - format, detected layout, grid and box, time range,
+Describes each file as Isobar reads it (NetCDF classic, 64-bit offset or netCDF-4, GRIB editions
+1 and 2, the CDS's ZIP archives of them) - format, detected layout, grid and box, time range,
 variables with their packing, units and the conversion a load applies, variables it ignores - and
 the dataset the files form together: the product, time steps, and the rows a load would write.
 A file that cannot be loaded is reported with the reason; the others are still described.
 
 With --map, writes a PNG picture of one variable at one time step (and pressure level) instead:
 a heat map on the files' grid with a colour scale, the units and the missing values in grey,
-decoded exactly as a load decodes it (the values it would store, in table units). It needs no
-display. The default variable is the files' only one, the default time their first step, the
+decoded exactly as a load decodes it (the values it would store, in table units), under the
+coastlines, lakes and borders of the Debian package gmt-gshhg-low and a labelled graticule. It
+needs no display. The default variable is the files' only one, the default time their first step, the
 default level their first.
 
 options:
