@@ -51,16 +51,7 @@ FileMapPanel::FileMapPanel(QWidget* parent)
     layout->addLayout(choices);
     layout->addWidget(view_, 1);
     layout->addWidget(status_);
-    connect(view_, &MapView::hovered, this, [this](const QString& text) {
-        if (!text.isEmpty()) {
-            status_->setText(text);
-        }
-    });
-    connect(view_, &MapView::pointClicked, this, [this](std::size_t row, std::size_t col) {
-        if (const GridField* f = view_->field()) {
-            status_->setText(pointText(*f, row, col));
-        }
-    });
+    view_->showPointsIn(status_);
     clear();
 }
 

@@ -3,6 +3,7 @@
 #include "MapView.h"
 
 #include <QKeyEvent>
+#include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QRubberBand>
@@ -85,6 +86,19 @@ bool MapView::zoomOut() {
     applyZooms();
     emit zoomChanged();
     return true;
+}
+
+void MapView::showPointsIn(QLabel* label) {
+    connect(this, &MapView::hovered, label, [label](const QString& text) {
+        if (!text.isEmpty()) {
+            label->setText(text);
+        }
+    });
+    connect(this, &MapView::pointClicked, label, [this, label](std::size_t row, std::size_t col) {
+        if (const GridField* f = field()) {
+            label->setText(pointText(*f, row, col));
+        }
+    });
 }
 
 void MapView::setLayers(const MapLayers& layers) {

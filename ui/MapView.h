@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+class QLabel;
 class QRubberBand;
 
 #include <memory>
@@ -52,6 +53,8 @@ public:
     void setLayers(const MapLayers& layers);
     // What the map could not draw ("coastlines need the Debian package ..."), empty when all.
     const QString& missingLayers() const { return missingLayers_; }
+    // Shows in `label` the point under the pointer, and the point clicked (pointText()).
+    void showPointsIn(QLabel* label);
 
     QSize sizeHint() const override { return {640, 360}; }
     QSize minimumSizeHint() const override { return {240, 140}; }

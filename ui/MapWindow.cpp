@@ -21,16 +21,7 @@ MapWindow::MapWindow(std::shared_ptr<const GridField> field, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(view_, 1);
     layout->addWidget(status_);
-    connect(view_, &MapView::hovered, this, [this](const QString& text) {
-        if (!text.isEmpty()) {
-            status_->setText(text);
-        }
-    });
-    connect(view_, &MapView::pointClicked, this, [this](std::size_t row, std::size_t col) {
-        if (const GridField* f = view_->field()) {
-            status_->setText(pointText(*f, row, col));
-        }
-    });
+    view_->showPointsIn(status_);
     view_->setField(std::move(field));
     // Most of the screen: a global 0.25 degree field is 1440 x 721 points.
     const QScreen* screen = parent != nullptr && parent->screen() != nullptr
