@@ -139,12 +139,14 @@ BinnedFile readBinned(const std::filesystem::path& path, FileKind kind) {
     if (kind == FileKind::Shores) {
         // Packed: points << 9 | level << 6 | exit << 3 | entry (GMT's gmt_shore.c).
         const std::vector<int> info = readInts(file, path, "Embedded_npts_levels_exit_entry_for_a_segment");
-        f.segmentPoints.resize(info.size());
-        f.segmentLevel.resize(info.size());
-        for (std::size_t s = 0; s < info.size(); ++s) {
-            const auto packed = static_cast<std::uint32_t>(info[s]);
-            f.segmentPoints[s] = static_cast<int>(packed >> 9U);
-            f.segmentLevel[s] = static_cast<int>((packed >> 6U) & 7U);
+        // Appended, not resized: GCC 12 at -O3 warns of a null dereference in resize() of a vector
+        // that may be empty (-Wnull-dereference, a false positive).
+        f.segmentPoints.reserve(info.size());
+        f.segmentLevel.reserve(info.size());
+        for (const int value : info) {
+            const auto packed = static_cast<std::uint32_t>(value);
+            f.segmentPoints.push_back(static_cast<int>(packed >> 9U));
+            f.segmentLevel.push_back(static_cast<int>((packed >> 6U) & 7U));
         }
     } else {
         f.segmentPoints = readInts(file, path, "N_points_for_a_segment");
