@@ -53,29 +53,32 @@ std::size_t dimensionOf(const NetcdfHandle& file, int varid, const std::filesyst
     return length;
 }
 
-std::vector<int> readInts(const NetcdfHandle& file, const std::filesystem::path& path,
-                          const std::string& name) {
+// A whole one-dimensional variable, read with netcdf-c's getter for T (nc_get_var_int, ...).
+template <typename T>
+std::vector<T> readVariable(const NetcdfHandle& file, const std::filesystem::path& path,
+                            const std::string& name, int (*get)(int, int, T*)) {
     int varid = 0;
     ncCheck(nc_inq_varid(file.id(), name.c_str(), &varid), path, "finding " + name);
-    std::vector<int> values(dimensionOf(file, varid, path, name));
+    std::vector<T> values(dimensionOf(file, varid, path, name));
     if (!values.empty()) {
-        ncCheck(nc_get_var_int(file.id(), varid, values.data()), path, "reading " + name);
+        ncCheck(get(file.id(), varid, values.data()), path, "reading " + name);
     }
     return values;
+}
+
+std::vector<int> readInts(const NetcdfHandle& file, const std::filesystem::path& path,
+                          const std::string& name) {
+    return readVariable<int>(file, path, name, nc_get_var_int);
 }
 
 // The offsets are unsigned 16-bit values kept in netCDF shorts.
 std::vector<std::uint16_t> readOffsets(const NetcdfHandle& file, const std::filesystem::path& path,
                                        const std::string& name) {
-    int varid = 0;
-    ncCheck(nc_inq_varid(file.id(), name.c_str(), &varid), path, "finding " + name);
-    std::vector<short> raw(dimensionOf(file, varid, path, name));
-    if (!raw.empty()) {
-        ncCheck(nc_get_var_short(file.id(), varid, raw.data()), path, "reading " + name);
-    }
-    std::vector<std::uint16_t> values(raw.size());
-    for (std::size_t i = 0; i < raw.size(); ++i) {
-        values[i] = static_cast<std::uint16_t>(raw[i]);
+    const std::vector<short> raw = readVariable<short>(file, path, name, nc_get_var_short);
+    std::vector<std::uint16_t> values;
+    values.reserve(raw.size());
+    for (const short v : raw) {
+        values.push_back(static_cast<std::uint16_t>(v));
     }
     return values;
 }
