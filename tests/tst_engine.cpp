@@ -6,6 +6,8 @@
 
 #include "TestCluster.h"
 #include "TestUtil.h"
+#include "db/Compression.h"
+#include "db/TableType.h"
 #include "ingest/Loader.h"
 #include "monitor/WorkerTuner.h"
 
@@ -78,28 +80,42 @@ private slots:
     // kill -9 mid-load: every committed unit is whole, and the rerun loads exactly the rest.
     void killThenResume() { interruptThenResume("killed", SIGKILL); }
 
+    // The same into a hypertable whose rows TimescaleDB compresses as COPY receives them: a
+    // killed worker's batches roll back with its transaction, and the rerun ends exactly at the
+    // reference with every chunk compressed.
+    void killDirectCompressThenResume() {
+        if (!directCompress()) {
+            QSKIP("TimescaleDB with direct compress of COPY (2.21+) is not on the test server");
+        }
+        interruptThenResume("killed_direct", SIGKILL,
+                            {"--table-type", "hypertable", "--chunk-interval", "6 hours", "--compress"});
+        Connection conn = cluster_->connect();
+        QCOMPARE(test::scalar(conn,
+                              "SELECT count(*) FROM timescaledb_information.chunks WHERE hypertable_name = "
+                              "'killed_direct' AND NOT is_compressed"),
+                 QString("0"));
+    }
+
     // Ctrl-C mid-load: in-flight units roll back, committed ones stay, exit status 130.
     void interruptThenResume() { interruptThenResume("interrupted", SIGINT); }
 
     // The server crashes (immediate shutdown) and comes back mid-load: the workers retry, or the
     // run fails clearly; either way a rerun completes to exactly the reference.
-    void serverCrashMidLoad() {
-        QProcess load;
-        startLoad(load, "crashed", {"--retries", "30"});
-        Connection watch = cluster_->connect();
-        QVERIFY(waitFor([&] { return committedUnits(watch, "crashed") >= 3; }, std::chrono::seconds(60)));
-        cluster_->cluster().stopImmediately();
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        cluster_->cluster().start();
-        QVERIFY(load.waitForFinished(120000));
-        const QString err = QString::fromUtf8(load.readAllStandardError());
-        QVERIFY2(load.exitCode() == 0 || (load.exitCode() == 1 && err.contains("connection")),
-                 qPrintable(err));
+    void serverCrashMidLoad() { serverCrashMidLoad("crashed", {}); }
+
+    // The same into a hypertable compressed by direct compress of COPY: each worker's session
+    // settings come back with its new connection.
+    void serverCrashMidDirectCompress() {
+        if (!directCompress()) {
+            QSKIP("TimescaleDB with direct compress of COPY (2.21+) is not on the test server");
+        }
+        serverCrashMidLoad("crashed_direct",
+                           {"--table-type", "hypertable", "--chunk-interval", "6 hours", "--compress"});
         Connection conn = cluster_->connect();
-        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM crashed"), ledgerRows(conn, "crashed"));
-        const CliRun rerun = load_("crashed", {});
-        QVERIFY2(rerun.exitCode == 0, qPrintable(rerun.err));
-        QCOMPARE(digest(conn, "crashed"), reference_);
+        QCOMPARE(test::scalar(conn,
+                              "SELECT count(*) FROM timescaledb_information.chunks WHERE hypertable_name = "
+                              "'crashed_direct' AND NOT is_compressed"),
+                 QString("0"));
     }
 
     // One worker's backend is terminated: its unit is retried on a new connection, nothing twice.
@@ -502,16 +518,49 @@ private:
         QVERIFY(p.waitForStarted());
     }
 
-    void interruptThenResume(const QString& table, int signal) {
+    void serverCrashMidLoad(const QString& table, const QStringList& extra) {
         QProcess load;
-        startLoad(load, table, {});
+        startLoad(load, table, QStringList{"--retries", "30"} + extra);
+        Connection watch = cluster_->connect();
+        QVERIFY(waitFor([&] { return committedUnits(watch, table) >= 3; }, std::chrono::seconds(60)));
+        cluster_->cluster().stopImmediately();
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        cluster_->cluster().start();
+        QVERIFY(load.waitForFinished(120000));
+        const QString err = QString::fromUtf8(load.readAllStandardError());
+        QVERIFY2(load.exitCode() == 0 || (load.exitCode() == 1 && err.contains("connection")),
+                 qPrintable(err));
+        Connection conn = cluster_->connect();
+        const std::string name = table.toStdString();
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM " + name), ledgerRows(conn, table));
+        const CliRun rerun = load_(table, extra);
+        QVERIFY2(rerun.exitCode == 0, qPrintable(rerun.err));
+        QCOMPARE(digest(conn, table), reference_);
+    }
+
+    // Whether the test server's TimescaleDB compresses rows as COPY receives them.
+    bool directCompress() const {
+        Connection conn = cluster_->connect();
+        const ExtensionStatus ts = timescaledbStatus(conn);
+        return ts.usable &&
+               hasDirectCompress(ts.installedVersion.empty() ? ts.availableVersion : ts.installedVersion);
+    }
+
+    // `extra` loads into another table type; a new regular table's autovacuum is paused during its
+    // load (not a hypertable's), which is checked only without it.
+    void interruptThenResume(const QString& table, int signal, const QStringList& extra = {}) {
+        const bool pauses = extra.isEmpty();
+        QProcess load;
+        startLoad(load, table, extra);
         Connection watch = cluster_->connect();
         QVERIFY2(waitFor([&] { return committedUnits(watch, table) >= 5; }, std::chrono::seconds(60)),
                  "no unit was committed in time");
-        QCOMPARE(autovacuumState(watch, table), QString("paused"));
+        if (pauses) {
+            QCOMPARE(autovacuumState(watch, table), QString("paused"));
+        }
         kill(static_cast<pid_t>(load.processId()), signal);
         QVERIFY(load.waitForFinished(30000));
-        if (signal == SIGINT) {
+        if (pauses && signal == SIGINT) {
             QCOMPARE(load.exitCode(), 130);
             const QString err = QString::fromUtf8(load.readAllStandardError());
             QVERIFY2(err.contains("cancelled") && err.contains("Run the same command again"),
@@ -519,7 +568,7 @@ private:
             // A cancelled load leaves the table's autovacuum on.
             QVERIFY2(err.contains("autovacuum of " + table + " is on again"), qPrintable(err));
             QCOMPARE(autovacuumState(watch, table), QString("default"));
-        } else {
+        } else if (pauses) {
             // A killed one cannot: the record says so, and the load that completes turns it on.
             QCOMPARE(autovacuumState(watch, table), QString("paused"));
             const CliRun settings =
@@ -538,11 +587,11 @@ private:
                                     table.toStdString() + "'::regclass)"),
             QString("0"));
         QVERIFY(test::scalar(watch, "SELECT count(*) FROM " + table.toStdString()).toLongLong() < kRows);
-        const CliRun rerun = load_(table, {});
+        const CliRun rerun = load_(table, extra);
         QVERIFY2(rerun.exitCode == 0, qPrintable(rerun.err));
         QVERIFY2(rerun.err.contains("resuming:"), qPrintable(rerun.err));
         QCOMPARE(digest(watch, table), reference_);
-        if (signal == SIGKILL) {
+        if (signal == SIGKILL && pauses) {
             QVERIFY2(rerun.err.contains("autovacuum of " + table +
                                         " is paused by a load of it that has not finished"),
                      qPrintable(rerun.err));

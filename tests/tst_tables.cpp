@@ -313,9 +313,11 @@ private slots:
             QSKIP(qPrintable("TimescaleDB cannot be used on the test server: " +
                              QString::fromStdString(status.reason)));
         }
-        const CliRun run =
-            load("hyper", {"--table-type", "hypertable", "--chunk-interval", "12 hours", "--compress"});
+        const CliRun run = load(
+            "hyper", {"--table-type", "hypertable", "--chunk-interval", "12 hours", "--compress=after-load"});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        VERIFY_MESSAGE(run.err, "compression: the chunks are compressed after the load, as asked "
+                                "(--compress=after-load)");
         // 12 rows of each location in a chunk: ordered by location and time, not segmented, and
         // every chunk smaller after (its size before and after said, and in the report).
         QVERIFY2(run.err.contains("compressed chunk 4 of 4"), qPrintable(run.err));
@@ -336,6 +338,7 @@ private slots:
                  QString("|location_id,\"time\""));
         const RunReport report = readReport(reportOf(run));
         QVERIFY(report.compression.has_value());
+        QVERIFY(!report.compression->direct);
         QCOMPARE(report.compression->chunks, std::size_t(4));
         QVERIFY(report.compression->bytesAfter > 0);
         QVERIFY(report.compression->bytesAfter < report.compression->bytesBefore);
@@ -343,7 +346,7 @@ private slots:
         QVERIFY(renderReportHtml(report).find("before compression") != std::string::npos);
         // Run again: nothing loads, so nothing about slowing rows down, no index built, nothing to
         // compress.
-        const CliRun again = load("hyper", {"--compress"});
+        const CliRun again = load("hyper", {"--compress=after-load"});
         QVERIFY2(again.exitCode == 0, qPrintable(again.err));
         QVERIFY2(again.err.contains("every chunk is compressed already"), qPrintable(again.err));
         QVERIFY2(!again.err.contains("hyper_time_idx") && !again.err.contains("built the hypertable's index"),
@@ -358,6 +361,108 @@ private slots:
                               "SELECT count(*) FROM pg_indexes WHERE tablename = 'hyper' AND indexname = "
                               "'hyper_time_idx'"),
                  QString("1"));
+    }
+
+    // Where TimescaleDB compresses rows as COPY receives them (2.21+), --compress does so: every
+    // chunk is written compressed, none is compressed after, and the rows read back are exactly
+    // those of a regular table loaded from the same file (EXCEPT ALL both ways). A rerun writes
+    // nothing; --compress=direct is refused where it cannot be honoured, naming why.
+    void directCompress() {
+        Connection conn = cluster_->connect();
+        const ExtensionStatus status = timescaledbStatus(conn);
+        if (!status.usable) {
+            QSKIP(qPrintable("TimescaleDB cannot be used on the test server: " +
+                             QString::fromStdString(status.reason)));
+        }
+        const std::string version =
+            status.installedVersion.empty() ? status.availableVersion : status.installedVersion;
+        if (!hasDirectCompress(version)) {
+            const CliRun refused = load("hyper_refused", {"--table-type", "hypertable", "--compress=direct"});
+            QCOMPARE(refused.exitCode, 1);
+            VERIFY_MESSAGE(refused.err, "--compress=direct: TimescaleDB", "2.21 and later can");
+            QSKIP(qPrintable("TimescaleDB " + QString::fromStdString(version) +
+                             " has no direct compress of COPY (2.21 and later)"));
+        }
+        const CliRun run =
+            load("hyper_direct", {"--table-type", "hypertable", "--chunk-interval", "12 hours", "--compress",
+                                  "--workers", "2", "--rows-per-unit", "3362", "--verify", "full"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        VERIFY_MESSAGE(run.err,
+                       "compression: direct compress of COPY (TimescaleDB " + QString::fromStdString(version),
+                       "every chunk was written compressed by COPY");
+        VERIFY_MESSAGE(run.out, "compression: written compressed by COPY: ", "x of about ", " uncompressed)",
+                       "0 chunk(s) compressed after the load",
+                       "not segmented, ordered by location_id, time: the rows reach the server a time of "
+                       "the grid after another");
+        // Compressed by COPY itself: each chunk's own heap holds no row, every row is in its
+        // compressed chunk.
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM timescaledb_information.chunks WHERE "
+                                    "hypertable_name = 'hyper_direct' AND NOT is_compressed"),
+                 QString("0"));
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM show_chunks('hyper_direct')"), QString("4"));
+        const Result chunks = conn.query("SELECT c::text FROM show_chunks('hyper_direct') c");
+        for (int i = 0; i < chunks.rows(); ++i) {
+            QCOMPARE(test::scalar(conn, "SELECT count(*) FROM ONLY " + chunks.text(i, 0)), QString("0"));
+        }
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM hyper_direct"), QString::number(kRows));
+        // The oracle: the same file into a regular table, uncompressed.
+        const CliRun plain = load("plain_of_direct", {});
+        QVERIFY2(plain.exitCode == 0, qPrintable(plain.err));
+        for (const char* sql :
+             {"SELECT count(*) FROM (SELECT * FROM hyper_direct EXCEPT ALL SELECT * FROM "
+              "plain_of_direct) d",
+              "SELECT count(*) FROM (SELECT * FROM plain_of_direct EXCEPT ALL SELECT * FROM "
+              "hyper_direct) d"}) {
+            QCOMPARE(test::scalar(conn, sql), QString("0"));
+        }
+        // Read back in the compressed order and against it: ordered scans over the overlapping
+        // batches of two workers return the rows in order.
+        QCOMPARE(test::scalar(conn,
+                              "SELECT count(*) FROM (SELECT time, lag(time) OVER () AS prev FROM (SELECT "
+                              "time FROM hyper_direct WHERE location_id = (SELECT min(location_id) FROM "
+                              "plain_of_direct) ORDER BY time) o) t WHERE prev >= time"),
+                 QString("0"));
+        const RunReport report = readReport(reportOf(run));
+        QVERIFY(report.compression.has_value());
+        QVERIFY(report.compression->direct);
+        VERIFY_MESSAGE(QString::fromStdString(report.compression->path), "direct compress of COPY");
+        QCOMPARE(report.compression->chunks, std::size_t(0));
+        QVERIFY(report.compression->bytesAfter > 0);
+        // Before: the rows in a heap, estimated from the columns; the oracle is the regular table
+        // of the same rows, whose heap the estimate must come near.
+        QVERIFY(report.compression->beforeEstimated);
+        const double heap = test::scalar(conn, "SELECT pg_relation_size('plain_of_direct')").toDouble();
+        QVERIFY2(
+            std::abs(static_cast<double>(report.compression->bytesBefore) / heap - 1) < 0.1,
+            qPrintable(QString::number(report.compression->bytesBefore) + " vs " + QString::number(heap)));
+        QVERIFY(report.compression->bytesAfter < report.compression->bytesBefore);
+        QVERIFY(renderReportHtml(report).find("written compressed by COPY") != std::string::npos);
+        // Again: nothing to write, nothing to compress.
+        const CliRun again = load("hyper_direct", {"--compress"});
+        QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+        VERIFY_MESSAGE(again.out, "COPY 0,");
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM hyper_direct"), QString::number(kRows));
+
+        // What direct compress cannot serve: a unique index. Auto compresses after the load and
+        // says why; --compress=direct is refused before a row is written.
+        conn.exec("CREATE TABLE hyper_unique (LIKE plain_of_direct)");
+        conn.exec(
+            "SELECT create_hypertable('hyper_unique', 'time', chunk_time_interval => interval '1 day')");
+        conn.exec("CREATE UNIQUE INDEX hyper_unique_key ON hyper_unique (location_id, time)");
+        const CliRun insisted = load("hyper_unique", {"--compress=direct"});
+        QCOMPARE(insisted.exitCode, 1);
+        VERIFY_MESSAGE(insisted.err, "--compress=direct: the table has a unique index (hyper_unique_key)",
+                       "leave out =direct");
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM hyper_unique"), QString("0"));
+        const CliRun fallback = load("hyper_unique", {"--compress"});
+        QVERIFY2(fallback.exitCode == 0, qPrintable(fallback.err));
+        VERIFY_MESSAGE(fallback.err, "compression: the chunks are compressed after the load: the table has a "
+                                     "unique index (hyper_unique_key)");
+        VERIFY_MESSAGE(fallback.out, "before compression");
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM hyper_unique"), QString::number(kRows));
+        const CliRun wrongPath = load("hyper_unique", {"--compress=sideways"});
+        QCOMPARE(wrongPath.exitCode, 2);
+        VERIFY_MESSAGE(wrongPath.err, "--compress takes auto, direct or after-load");
     }
 
     // The user's compression settings are used, and checked before anything is created; the
@@ -381,8 +486,8 @@ private slots:
             qPrintable(regular.err));
         QCOMPARE(test::scalar(conn, "SELECT to_regclass('regular_compressed') IS NULL"), QString("t"));
         const CliRun asked =
-            load("hyper_asked", {"--table-type", "hypertable", "--compress", "--compress-segmentby",
-                                 "location_id", "--compress-orderby", "time DESC"});
+            load("hyper_asked", {"--table-type", "hypertable", "--compress=after-load",
+                                 "--compress-segmentby", "location_id", "--compress-orderby", "time DESC"});
         QVERIFY2(asked.exitCode == 0, qPrintable(asked.err));
         QVERIFY2(asked.out.contains("as asked: segmented by location_id, ordered by time DESC"),
                  qPrintable(asked.out));

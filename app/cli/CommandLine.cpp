@@ -40,6 +40,8 @@ ParsedArgs::ParsedArgs(const std::string& command, const std::vector<OptionSpec>
         }
         if (inlineValue) {
             values_[name] = *inlineValue;
+        } else if (spec->optionalValue) {
+            values_[name] = "";
         } else if (i + 1 < args.size()) {
             values_[name] = args[++i];
         } else {
@@ -81,7 +83,10 @@ long long ParsedArgs::integer(const std::string& name, long long fallback, long 
 std::string describeOptions(const std::vector<OptionSpec>& specs) {
     std::string out;
     for (const auto& s : specs) {
-        std::string left = "  --" + s.name + (s.valueName.empty() ? "" : " " + s.valueName);
+        std::string left = "  --" + s.name +
+                           (s.valueName.empty() ? ""
+                            : s.optionalValue   ? "[=" + s.valueName + "]"
+                                                : " " + s.valueName);
         if (left.size() < 28) {
             left.resize(28, ' ');
         } else {

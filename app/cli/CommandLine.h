@@ -19,6 +19,9 @@ struct OptionSpec {
     std::string name;      // without dashes: "table"
     std::string valueName; // empty: a flag without value
     std::string help;
+    // The value may be left out ("--compress"), and is then only given as "--compress=VALUE": the
+    // next argument stays a positional one.
+    bool optionalValue = false;
 };
 
 // A subcommand's options and positional arguments, parsed strictly: an unknown option is an error,

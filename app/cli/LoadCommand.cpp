@@ -306,9 +306,11 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
         {"set-logged-after", "", "unlogged: make the table LOGGED (crash-safe) once the load is complete"},
         {"partition-interval", "day|week|month|year", "partitioned: one partition per (default month)"},
         {"chunk-interval", "INTERVAL", "hypertable: chunk_time_interval (default '1 day')"},
-        {"compress", "",
-         "hypertable: compress the chunks once the load is complete (in parallel; sizes before and after "
-         "are reported)"},
+        {"compress", "auto|direct|after-load",
+         "hypertable: compress the rows. auto (the default): as COPY receives them where the server's "
+         "TimescaleDB can (2.21+, direct compress), else the chunks once the load is complete; direct: "
+         "only the first; after-load: only the second (in parallel; sizes before and after are reported)",
+         true},
         {"compress-segmentby", "COLUMNS",
          "with --compress: timescaledb.compress_segmentby ('' for none; default: the table's own, else "
          "location_id where a chunk holds 1000+ rows of each location, else none)"},
@@ -386,6 +388,14 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
     }
     request.tableOptions.chunkInterval = parsed.value("chunk-interval", "1 day");
     request.tableOptions.compressAfter = parsed.flag("compress");
+    if (const auto how = parsed.value("compress"); how && !how->empty()) {
+        const auto path = parseCompressPath(*how);
+        if (!path) {
+            throw UsageError{"--compress takes auto, direct or after-load (--compress=after-load), not '" +
+                             *how + "'"};
+        }
+        request.tableOptions.compressPath = *path;
+    }
     request.tableOptions.compressSegmentBy = parsed.value("compress-segmentby");
     request.tableOptions.compressOrderBy = parsed.value("compress-orderby");
     if (!request.tableOptions.compressAfter &&

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -21,6 +22,9 @@
 namespace isobar {
 
 namespace {
+
+// TimescaleDB 2.<this> and later compress rows as COPY receives them.
+constexpr int kDirectCompressMinor = 21;
 
 constexpr const char* kHypertableOf =
     "format('%I.%I', hypertable_schema, hypertable_name)::regclass = $1::regclass";
@@ -55,7 +59,8 @@ std::string describeInterval(double seconds) {
     return fmt::format("{:.0f} hour{}", hours, hours == 1 ? "" : "s");
 }
 
-CompressionChoice automaticChoice(Connection& conn, const TableName& table, const CompressionHint& hint) {
+CompressionChoice automaticChoice(Connection& conn, const TableName& table, const CompressionHint& hint,
+                                  bool direct) {
     const Result interval = conn.query(std::string("SELECT extract(epoch FROM time_interval)::float8 FROM "
                                                    "timescaledb_information.dimensions WHERE ") +
                                            kHypertableOf + " AND dimension_number = 1",
@@ -75,6 +80,16 @@ CompressionChoice automaticChoice(Connection& conn, const TableName& table, cons
                         static_cast<double>(std::max<std::size_t>(1, hint.levels));
     const std::string holds = fmt::format("a chunk of {} holds up to {:.0f} rows of each location",
                                           describeInterval(chunkSeconds), rows);
+    if (direct) {
+        // A COPY of time-major rows holds a location's rows of one or a few times: segmented by
+        // location_id, each would be a batch of its own (a trap measured at ~30k rows/s).
+        c.orderBy = "location_id, " + levels + "time";
+        c.why = "not segmented, ordered by " + c.orderBy +
+                ": the rows reach the server a time of the grid after another, so a segment by location_id "
+                "would hold a row or two of each COPY (" +
+                holds + ")";
+        return c;
+    }
     if (rows >= kMinSegmentRows) {
         c.segmentBy = "location_id";
         c.orderBy = levels + "time";
@@ -117,6 +132,15 @@ std::vector<Chunk> chunksToCompress(Connection& conn, const TableName& table) {
 std::int64_t hypertableBytes(Connection& conn, const TableName& table) {
     const Result r = conn.query("SELECT hypertable_size($1::regclass)", {table.quoted(conn)});
     return r.isNull(0, 0) ? -1 : r.integer(0, 0);
+}
+
+// The rows' size uncompressed as TimescaleDB records it per compressed chunk; -1 where it has no
+// record (chunks written compressed by COPY may have none).
+std::int64_t uncompressedEstimate(Connection& conn, const TableName& table) {
+    const Result r = conn.query("SELECT sum(before_compression_total_bytes)::bigint FROM "
+                                "hypertable_compression_stats($1::regclass)",
+                                {table.quoted(conn)});
+    return r.rows() == 0 || r.isNull(0, 0) || r.integer(0, 0) <= 0 ? -1 : r.integer(0, 0);
 }
 
 // Compresses `chunks` on up to run.parallel connections of their own; returns how many were done.
@@ -181,7 +205,7 @@ std::size_t compressChunks(const std::vector<Chunk>& chunks, const CompressionRu
 } // namespace
 
 CompressionChoice chooseCompression(Connection& conn, const TableName& table, const TableOptions& options,
-                                    const CompressionHint& hint) {
+                                    const CompressionHint& hint, bool direct) {
     const bool asked = options.compressSegmentBy || options.compressOrderBy;
     if (!asked) {
         const Result existing = conn.query(
@@ -197,7 +221,7 @@ CompressionChoice chooseCompression(Connection& conn, const TableName& table, co
             return c;
         }
     }
-    CompressionChoice c = automaticChoice(conn, table, hint);
+    CompressionChoice c = automaticChoice(conn, table, hint, direct);
     if (asked) {
         c.segmentBy = options.compressSegmentBy.value_or(c.segmentBy);
         c.orderBy = options.compressOrderBy.value_or(c.orderBy);
@@ -242,8 +266,161 @@ void checkCompressionColumns(const TableOptions& options, const std::vector<std:
     check(options.compressOrderBy, "--compress-orderby", true);
 }
 
+bool hasDirectCompress(const std::string& version) {
+    int major = 0;
+    int minor = 0;
+    if (std::sscanf(version.c_str(), "%d.%d", &major, &minor) != 2) {
+        return false;
+    }
+    return major > 2 || (major == 2 && minor >= kDirectCompressMinor);
+}
+
+std::string describeCompressPath(const ExtensionStatus& timescaledb, CompressPath path) {
+    const std::string& version =
+        timescaledb.installedVersion.empty() ? timescaledb.availableVersion : timescaledb.installedVersion;
+    if (path == CompressPath::AfterLoad) {
+        return "The chunks are compressed after the load, as chosen.";
+    }
+    if (!timescaledb.usable) {
+        return "Compression needs TimescaleDB: " + timescaledb.reason;
+    }
+    if (hasDirectCompress(version)) {
+        return "Compressed as COPY receives the rows: TimescaleDB " + version +
+               " has direct compress (which it calls experimental). A table with a unique index, triggers "
+               "or segments is compressed after the load instead.";
+    }
+    return "Compressed after the load: TimescaleDB " + version +
+           " cannot compress rows as COPY receives them (2.21 and later can, in about half the time).";
+}
+
+DirectCompress directCompressSupport(Connection& conn) {
+    DirectCompress out;
+    const Result ext = conn.query("SELECT extversion FROM pg_extension WHERE extname = 'timescaledb'");
+    if (ext.rows() == 0) {
+        out.why = "TimescaleDB is not created in this database";
+        return out;
+    }
+    out.version = ext.text(0, 0);
+    // Defined by the extension's library from 2.21 on; NULL (not an error) before.
+    const Result setting =
+        conn.query("SELECT coalesce(extra_desc, short_desc, '') FROM pg_settings WHERE name = "
+                   "'timescaledb.enable_direct_compress_copy'");
+    if (setting.rows() == 0) {
+        out.why = "TimescaleDB " + out.version +
+                  " cannot compress rows as COPY receives them (2.21 and later can: "
+                  "timescaledb.enable_direct_compress_copy)";
+        return out;
+    }
+    out.available = true;
+    out.experimental = setting.text(0, 0).find("xperimental") != std::string::npos;
+    return out;
+}
+
+std::vector<std::string> directCompressSettings(int sortLimit) {
+    return {"SET timescaledb.enable_direct_compress_copy = on",
+            // Rows of concurrent COPYs overlap: the server sorts each run and marks the chunk
+            // unordered. client_sorted would claim an order across the chunk that two workers'
+            // batches do not have, and ordered scans would return rows out of order.
+            "SET timescaledb.enable_direct_compress_copy_client_sorted = off",
+            "SET timescaledb.enable_direct_compress_copy_sort_batches = on",
+            "SET timescaledb.direct_compress_copy_tuple_sort_limit = " + std::to_string(sortLimit)};
+}
+
+CompressionStart startCompression(Connection& conn, const TableName& table, const TableOptions& options,
+                                  const CompressionHint& hint) {
+    CompressionStart out;
+    if (options.compressPath == CompressPath::AfterLoad) {
+        out.why = "the chunks are compressed after the load, as asked (--compress=after-load)";
+        return out;
+    }
+    const bool insisted = options.compressPath == CompressPath::Direct;
+    const auto afterLoad = [&](const std::string& reason) {
+        if (insisted) {
+            throw Error("--compress=direct: " + reason +
+                        "; leave out =direct to compress the chunks after the load instead");
+        }
+        out.why = "the chunks are compressed after the load: " + reason;
+        return out;
+    };
+    const DirectCompress support = directCompressSupport(conn);
+    if (!support.available) {
+        return afterLoad(support.why);
+    }
+    const std::string qualified = table.quoted(conn);
+    conn.exec(kBeginReadCommitted);
+    try {
+        lockTablePreparation(conn, table);
+        // What makes TimescaleDB write the rows uncompressed after all (it says so in a WARNING).
+        const Result unique =
+            conn.query("SELECT string_agg(indexrelid::regclass::text, ', ') FROM pg_index WHERE indrelid = "
+                       "$1::regclass AND (indisunique OR indisprimary)",
+                       {qualified});
+        if (!unique.isNull(0, 0)) {
+            conn.exec("ROLLBACK");
+            return afterLoad("the table has a unique index (" + unique.text(0, 0) +
+                             "), which TimescaleDB's direct compress of COPY does not check");
+        }
+        const Result triggers =
+            conn.query("SELECT string_agg(tgname, ', ') FROM pg_trigger WHERE tgrelid = "
+                       "$1::regclass AND NOT tgisinternal AND tgname <> 'ts_insert_blocker'",
+                       {qualified});
+        if (!triggers.isNull(0, 0)) {
+            conn.exec("ROLLBACK");
+            return afterLoad("the table has triggers (" + triggers.text(0, 0) +
+                             "), which TimescaleDB's direct compress of COPY does not fire");
+        }
+        out.settings = chooseCompression(conn, table, options, hint, true);
+        if (!out.settings.segmentBy.empty() && !insisted) {
+            conn.exec("ROLLBACK");
+            return afterLoad("the table is segmented by " + out.settings.segmentBy +
+                             ", and the rows reach the server a time of the grid after another: each COPY "
+                             "would hold a row or two of a segment, a compressed batch each "
+                             "(--compress=direct loads so all the same)");
+        }
+        const Result enabled = conn.query(
+            std::string("SELECT compression_enabled FROM timescaledb_information.hypertables WHERE ") +
+                kHypertableOf,
+            {qualified});
+        const bool asked = options.compressSegmentBy || options.compressOrderBy;
+        if (asked || enabled.rows() == 0 || enabled.text(0, 0) != "t") {
+            conn.exec("ALTER TABLE " + qualified +
+                      " SET (timescaledb.compress, timescaledb.compress_segmentby = " +
+                      conn.quoteLiteral(out.settings.segmentBy) +
+                      ", timescaledb.compress_orderby = " + conn.quoteLiteral(out.settings.orderBy) + ")");
+        }
+        conn.exec("COMMIT");
+    } catch (...) {
+        if (conn.connected()) {
+            conn.exec("ROLLBACK");
+        }
+        throw;
+    }
+    out.direct = true;
+    out.sessionSettings = directCompressSettings(kDirectCompressSortLimit);
+    out.why = "direct compress of COPY (TimescaleDB " + support.version +
+              (support.experimental ? ", which calls it experimental" : "") +
+              "): the server compresses the rows as it receives them, sorted in runs of " +
+              std::to_string(kDirectCompressSortLimit) + "; --compress=after-load compresses after the load";
+    return out;
+}
+
 std::string CompressionOutcome::describe() const {
     std::string out;
+    if (direct) {
+        out = "written compressed by COPY" +
+              (bytesAfter >= 0 ? ": " + formatBytes(static_cast<std::uint64_t>(bytesAfter)) : std::string()) +
+              (bytesBefore > 0 && bytesAfter >= 0
+                   ? fmt::format(" ({:.2f}x of {}{} uncompressed)",
+                                 static_cast<double>(bytesAfter) / static_cast<double>(bytesBefore),
+                                 beforeEstimated ? "about " : "",
+                                 formatBytes(static_cast<std::uint64_t>(bytesBefore)))
+                   : std::string());
+        out += fmt::format("; {} chunk(s) compressed after the load in {:.1f} s", chunks, seconds);
+        if (chunksLeft > 0) {
+            out += fmt::format(", {} left uncompressed", chunksLeft);
+        }
+        return out + "; " + settings.why;
+    }
     if (bytesBefore >= 0 && bytesAfter >= 0) {
         out = formatBytes(static_cast<std::uint64_t>(bytesBefore)) + " before compression, " +
               formatBytes(static_cast<std::uint64_t>(bytesAfter)) + " after" +
@@ -267,13 +444,16 @@ CompressionOutcome compressHypertable(Connection& conn, const TableName& table, 
     // end, which the chunks' compression waits for.
     conn.exec(kBeginReadCommitted);
     lockTablePreparation(conn, table);
-    out.settings = chooseCompression(conn, table, options, run.hint);
+    const bool direct = run.started && run.started->direct;
+    out.settings = direct ? run.started->settings : chooseCompression(conn, table, options, run.hint);
+    out.direct = direct;
+    out.path = run.started ? run.started->why : "the chunks are compressed after the load";
     const Result enabled =
         conn.query(std::string("SELECT compression_enabled FROM timescaledb_information.hypertables WHERE ") +
                        kHypertableOf,
                    {qualified});
     const bool asked = options.compressSegmentBy || options.compressOrderBy;
-    if (asked || enabled.rows() == 0 || enabled.text(0, 0) != "t") {
+    if ((asked && !direct) || enabled.rows() == 0 || enabled.text(0, 0) != "t") {
         conn.exec("ALTER TABLE " + qualified +
                   " SET (timescaledb.compress, timescaledb.compress_segmentby = " +
                   conn.quoteLiteral(out.settings.segmentBy) +
@@ -284,10 +464,11 @@ CompressionOutcome compressHypertable(Connection& conn, const TableName& table, 
     // the same chunks.
     conn.exec(kBeginReadCommitted);
     lockTablePreparation(conn, table);
-    out.bytesBefore = hypertableBytes(conn, table);
+    out.bytesBefore = direct ? -1 : hypertableBytes(conn, table);
     const std::vector<Chunk> chunks = chunksToCompress(conn, table);
     if (run.note) {
-        run.note(chunks.empty() ? "compression: every chunk is compressed already"
+        run.note(chunks.empty() ? (direct ? "compression: every chunk was written compressed by COPY"
+                                          : "compression: every chunk is compressed already")
                                 : fmt::format("compressing {} chunk(s), {} at a time; {}", chunks.size(),
                                               std::clamp<std::size_t>(static_cast<std::size_t>(run.parallel),
                                                                       1, chunks.size()),
@@ -318,6 +499,11 @@ CompressionOutcome compressHypertable(Connection& conn, const TableName& table, 
         }
     }
     out.bytesAfter = hypertableBytes(conn, table);
+    if (direct) {
+        // What the rows would take uncompressed, as TimescaleDB counts it for the chunks it
+        // compressed (direct compress of COPY records no "before" of its own).
+        out.bytesBefore = uncompressedEstimate(conn, table);
+    }
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     spdlog::debug("compression of {}: {}", table.display(), out.describe());
     return out;

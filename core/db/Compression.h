@@ -10,6 +10,7 @@
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <vector>
 
 namespace isobar {
 
@@ -37,25 +38,71 @@ constexpr double kMinSegmentRows = 1000;
 
 // The settings for `table`: the user's (--compress-segmentby / --compress-orderby), else those the
 // table already has, else the ones that suit time-major ERA5 rows - ordered by location and time,
-// segmented by location only where a chunk holds kMinSegmentRows rows of each location.
+// segmented by location only where a chunk holds kMinSegmentRows rows of each location (never for
+// `direct` compress of COPY, which sees a location's rows of a few times at once).
 CompressionChoice chooseCompression(Connection& conn, const TableName& table, const TableOptions& options,
-                                    const CompressionHint& hint);
+                                    const CompressionHint& hint, bool direct = false);
 
 // Refuses, before anything is loaded, a --compress-segmentby / --compress-orderby that names a
 // column the table does not have or is not a column list; `columns` are the table's.
 void checkCompressionColumns(const TableOptions& options, const std::vector<std::string>& columns);
 
-// What compressing the hypertable after a load did.
+// Whether the server's TimescaleDB compresses rows as COPY receives them (2.21 and later, the
+// setting timescaledb.enable_direct_compress_copy), and if not, why.
+struct DirectCompress {
+    bool available = false;
+    std::string version;       // the extension's in this database ("2.28.3"); empty: not created
+    bool experimental = false; // the extension's own description of the setting calls it experimental
+    std::string why;           // when not available: what is missing, and which version would do
+};
+DirectCompress directCompressSupport(Connection& conn);
+
+// Whether TimescaleDB `version` ("2.28.3") has direct compress of COPY (2.21 and later).
+bool hasDirectCompress(const std::string& version);
+
+// Which path a --compress load into a new hypertable takes on a server whose TimescaleDB is
+// `timescaledb`, in a line for the user ("Compressed as COPY receives the rows: TimescaleDB 2.28.3
+// has direct compress"); said before anything is loaded, where only versions are known.
+std::string describeCompressPath(const ExtensionStatus& timescaledb, CompressPath path);
+
+// How a load's chunks are compressed, decided and prepared before its first row.
+struct CompressionStart {
+    bool direct = false;
+    std::string why;            // the path and why, in words said to the user
+    CompressionChoice settings; // direct: set on the hypertable before the first row
+    // direct: run on every worker's connection before its first COPY
+    std::vector<std::string> sessionSettings;
+};
+
+// The worker sessions' settings of a direct-compress load. The rows arrive time-major (a unit is
+// a time of the grid, locations in order); the server sorts each run of `sortLimit` rows into the
+// table's compress_orderby before it cuts them into batches of 1000.
+std::vector<std::string> directCompressSettings(int sortLimit);
+constexpr int kDirectCompressSortLimit = 100'000;
+
+// For a hypertable loaded with --compress: where options.compressPath and the server allow it
+// (and the table's settings suit rows that arrive in time order), enables compression on the
+// table with settings for direct compress and returns the sessions' settings; otherwise says why
+// the chunks are compressed after the load. Throws Error for CompressPath::Direct where the server
+// cannot, DbError when the settings cannot be set.
+CompressionStart startCompression(Connection& conn, const TableName& table, const TableOptions& options,
+                                  const CompressionHint& hint);
+
+// What compressing the hypertable during and after a load did.
 struct CompressionOutcome {
     CompressionChoice settings;
+    bool direct = false;           // the rows were compressed as COPY received them
+    std::string path;              // which path and why ("direct compress of COPY (TimescaleDB 2.28.3)")
     std::size_t chunks = 0;        // compressed (or recompressed) by this run
     std::size_t chunksLeft = 0;    // left uncompressed: the run was cancelled
     std::int64_t bytesBefore = -1; // the hypertable's total size (heap, indexes, TOAST) before
     std::int64_t bytesAfter = -1;  // and after
+    bool beforeEstimated = false;  // bytesBefore is what the rows would take in a heap (direct compress)
     double seconds = 0;
 
     bool grew() const { return bytesBefore >= 0 && bytesAfter > bytesBefore; }
-    // "1.2 GiB before compression, 107 MiB after (0.09x), 3 chunks in 4.1 s"
+    // "1.2 GiB before compression, 107 MiB after (0.09x), 3 chunks in 4.1 s"; direct: "written
+    // compressed by COPY: 77 MiB (0.23x of the rows uncompressed), 0 chunk(s) compressed after"
     std::string describe() const;
 };
 
@@ -63,12 +110,14 @@ struct CompressionRun {
     std::string conninfo; // the chunks are compressed on connections of their own, `parallel` at once
     int parallel = 1;
     CompressionHint hint;
+    std::optional<CompressionStart> started;      // the load's path, when decided before its first row
     std::function<void(const std::string&)> note; // progress: a line per chunk
     std::stop_token stop;                         // between chunks: the compressed ones stay so
 };
 
 // Enables compression on the hypertable with chooseCompression()'s settings (when it has none, or
-// the user gave others) and compresses every chunk that has uncompressed rows. Throws DbError.
+// the user gave others) and compresses every chunk that has uncompressed rows: after a direct
+// compress load, those a resumed or older run left, or the server wrote uncompressed. Throws DbError.
 CompressionOutcome compressHypertable(Connection& conn, const TableName& table, const TableOptions& options,
                                       const CompressionRun& run);
 

@@ -22,7 +22,7 @@ FinishOutcome finishTable(Connection& conn, const TableName& table, TableType ty
             note("built the hypertable's index on time after the load");
         }
         if (options.compressAfter) {
-            CompressionRun compress{run.conninfo, run.parallel, run.hint, note, run.stop};
+            CompressionRun compress{run.conninfo, run.parallel, run.hint, run.compression, note, run.stop};
             out.compression = compressHypertable(conn, table, options, compress);
         }
     }

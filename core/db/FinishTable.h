@@ -20,6 +20,7 @@ struct FinishRun {
     std::string conninfo;
     int parallel = 1;
     CompressionHint hint;
+    std::optional<CompressionStart> compression; // --compress: the path taken before the first row
     std::stop_token stop;
 };
 

@@ -235,6 +235,27 @@ std::string_view partitionIntervalName(PartitionInterval interval) {
     return "month";
 }
 
+std::optional<CompressPath> parseCompressPath(std::string_view name) {
+    for (CompressPath path : {CompressPath::Auto, CompressPath::Direct, CompressPath::AfterLoad}) {
+        if (compressPathName(path) == name) {
+            return path;
+        }
+    }
+    return std::nullopt;
+}
+
+std::string_view compressPathName(CompressPath path) {
+    switch (path) {
+    case CompressPath::Auto:
+        return "auto";
+    case CompressPath::Direct:
+        return "direct";
+    case CompressPath::AfterLoad:
+        return "after-load";
+    }
+    return "auto";
+}
+
 ExtensionStatus timescaledbStatus(Connection& conn) {
     return extensionStatus(conn, "timescaledb", kTimescaledbHowToGet);
 }

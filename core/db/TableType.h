@@ -27,6 +27,13 @@ std::optional<TableType> parseTableType(std::string_view name);
 std::string_view tableTypeName(TableType type);
 
 enum class PartitionInterval : std::uint8_t { Day, Week, Month, Year };
+
+// How --compress compresses a hypertable: Auto takes TimescaleDB's direct compress of COPY where
+// the server has it and the table's settings suit it, else compresses the chunks after the load;
+// Direct insists on the first (refused where the server lacks it), AfterLoad on the second.
+enum class CompressPath : std::uint8_t { Auto, Direct, AfterLoad };
+std::optional<CompressPath> parseCompressPath(std::string_view name);
+std::string_view compressPathName(CompressPath path);
 std::optional<PartitionInterval> parsePartitionInterval(std::string_view name);
 std::string_view partitionIntervalName(PartitionInterval interval);
 
@@ -37,7 +44,8 @@ struct TableOptions {
     bool setLoggedAfter = false; // unlogged: ALTER TABLE SET LOGGED at the end
     PartitionInterval partitionInterval = PartitionInterval::Month;
     std::string chunkInterval = "1 day"; // hypertable chunk_time_interval
-    bool compressAfter = false;          // hypertable: compress the chunks at the end
+    bool compressAfter = false;          // hypertable: compress the chunks (--compress)
+    CompressPath compressPath = CompressPath::Auto;
     // --compress-segmentby / --compress-orderby: column lists ("" segments by nothing); nullopt:
     // the table's own settings, or those chooseCompression() picks for the rows.
     std::optional<std::string> compressSegmentBy;

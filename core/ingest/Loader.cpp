@@ -384,6 +384,14 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
                                    }
                                });
         }
+        // --compress: how, decided before the first row (direct compress needs the table's
+        // settings in place, and the workers' sessions set for it).
+        std::optional<CompressionStart> compression;
+        if (prepared.type == TableType::Hypertable && request.tableOptions.compressAfter) {
+            compression =
+                startCompression(control, request.table, request.tableOptions, compressionHint(dataset));
+            sink.note("compression: " + compression->why);
+        }
         if (request.durability.any()) {
             durability.emplace(request.conninfo, request.durability,
                                [&sink](const std::string& n) { sink.note(n); });
@@ -412,6 +420,10 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         shared.warm = &warm;
         if (prepared.type == TableType::Distributed) {
             shared.sessionSettings = citusSessionSettings(control, request.table);
+        }
+        if (compression) {
+            shared.sessionSettings.insert(shared.sessionSettings.end(), compression->sessionSettings.begin(),
+                                          compression->sessionSettings.end());
         }
         runPipeline(shared, todo, plannedRows, methods, start, prepared.type, room.storage, summary);
         phase.done(LoadPhases::kLoad);
@@ -445,14 +457,26 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
                              e.what());
             }
         }
-        const FinishOutcome finished =
-            finishTable(control, request.table, prepared.type, request.tableOptions, prepared.ledger,
-                        FinishRun{request.conninfo, summary.workers, compressionHint(dataset), userStop},
-                        [&sink](const std::string& n) { sink.note(n); });
+        const FinishOutcome finished = finishTable(
+            control, request.table, prepared.type, request.tableOptions, prepared.ledger,
+            FinishRun{request.conninfo, summary.workers, compressionHint(dataset), compression, userStop},
+            [&sink](const std::string& n) { sink.note(n); });
         if (autovacuum) {
             autovacuum->resumeOn(control);
         }
         summary.compression = finished.compression;
+        if (summary.compression && summary.compression->direct && summary.compression->bytesBefore < 0) {
+            // TimescaleDB records no size before compression for chunks COPY wrote compressed:
+            // what the rows would take in a heap, from the table's columns.
+            if (const LedgerSum held = recordedRows(control, prepared.ledger, kSummedLedgerUnits);
+                held.complete) {
+                const RowShape shape{static_cast<int>(layout.columns.size()),
+                                     layout.vertical != Vertical::Surface, 0};
+                summary.compression->bytesBefore =
+                    static_cast<std::int64_t>(static_cast<double>(held.rows) * heapBytesPerRow(shape));
+                summary.compression->beforeEstimated = true;
+            }
+        }
         if (finished.compression && finished.compression->grew()) {
             sink.warning("compression made " + request.table.display() +
                          " bigger: " + finished.compression->describe() +

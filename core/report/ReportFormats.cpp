@@ -230,6 +230,9 @@ std::string renderReportHtml(const RunReport& r) {
     row("verification", r.verification);
     if (r.compression) {
         row("compression", r.compression->describe() + (r.compression->grew() ? " - the table GREW" : ""));
+        if (!r.compression->path.empty()) {
+            row("compression path", r.compression->path);
+        }
     }
     if (!r.phases.run.empty()) {
         row("time by stage", LoadPhases::describe(r.phases.run));

@@ -330,6 +330,7 @@ std::string renderReportJson(const RunReport& r) {
         j.field("segmentBy", c->settings.segmentBy)
             .field("orderBy", c->settings.orderBy)
             .field("why", c->settings.why);
+        j.field("direct", c->direct).field("path", c->path).field("beforeEstimated", c->beforeEstimated);
         j.field("chunks", static_cast<std::uint64_t>(c->chunks))
             .field("chunksLeft", static_cast<std::uint64_t>(c->chunksLeft));
         j.field("bytesBefore", static_cast<std::int64_t>(c->bytesBefore))
@@ -514,6 +515,9 @@ RunReport parseReportJson(const std::string& json) {
     if (const JsonValue& c = res["compression"]; !c.isNull()) {
         CompressionOutcome& o = r.compression.emplace();
         o.settings = CompressionChoice{c["segmentBy"].string(), c["orderBy"].string(), c["why"].string()};
+        o.direct = c["direct"].boolean();
+        o.path = c["path"].string();
+        o.beforeEstimated = c["beforeEstimated"].boolean();
         o.chunks = static_cast<std::size_t>(c["chunks"].unsignedInteger());
         o.chunksLeft = static_cast<std::size_t>(c["chunksLeft"].unsignedInteger());
         o.bytesBefore = c["bytesBefore"].integer(-1);
