@@ -58,8 +58,9 @@ private slots:
         for (const auto& t : allBenchTableTypes()) {
             names.push_back(benchTableTypeName(t));
         }
-        QCOMPARE(names, (std::vector<std::string>{"regular", "unlogged", "partitioned", "hypertable",
-                                                  "hypertable-compressed", "distributed"}));
+        QCOMPARE(names,
+                 (std::vector<std::string>{"regular", "unlogged", "partitioned", "hypertable",
+                                           "hypertable-compressed", "hypertable-direct", "distributed"}));
 
         const BenchTable* table = report.table("matrix");
         QVERIFY(table != nullptr);

@@ -124,7 +124,8 @@ private slots:
                      qPrintable(box->toolTip()));
             QVERIFY2(box->toolTip().contains(naming, Qt::CaseInsensitive), qPrintable(box->toolTip()));
         };
-        for (const QString& name : {QString("hypertable"), QString("hypertable-compressed")}) {
+        for (const QString& name :
+             {QString("hypertable"), QString("hypertable-compressed"), QString("hypertable-direct")}) {
             if (timescale) {
                 QVERIFY(o->typeBox(name)->isEnabled());
                 QVERIFY(o->typeBox(name)->isChecked());
@@ -144,6 +145,7 @@ private slots:
         QVERIFY(o->typeBox("regular")->isChecked());
         QVERIFY(!o->typeBox("unlogged")->isChecked());
         QVERIFY(o->typeBox("hypertable-compressed")->isHidden());
+        QVERIFY(o->typeBox("hypertable-direct")->isHidden());
         QVERIFY(page->runButton()->isEnabled());
         // Nothing to run without a type.
         o->typeBox("regular")->setChecked(false);

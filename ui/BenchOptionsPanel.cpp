@@ -27,6 +27,7 @@ const QStringList& typeNames() {
                                    QStringLiteral("partitioned"),
                                    QStringLiteral("hypertable"),
                                    QStringLiteral("hypertable-compressed"),
+                                   QStringLiteral("hypertable-direct"),
                                    QStringLiteral("distributed")};
     return names;
 }
@@ -232,6 +233,7 @@ void BenchOptionsPanel::kindChanged() {
     form_->setRowVisible(restart_, k == Kind::Queries);
     // The methods bench loads hypertables but does not compress them.
     types_.at(QStringLiteral("hypertable-compressed"))->setVisible(k != Kind::Methods);
+    types_.at(QStringLiteral("hypertable-direct"))->setVisible(k != Kind::Methods);
     applyTypeChoice();
 }
 
@@ -248,7 +250,7 @@ QSet<QString> BenchOptionsPanel::tickedTypes() const {
 void BenchOptionsPanel::applyTypeChoice() {
     const auto& chosen = chosenTypes_[static_cast<std::size_t>(kind())];
     for (const auto& [name, box] : types_) {
-        const bool shown = kind() != Kind::Methods || name != QStringLiteral("hypertable-compressed");
+        const bool shown = kind() != Kind::Methods || !name.startsWith(QStringLiteral("hypertable-"));
         const bool wanted = chosen ? chosen->contains(name)
                                    : (kind() == Kind::Methods ? name == QStringLiteral("regular") : true);
         box->setChecked(shown && box->isEnabled() && wanted);
@@ -273,7 +275,7 @@ void BenchOptionsPanel::setFiles(std::vector<std::filesystem::path> files, const
 
 void BenchOptionsPanel::setTypesUnknown(const QString& why) {
     for (const QString& name : {QStringLiteral("hypertable"), QStringLiteral("hypertable-compressed"),
-                                QStringLiteral("distributed")}) {
+                                QStringLiteral("hypertable-direct"), QStringLiteral("distributed")}) {
         types_.at(name)->setEnabled(false);
         types_.at(name)->setToolTip(why);
     }

@@ -48,7 +48,8 @@ median of the rounds. --durability fast turns fsync and full_page_writes off ser
 its runs (restored after each), hence --yes.
 
 bench matrix: for each data size (synthetic global hours) and table type (regular, unlogged,
-partitioned, hypertable, hypertable-compressed, distributed; by default all, and those this
+partitioned, hypertable, hypertable-compressed (after the load), hypertable-direct (as COPY
+receives the rows: TimescaleDB 2.21+), distributed; by default all, and those this
 server cannot make are rows that say why): write
 time with 1 and N workers, size on disk (heap, indexes, TOAST; before compression), read-back time
 (a full scan and whole series of --series locations, with 1 and N readers) and the removal of the
@@ -171,9 +172,12 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
          "1); "
          "matrix: N (default the number of cores)"},
         {"table-types", "T,U",
-         "ingest, durability: regular and/or unlogged (default both); ingest also hypertable (where "
-         "TimescaleDB is installed); methods: regular, unlogged, partitioned, hypertable, distributed "
-         "(default regular); matrix, query: those and hypertable-compressed (default: all; those the server "
+         "ingest, durability: regular and/or unlogged (default both); ingest also hypertable, "
+         "hypertable-compressed (compressed after the COPY) and hypertable-direct (direct compress of COPY), "
+         "where TimescaleDB is installed; sustained: one of those (default regular); methods: regular, "
+         "unlogged, partitioned, hypertable, distributed "
+         "(default regular); matrix, query: those and hypertable-compressed, hypertable-direct (default: "
+         "all; those the server "
          "cannot make say why)"},
         {"rounds", "N",
          "ingest, sustained, durability, methods: rounds per measurement (default 3; ingest, sustained, "
@@ -249,17 +253,18 @@ int runBenchCommand(const std::vector<std::string>& args, std::stop_token stop) 
         parseWorkerList(parsed.value("workers", cores > 1 ? "1," + std::to_string(cores) : "1"));
     // A hypertable's ceiling is the server's COPY into a hypertable; the durability runs compare
     // the plain tables.
-    const bool hypertables = what == "ingest";
-    options.tableTypes = parseList<TableType>(
-        parsed.value("table-types", "regular,unlogged"), "table-types",
+    const bool hypertables = what == "ingest" || what == "sustained";
+    options.tableTypes = parseList<BenchTableType>(
+        parsed.value("table-types", what == "sustained" ? "regular" : "regular,unlogged"), "table-types",
         [hypertables](const std::string& s) {
-            const auto t = parseTableType(s);
-            return t && (*t == TableType::Regular || *t == TableType::Unlogged ||
-                         (hypertables && *t == TableType::Hypertable))
+            const auto t = parseBenchTableType(s);
+            return t && (t->type == TableType::Regular || t->type == TableType::Unlogged ||
+                         (hypertables && t->type == TableType::Hypertable))
                        ? t
                        : std::nullopt;
         },
-        hypertables ? "regular, unlogged or hypertable" : "regular or unlogged");
+        hypertables ? "regular, unlogged, hypertable, hypertable-compressed or hypertable-direct"
+                    : "regular or unlogged");
     options.conninfo = targetFrom(parsed);
     restoreAbandonedOn(options.conninfo);
     const auto progress = [](const std::string& step) {

@@ -25,7 +25,8 @@ std::vector<BenchTableType> benchTableTypesFrom(const ParsedArgs& parsed) {
     return parseList<BenchTableType>(
         *parsed.value("table-types"), "table-types",
         [](const std::string& s) { return parseBenchTableType(s); },
-        "regular, unlogged, partitioned, hypertable, hypertable-compressed or distributed");
+        "regular, unlogged, partitioned, hypertable, hypertable-compressed, hypertable-direct or "
+        "distributed");
 }
 
 BenchData dataFrom(const ParsedArgs& parsed, const std::vector<std::filesystem::path>& files,

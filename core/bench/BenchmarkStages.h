@@ -70,7 +70,7 @@ void warmUp(const std::string& conninfo, Connection& conn, const TableLayout& la
             const std::function<void(const std::string&)>& progress);
 
 // (b): the server's own COPY of the prepared files, one stream each, into a fresh table.
-double timeCeiling(const std::string& conninfo, TableType type, const TableLayout& layout,
+double timeCeiling(const std::string& conninfo, const BenchTableType& type, const TableLayout& layout,
                    const std::vector<std::filesystem::path>& files);
 
 struct IsobarTiming {
@@ -84,7 +84,7 @@ struct IsobarTiming {
 
 // (a): Isobar's load after a CHECKPOINT, as a process of its own (options.program) or in this
 // process (durability changes, or no program).
-IsobarTiming timeIsobar(const IngestBenchmarkOptions& options, TableType type, int workers,
+IsobarTiming timeIsobar(const IngestBenchmarkOptions& options, const BenchTableType& type, int workers,
                         const std::stop_token& stop, const std::filesystem::path& reportPath,
                         const DurabilityRequest& durability = {});
 

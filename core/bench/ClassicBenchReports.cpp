@@ -58,7 +58,7 @@ void addIngestTables(BenchReport& report, const std::vector<IngestBenchmarkRow>&
                    {},
                    {{"(a) isobar", {}}, {"(b) server COPY", {}}, {"(c) bare client", {}}}};
     for (const auto& r : rows) {
-        const std::string type(tableTypeName(r.tableType));
+        const std::string type(benchTableTypeName(r.tableType));
         if (!r.skipped.empty()) {
             t.rows.push_back({type,
                               double(r.workers),

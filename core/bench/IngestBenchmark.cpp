@@ -3,6 +3,7 @@
 #include "bench/IngestBenchmark.h"
 
 #include "bench/BenchmarkStages.h"
+#include "db/Compression.h"
 #include "db/Connection.h"
 #include "db/CopyStream.h"
 #include "db/Ledger.h"
@@ -149,21 +150,43 @@ namespace {
 // Times `copyOne(connection, file)` run for every file at once, one connection and thread each,
 // into a fresh table of the given type, made as a load makes it. A hypertable ends as a load leaves
 // it: the copies go into it without its index on time, which is built afterwards, in the time.
-double timeConcurrentCopies(const std::string& conninfo, TableType type, const TableLayout& layout,
-                            const std::vector<std::filesystem::path>& files, const std::string& what,
+double timeConcurrentCopies(const std::string& conninfo, const BenchTableType& type,
+                            const TableLayout& layout, const std::vector<std::filesystem::path>& files,
+                            const std::string& what,
                             const std::function<void(Connection&, const std::filesystem::path&)>& copyOne) {
     Connection admin = Connection::open(conninfo);
     const TableName table{"", kCeilingTable};
     TableOptions options;
-    options.type = type;
+    options.type = type.type;
     bool created = false;
     admin.exec("BEGIN");
     ensureTargetTable(admin, table, layout, options, created);
+    // Compressed as a load compresses it, with the settings its automatic choice gives the rows
+    // (hourly steps); by direct compress of COPY, or by compress_chunk() after the COPYs.
+    std::string compressChunks;
+    std::vector<std::string> sessionSettings;
+    if (type.compressed) {
+        const CompressionHint hint{3600.0, layout.vertical == Vertical::Surface ? 0U : 1U};
+        const CompressionChoice c = chooseCompression(admin, table, options, hint, type.direct);
+        admin.exec("ALTER TABLE " + table.quoted(admin) +
+                   " SET (timescaledb.compress, timescaledb.compress_segmentby = " +
+                   admin.quoteLiteral(c.segmentBy) +
+                   ", timescaledb.compress_orderby = " + admin.quoteLiteral(c.orderBy) + ")");
+        if (type.direct) {
+            sessionSettings = directCompressSettings(kDirectCompressSortLimit);
+        } else {
+            compressChunks = "SELECT count(compress_chunk(c)) FROM show_chunks(" +
+                             admin.quoteLiteral(table.quoted(admin)) + "::regclass) c";
+        }
+    }
     admin.exec("COMMIT");
     admin.exec("CHECKPOINT");
     std::vector<std::unique_ptr<Connection>> conns;
     for (std::size_t i = 0; i < files.size(); ++i) {
         conns.push_back(std::make_unique<Connection>(Connection::open(conninfo)));
+        for (const std::string& set : sessionSettings) {
+            conns.back()->exec(set);
+        }
     }
     std::vector<std::string> errors(files.size());
     const auto t0 = Clock::now();
@@ -184,8 +207,11 @@ double timeConcurrentCopies(const std::string& conninfo, TableType type, const T
             throw Error(what + " failed: " + e);
         }
     }
-    if (type == TableType::Hypertable) {
+    if (type.type == TableType::Hypertable) {
         buildTimeIndex(admin, table);
+    }
+    if (!compressChunks.empty()) {
+        admin.exec(compressChunks);
     }
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
@@ -196,12 +222,12 @@ void warmUp(const std::string& conninfo, Connection& conn, const TableLayout& la
             const std::vector<std::filesystem::path>& files,
             const std::function<void(const std::string&)>& progress) {
     progress("  warming up: the server's own COPY of the rows once, untimed");
-    (void)timeCeiling(conninfo, TableType::Regular, layout, files);
+    (void)timeCeiling(conninfo, BenchTableType{TableType::Regular, false, false}, layout, files);
     dropTables(conn);
 }
 
 // (b): the server reads the prepared files itself.
-double timeCeiling(const std::string& conninfo, TableType type, const TableLayout& layout,
+double timeCeiling(const std::string& conninfo, const BenchTableType& type, const TableLayout& layout,
                    const std::vector<std::filesystem::path>& files) {
     return timeConcurrentCopies(conninfo, type, layout, files, "the server-side COPY",
                                 [&layout](Connection& conn, const std::filesystem::path& file) {
@@ -214,7 +240,7 @@ double timeCeiling(const std::string& conninfo, TableType type, const TableLayou
 namespace {
 
 // (c): a bare client streams the prepared files.
-double timeStream(const std::string& conninfo, TableType type, const TableLayout& layout,
+double timeStream(const std::string& conninfo, const BenchTableType& type, const TableLayout& layout,
                   const std::vector<std::filesystem::path>& files) {
     return timeConcurrentCopies(
         conninfo, type, layout, files, "streaming the prepared rows",
@@ -230,12 +256,14 @@ double timeStream(const std::string& conninfo, TableType type, const TableLayout
         });
 }
 
-LoadRequest benchRequest(const IngestBenchmarkOptions& options, TableType type, int workers,
+LoadRequest benchRequest(const IngestBenchmarkOptions& options, const BenchTableType& type, int workers,
                          const DurabilityRequest& durability) {
     LoadRequest request;
     request.conninfo = options.conninfo;
     request.table = TableName{"", kIsobarTable};
-    request.tableOptions.type = type;
+    request.tableOptions.type = type.type;
+    request.tableOptions.compressAfter = type.compressed;
+    request.tableOptions.compressPath = type.direct ? CompressPath::Direct : CompressPath::AfterLoad;
     request.files = options.files;
     request.open = options.open;
     request.workers = workers;
@@ -280,6 +308,9 @@ IsobarTiming timeIsobarProcess(const IngestBenchmarkOptions& options, const Load
                                   "0",
                                   "--report",
                                   reportPath.string()};
+    if (request.tableOptions.compressAfter) {
+        args.push_back("--compress=" + std::string(compressPathName(request.tableOptions.compressPath)));
+    }
     args.insert(args.end(), options.programArgs.begin(), options.programArgs.end());
     // The load runs in / (ProcessOptions' default): a file named relative to the bench's own
     // directory is given by its whole path.
@@ -313,7 +344,7 @@ IsobarTiming timeIsobarProcess(const IngestBenchmarkOptions& options, const Load
 
 } // namespace
 
-IsobarTiming timeIsobar(const IngestBenchmarkOptions& options, TableType type, int workers,
+IsobarTiming timeIsobar(const IngestBenchmarkOptions& options, const BenchTableType& type, int workers,
                         const std::stop_token& stop, const std::filesystem::path& reportPath,
                         const DurabilityRequest& durability) {
     {
@@ -348,15 +379,20 @@ std::vector<IngestBenchmarkRow> benchmarkIngest(const IngestBenchmarkOptions& op
         progress("encoding the rows into " + std::to_string(n) + " file(s) for the server-side COPY");
         const auto files = writeCopyFiles(dataset, plan, n, dir.path(), stop);
         warmUp(options.conninfo, conn, layout, files, progress);
-        for (TableType type : options.tableTypes) {
+        for (const BenchTableType& type : options.tableTypes) {
             IngestBenchmarkRow row;
             row.tableType = type;
             row.workers = n;
             row.rows = plan.totalRows();
-            if (type == TableType::Hypertable) {
-                if (const ExtensionStatus ts = timescaledbStatus(conn); !ts.usable) {
-                    row.skipped = ts.reason;
-                    progress("hypertable: not measured: " + ts.reason);
+            if (type.type == TableType::Hypertable) {
+                std::vector<std::pair<std::string, std::string>> skipped;
+                availableBenchTableTypes(conn, &skipped);
+                const auto why = std::find_if(skipped.begin(), skipped.end(), [&type](const auto& s) {
+                    return s.first == benchTableTypeName(type);
+                });
+                if (why != skipped.end()) {
+                    row.skipped = why->second;
+                    progress(why->first + ": not measured: " + why->second);
                     results.push_back(row);
                     continue;
                 }
@@ -384,8 +420,8 @@ std::vector<IngestBenchmarkRow> benchmarkIngest(const IngestBenchmarkOptions& op
                         row.stream.push_back(timeStream(options.conninfo, type, layout, files));
                         said = "bare client COPY " + formatDuration(row.stream.back());
                     }
-                    progress(std::string(tableTypeName(type)) + ", " + std::to_string(n) +
-                             " stream(s), round " + std::to_string(round + 1) + ": " + said);
+                    progress(benchTableTypeName(type) + ", " + std::to_string(n) + " stream(s), round " +
+                             std::to_string(round + 1) + ": " + said);
                     dropTables(conn);
                 }
             }
@@ -412,9 +448,9 @@ benchmarkDurability(const IngestBenchmarkOptions& options,
     fast.consent = true;
     std::vector<DurabilityBenchmarkRow> results;
     for (int n : options.workers) {
-        for (TableType type : options.tableTypes) {
+        for (const BenchTableType& type : options.tableTypes) {
             DurabilityBenchmarkRow row;
-            row.tableType = type;
+            row.tableType = type.type;
             row.workers = n;
             row.rows = rows;
             for (int round = 0; round < options.rounds; ++round) {
@@ -429,11 +465,10 @@ benchmarkDurability(const IngestBenchmarkOptions& options,
                     };
                     keep(isFast ? row.fastSeconds : row.safeSeconds, t.loadSeconds);
                     keep(isFast ? row.fastWallSeconds : row.safeWallSeconds, t.wallSeconds);
-                    progress(std::string(tableTypeName(type)) + ", " + std::to_string(n) +
-                             " worker(s), round " + std::to_string(round + 1) + ": " +
-                             (isFast ? "fast " : "safe ") + formatDuration(t.loadSeconds) + " (" +
-                             formatDuration(t.wallSeconds) + " with the server check" +
-                             (isFast ? ", applying and restoring)" : ")"));
+                    progress(benchTableTypeName(type) + ", " + std::to_string(n) + " worker(s), round " +
+                             std::to_string(round + 1) + ": " + (isFast ? "fast " : "safe ") +
+                             formatDuration(t.loadSeconds) + " (" + formatDuration(t.wallSeconds) +
+                             " with the server check" + (isFast ? ", applying and restoring)" : ")"));
                     dropTables(conn);
                 }
             }
@@ -508,8 +543,7 @@ std::string formatIngestBenchmark(const std::vector<IngestBenchmarkRow>& rows) {
     for (const auto& r : rows) {
         if (!r.skipped.empty()) {
             char head[64];
-            std::snprintf(head, sizeof head, "%-11s %8d", std::string(tableTypeName(r.tableType)).c_str(),
-                          r.workers);
+            std::snprintf(head, sizeof head, "%-11s %8d", benchTableTypeName(r.tableType).c_str(), r.workers);
             out += std::string(head) + "  not measured: " + r.skipped + "\n";
             continue;
         }
@@ -524,14 +558,14 @@ std::string formatIngestBenchmark(const std::vector<IngestBenchmarkRow>& rows) {
         char line[240];
         std::snprintf(line, sizeof line,
                       "%-11s %8d %10llu %12.0f %16.0f %17.0f %16.0f %16.0f %6.2f %6.2f %6.2f %6.2f\n",
-                      std::string(tableTypeName(r.tableType)).c_str(), r.workers,
+                      benchTableTypeName(r.tableType).c_str(), r.workers,
                       static_cast<unsigned long long>(r.rows), a, load, copy, b, c, ratio(a, b),
                       ratio(load, b), ratio(c, b), ratio(copy, c));
         out += line;
     }
     for (const auto& r : rows) {
         if (r.skipped.empty()) {
-            out += std::string(tableTypeName(r.tableType)) + ", " + std::to_string(r.workers) +
+            out += benchTableTypeName(r.tableType) + ", " + std::to_string(r.workers) +
                    " stream(s): " + r.byRound() + "\n";
         }
     }

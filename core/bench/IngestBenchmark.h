@@ -2,6 +2,7 @@
 
 #pragma once
 
+#include "bench/WarehouseBenchmarks.h"
 #include "db/TableType.h"
 #include "era5/Era5File.h"
 #include "ingest/Loader.h"
@@ -26,7 +27,10 @@ struct IngestBenchmarkOptions {
     std::vector<std::filesystem::path> files;
     OpenOptions open;
     std::vector<int> workers{1, 2};
-    std::vector<TableType> tableTypes{TableType::Regular, TableType::Unlogged};
+    // hypertable-compressed and hypertable-direct: the ceiling is the server's COPY into a
+    // hypertable compressed the same way (after the COPY, or by direct compress of COPY).
+    std::vector<BenchTableType> tableTypes{{TableType::Regular, false, false},
+                                           {TableType::Unlogged, false, false}};
     int rounds = 3;
     TransportKind transport = TransportKind::Stream; // for (a)
     // The isobar-cli to run for (a) as a whole process, and the options it is given besides the
@@ -38,7 +42,7 @@ struct IngestBenchmarkOptions {
 };
 
 struct IngestBenchmarkRow {
-    TableType tableType = TableType::Regular;
+    BenchTableType tableType;
     int workers = 1;
     std::uint64_t rows = 0;
     // Seconds of each round.

@@ -126,13 +126,14 @@ SustainedBenchmark benchmarkSustained(IngestBenchmarkOptions options, int hours,
             if ((which == 0) == round.isobarFirst) {
                 progress(name + ": isobar-cli load of " + std::to_string(b.rows) + " rows, " +
                          std::to_string(workers) + " worker(s)");
-                IsobarTiming t = timeIsobar(options, TableType::Regular, workers, stop, round.report);
+                IsobarTiming t = timeIsobar(options, options.tableTypes.front(), workers, stop, round.report);
                 round.wallSeconds = t.wallSeconds;
                 round.loadSeconds = t.loadSeconds;
                 reports.push_back(std::move(t.report));
             } else {
                 progress(name + ": the server's own COPY of the same rows");
-                round.ceilingSeconds = timeCeiling(options.conninfo, TableType::Regular, layout, files);
+                round.ceilingSeconds =
+                    timeCeiling(options.conninfo, options.tableTypes.front(), layout, files);
             }
             dropTables(conn);
         }

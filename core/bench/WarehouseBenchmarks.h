@@ -27,11 +27,13 @@ struct BenchData {
     int syntheticHours = 0; // used when files is empty
 };
 
-// One table type of a bench: the type, and for hypertables whether the chunks are compressed
-// after the load ("hypertable-compressed").
+// One table type of a bench: the type, and for hypertables whether the rows are compressed:
+// the chunks after the load ("hypertable-compressed") or the rows as COPY receives them
+// ("hypertable-direct", TimescaleDB's direct compress, 2.21 and later).
 struct BenchTableType {
     TableType type = TableType::Regular;
     bool compressed = false;
+    bool direct = false; // with compressed: direct compress of COPY
 };
 std::optional<BenchTableType> parseBenchTableType(std::string_view name);
 std::string benchTableTypeName(const BenchTableType& t);

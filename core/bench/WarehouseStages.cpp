@@ -4,6 +4,7 @@
 // data, tables, sizes, the oldest day's removal, and the reports' frame.
 
 #include "bench/BenchmarkStages.h"
+#include "db/Compression.h"
 #include "db/CopyStream.h"
 #include "db/TableMetadata.h"
 #include "db/TableType.h"
@@ -23,14 +24,18 @@ namespace isobar {
 
 std::optional<BenchTableType> parseBenchTableType(std::string_view name) {
     if (name == "hypertable-compressed") {
-        return BenchTableType{TableType::Hypertable, true};
+        return BenchTableType{TableType::Hypertable, true, false};
+    }
+    if (name == "hypertable-direct") {
+        return BenchTableType{TableType::Hypertable, true, true};
     }
     const auto t = parseTableType(name);
-    return t ? std::optional(BenchTableType{*t, false}) : std::nullopt;
+    return t ? std::optional(BenchTableType{*t, false, false}) : std::nullopt;
 }
 
 std::string benchTableTypeName(const BenchTableType& t) {
-    return t.compressed ? "hypertable-compressed" : std::string(tableTypeName(t.type));
+    return t.compressed ? (t.direct ? "hypertable-direct" : "hypertable-compressed")
+                        : std::string(tableTypeName(t.type));
 }
 
 std::vector<LoadMethod> allLoadMethods() {
@@ -66,8 +71,10 @@ std::optional<LoadMethod> parseLoadMethod(std::string_view name) {
 }
 
 std::vector<BenchTableType> allBenchTableTypes() {
-    return {{TableType::Regular, false},    {TableType::Unlogged, false},  {TableType::Partitioned, false},
-            {TableType::Hypertable, false}, {TableType::Hypertable, true}, {TableType::Distributed, false}};
+    return {{TableType::Regular, false, false},     {TableType::Unlogged, false, false},
+            {TableType::Partitioned, false, false}, {TableType::Hypertable, false, false},
+            {TableType::Hypertable, true, false},   {TableType::Hypertable, true, true},
+            {TableType::Distributed, false, false}};
 }
 
 std::vector<BenchTableType>
@@ -79,10 +86,17 @@ availableBenchTableTypes(Connection& conn, std::vector<std::pair<std::string, st
         const ExtensionStatus* needs = t.type == TableType::Hypertable    ? &ts
                                        : t.type == TableType::Distributed ? &citus
                                                                           : nullptr;
-        if (needs == nullptr || needs->usable) {
+        const bool direct = !t.direct || hasDirectCompress(ts.installedVersion.empty() ? ts.availableVersion
+                                                                                       : ts.installedVersion);
+        if ((needs == nullptr || needs->usable) && direct) {
             out.push_back(t);
         } else if (skipped != nullptr) {
-            skipped->emplace_back(benchTableTypeName(t), needs->reason);
+            skipped->emplace_back(
+                benchTableTypeName(t),
+                needs != nullptr && !needs->usable
+                    ? needs->reason
+                    : "TimescaleDB " + ts.availableVersion +
+                          " cannot compress rows as COPY receives them (2.21 and later can)");
         }
     }
     return out;
@@ -278,6 +292,7 @@ EngineLoad loadWithEngine(const std::string& conninfo, const PreparedData& data,
     request.tableOptions.type = type.type;
     request.tableOptions.partitionInterval = PartitionInterval::Day;
     request.tableOptions.compressAfter = type.compressed;
+    request.tableOptions.compressPath = type.direct ? CompressPath::Direct : CompressPath::AfterLoad;
     request.files = data.files;
     request.open = data.open;
     request.workers = workers;
