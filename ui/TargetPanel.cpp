@@ -3,6 +3,7 @@
 #include "TargetPanel.h"
 
 #include "Format.h"
+#include "db/Compression.h"
 #include "db/ConnInfo.h"
 #include "ingest/Loader.h"
 
@@ -58,7 +59,8 @@ TargetPanel::TargetPanel(QWidget* parent)
     , table_(new QLineEdit(QStringLiteral("weather")))
     , type_(new QComboBox)
     , chunk_(new QLineEdit(QStringLiteral("1 day")))
-    , compress_(new QCheckBox(tr("C&ompress the chunks after the load")))
+    , compress_(new QCheckBox(tr("C&ompress the rows")))
+    , compressPath_(new QLabel(tr("Test the connection to see how the rows are compressed.")))
     , workers_(new QSpinBox)
     , autoWorkers_(new QCheckBox(tr("&Auto")))
     , otherWorkers_(defaultWorkerCount())
@@ -115,11 +117,16 @@ TargetPanel::TargetPanel(QWidget* parent)
     targetForm->addRow(tr("Table &type (for a new table):"), type_);
     targetForm->addRow(tr("C&hunk interval:"), chunk_);
     targetForm->addRow(compress_);
+    targetForm->addRow(compressPath_);
+    compressPath_->setObjectName(QStringLiteral("compressPath"));
+    compressPath_->setWordWrap(true);
+    compressPath_->setEnabled(false);
     compress_->setObjectName(QStringLiteral("compress"));
     compress_->setToolTip(
-        tr("Hypertables: TimescaleDB compresses the chunks once every row is in, several at a time. The "
-           "settings suit the rows (ordered by location and time; segmented by location only where a chunk "
-           "holds 1000 rows of each); the sizes before and after are in the summary and the run report"));
+        tr("Hypertables: TimescaleDB 2.21 and later compress the rows as COPY receives them (direct "
+           "compress); older ones, or a table with a unique index, compress the chunks once every row is "
+           "in, several at a time. The settings suit the rows (ordered by location and time); the sizes "
+           "are in the summary and the run report"));
     targetForm->addRow(tr("&Workers:"), workersRow);
     targetForm->addRow(resume_);
     targetForm->addRow(replace_);
@@ -146,6 +153,7 @@ TargetPanel::TargetPanel(QWidget* parent)
     connect(type_, &QComboBox::currentIndexChanged, this, [this] {
         chunk_->setEnabled(tableType() == TableType::Hypertable);
         compress_->setEnabled(tableType() == TableType::Hypertable);
+        compressPath_->setEnabled(tableType() == TableType::Hypertable);
         emit targetChanged();
     });
     connect(workers_, &QSpinBox::valueChanged, this, &TargetPanel::targetChanged);
@@ -271,6 +279,7 @@ void TargetPanel::applyCheck(const TargetCheck& check) {
                  extensions.isEmpty() ? tr("none Isobar uses") : extensions.join(QStringLiteral(", "))));
     setTypeEnabled(type_, 3, check.timescaledb.usable,
                    check.timescaledb.usable ? QString() : q(check.timescaledb.reason));
+    compressPath_->setText(q(describeCompressPath(check.timescaledb, CompressPath::Auto)));
     setTypeEnabled(type_, 4, check.citus.usable, check.citus.usable ? QString() : q(check.citus.reason));
     workers_->setMaximum(check.maxWorkers);
     otherWorkers_ = std::min(otherWorkers_, check.maxWorkers);

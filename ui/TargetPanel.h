@@ -56,6 +56,8 @@ public:
     QSpinBox* workersBox() const { return workers_; }
     QCheckBox* autoWorkersBox() const { return autoWorkers_; }
     QCheckBox* compressBox() const { return compress_; }
+    // Which path a compressed load takes on the server last checked (direct compress or after).
+    QLabel* compressPathLabel() const { return compressPath_; }
     QLineEdit* tableEdit() const { return table_; }
     QPushButton* testButton() const { return test_; }
     QLabel* statusLabel() const { return status_; }
@@ -85,6 +87,7 @@ private:
     QComboBox* type_;
     QLineEdit* chunk_;
     QCheckBox* compress_;
+    QLabel* compressPath_;
     QSpinBox* workers_;
     QCheckBox* autoWorkers_;
     // The spin box holds the fixed count or auto's bound; the other one waits here.

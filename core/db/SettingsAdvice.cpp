@@ -2,6 +2,7 @@
 
 #include "db/SettingsAdvice.h"
 
+#include "db/Compression.h"
 #include "util/Format.h"
 #include "util/Text.h"
 
@@ -281,6 +282,23 @@ private:
         advise("citus", "Citus",
                intent_.newTableType == TableType::Distributed || (s_.table && s_.table->distributed),
                "distributed tables cannot be used");
+        // How --compress will compress a hypertable on this server.
+        if (const ExtensionInfo* e = s_.extension("timescaledb");
+            e != nullptr && !e->defaultVersion.empty() &&
+            (intent_.newTableType == TableType::Hypertable || (s_.table && s_.table->hypertable))) {
+            const std::string& version =
+                e->installedVersion.empty() ? e->defaultVersion : e->installedVersion;
+            add(Severity::Info, "timescaledb.enable_direct_compress_copy",
+                hasDirectCompress(version)
+                    ? "TimescaleDB " + version +
+                          " compresses rows as COPY receives them (direct compress, a feature it calls "
+                          "experimental): --compress uses it on each load's own connections; "
+                          "--compress=after-load compresses the chunks after the load instead"
+                    : "TimescaleDB " + version +
+                          " compresses a hypertable's chunks only after the load (--compress); 2.21 and "
+                          "later compress rows as COPY receives them, in about half the time",
+                "");
+        }
     }
 
     void maintenance() {
