@@ -10,6 +10,7 @@
 #include "bench/BenchReport.h"
 #include "bench/BenchmarkStages.h"
 #include "bench/WarehouseBenchmarks.h"
+#include "db/Compression.h"
 #include "db/Connection.h"
 #include "util/Error.h"
 
@@ -57,6 +58,39 @@ private slots:
     // Every method into every table type with 1 and 2 workers: each loads all the rows (the INSERT
     // its sample), with a time, a rate and WAL; server-limit is its own ceiling; hypertables, without
     // TimescaleDB here, are rows that say so. Nothing is left behind.
+    // The direct-compress row: the COPY methods into a hypertable compressed as COPY receives the
+    // rows, each loading every row (the bench counts them), against the server's own COPY with the
+    // same settings; the INSERT methods say why they are not measured there.
+    void methodsDirectCompress() {
+        Connection conn = cluster_->connect();
+        const ExtensionStatus ts = timescaledbStatus(conn);
+        if (!ts.usable ||
+            !hasDirectCompress(ts.installedVersion.empty() ? ts.availableVersion : ts.installedVersion)) {
+            QSKIP("TimescaleDB with direct compress of COPY (2.21+) is not on the test server");
+        }
+        MethodsBenchmarkOptions o = test::everyMethodOnce(cluster_->conninfo(), data());
+        o.tableTypes = {{TableType::Hypertable, true, true}};
+        o.methods = {LoadMethod::Insert, LoadMethod::CopyText, LoadMethod::CopyBinary,
+                     LoadMethod::ServerLimit};
+        o.workers = {2};
+        Steps steps;
+        const BenchReport report = benchmarkMethods(o, steps.progress());
+        QVERIFY2(report.status == "completed", report.problem.c_str());
+        const BenchTable* table = report.table("methods");
+        QVERIFY(table != nullptr);
+        QCOMPARE(table->rows.size(), std::size_t(4));
+        for (const auto& row : table->rows) {
+            QCOMPARE(text(*table, row, "table_type"), std::string("hypertable-direct"));
+            if (text(*table, row, "method") == "insert") {
+                VERIFY_MESSAGE(QString::fromStdString(text(*table, row, "note")),
+                               "not measured: direct compress is of COPY");
+                continue;
+            }
+            QCOMPARE(number(*table, row, "rows"), std::optional(double(fileRows_)));
+            VERIFY_POSITIVE(*table, row, "vs_server_limit");
+        }
+    }
+
     void methodsMeasureEveryMethod() {
         const BenchReport* ran = methodsReport();
         if (ran == nullptr) { // not QVERIFY: GCC cannot see that it returns (-Wnull-dereference)

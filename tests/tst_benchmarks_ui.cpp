@@ -145,7 +145,7 @@ private slots:
         QVERIFY(o->typeBox("regular")->isChecked());
         QVERIFY(!o->typeBox("unlogged")->isChecked());
         QVERIFY(o->typeBox("hypertable-compressed")->isHidden());
-        QVERIFY(o->typeBox("hypertable-direct")->isHidden());
+        QVERIFY(!o->typeBox("hypertable-direct")->isHidden());
         QVERIFY(page->runButton()->isEnabled());
         // Nothing to run without a type.
         o->typeBox("regular")->setChecked(false);

@@ -231,9 +231,8 @@ void BenchOptionsPanel::kindChanged() {
     form_->setRowVisible(locations_, k == Kind::Matrix);
     form_->setRowVisible(repeats_, k == Kind::Queries);
     form_->setRowVisible(restart_, k == Kind::Queries);
-    // The methods bench loads hypertables but does not compress them.
+    // The methods bench compresses hypertables only as COPY receives the rows.
     types_.at(QStringLiteral("hypertable-compressed"))->setVisible(k != Kind::Methods);
-    types_.at(QStringLiteral("hypertable-direct"))->setVisible(k != Kind::Methods);
     applyTypeChoice();
 }
 
@@ -250,7 +249,7 @@ QSet<QString> BenchOptionsPanel::tickedTypes() const {
 void BenchOptionsPanel::applyTypeChoice() {
     const auto& chosen = chosenTypes_[static_cast<std::size_t>(kind())];
     for (const auto& [name, box] : types_) {
-        const bool shown = kind() != Kind::Methods || !name.startsWith(QStringLiteral("hypertable-"));
+        const bool shown = kind() != Kind::Methods || name != QStringLiteral("hypertable-compressed");
         const bool wanted = chosen ? chosen->contains(name)
                                    : (kind() == Kind::Methods ? name == QStringLiteral("regular") : true);
         box->setChecked(shown && box->isEnabled() && wanted);
@@ -340,7 +339,7 @@ std::optional<BenchRequest> BenchOptionsPanel::request(QString& why) const {
         r.methods.data = chosen;
         r.methods.tableTypes.clear();
         for (const BenchTableType& t : types) {
-            r.methods.tableTypes.push_back(t.type);
+            r.methods.tableTypes.push_back(t);
         }
         r.methods.methods.clear();
         for (const auto& [method, box] : methods_) {

@@ -93,10 +93,13 @@ int runWarehouseBench(const ParsedArgs& parsed, const std::vector<std::filesyste
                 *parsed.value("methods"), "methods", [](const std::string& s) { return parseLoadMethod(s); },
                 "insert, multi-insert, copy-text, copy-csv-file, copy-binary or server-limit");
         }
-        o.tableTypes = parseList<TableType>(
+        o.tableTypes = parseList<BenchTableType>(
             parsed.value("table-types", "regular"), "table-types",
-            [](const std::string& s) { return parseTableType(s); },
-            "regular, unlogged, partitioned, hypertable or distributed");
+            [](const std::string& s) {
+                const auto t = parseBenchTableType(s);
+                return t && (!t->compressed || t->direct) ? t : std::nullopt;
+            },
+            "regular, unlogged, partitioned, hypertable, hypertable-direct or distributed");
         o.workers = parseWorkerList(parsed.value("workers", "1"));
         o.durability = parseList<std::string>(
             parsed.value("durability", "safe"), "durability",

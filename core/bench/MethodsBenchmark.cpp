@@ -4,6 +4,7 @@
 
 #include "bench/BenchmarkStages.h"
 #include "bench/WireRows.h"
+#include "db/Compression.h"
 #include "db/CopyStream.h"
 #include "db/Durability.h"
 #include "db/ServerProbe.h"
@@ -89,7 +90,7 @@ private:
 
 struct Cell {
     std::string method;
-    TableType type = TableType::Regular;
+    BenchTableType type;
     int workers = 1;
     std::string durability;
     std::vector<MethodRun> runs;
@@ -110,11 +111,21 @@ public:
         , times_(dataset.validTimes())
         , rows_(dataset, plan) {}
 
-    MethodRun run(LoadMethod m, TableType type, int n, bool fast) {
+    MethodRun run(LoadMethod m, const BenchTableType& type, int n, bool fast) {
         Connection admin = Connection::open(o_.conninfo);
         dropTables(admin);
+        std::vector<std::string> sessionSettings;
         if (m != LoadMethod::CopyBinary) {
-            createBenchTable(admin, kTable, type, layout_, times_);
+            createBenchTable(admin, kTable, type.type, layout_, times_);
+            if (type.direct) {
+                // Compressed as the engine's --compress=direct compresses: its settings, its sessions'.
+                const TableName table{"", kTable};
+                TableOptions options;
+                options.compressAfter = true;
+                options.compressPath = CompressPath::Direct;
+                sessionSettings =
+                    startCompression(admin, table, options, CompressionHint{3600.0, 0}).sessionSettings;
+            }
         }
         if (m == LoadMethod::ServerLimit && !copyFiles_.contains(n)) {
             copyFiles_[n] = writeCopyFiles(dataset_, plan_, n, dir_, stop_);
@@ -137,6 +148,9 @@ public:
         if (m != LoadMethod::CopyBinary) {
             for (int i = 0; i < n; ++i) {
                 conns.push_back(Connection::open(o_.conninfo));
+                for (const std::string& set : sessionSettings) {
+                    conns.back().exec(set);
+                }
                 if (session && !session->synchronousCommit().empty()) {
                     conns.back().exec("SET synchronous_commit = " + session->synchronousCommit());
                 }
@@ -163,7 +177,7 @@ public:
             // Timed as the other methods are: from reading the first row to the finished table; its
             // own start (opening the files, checking the server, making the table) is left out.
             const EngineLoad load =
-                loadWithEngine(o_.conninfo, data_, kTable, {type, false}, n, engineDurability, stop_);
+                loadWithEngine(o_.conninfo, data_, kTable, type, n, engineDurability, stop_);
             r.rows = load.rows;
             engineSetupSeconds_ = load.seconds - load.copySeconds;
             break;
@@ -172,7 +186,7 @@ public:
             r.rows = copyFromFiles(conns, copyFiles_[n], "binary");
             break;
         }
-        if (type == TableType::Hypertable && m != LoadMethod::CopyBinary) {
+        if (type.type == TableType::Hypertable && m != LoadMethod::CopyBinary) {
             // The engine builds the index on time after its load; so do the others, in their time.
             buildTimeIndex(admin, TableName{"", kTable});
         }
@@ -420,12 +434,18 @@ BenchReport benchmarkMethods(const MethodsBenchmarkOptions& o, const BenchProgre
                                   o.methods.size() * static_cast<std::size_t>(o.rounds);
         std::size_t done = 0;
         for (const auto& d : o.durability) {
-            for (TableType type : o.tableTypes) {
+            for (const BenchTableType& type : o.tableTypes) {
                 for (int n : o.workers) {
                     std::vector<std::size_t> group; // the cells of this group, in o.methods' order
                     for (LoadMethod m : o.methods) {
                         Cell c{cellMethodName(m), type, n, d, {}, {}};
-                        c.skipped = frame.whyNot({type, false});
+                        c.skipped = frame.whyNot(type);
+                        if (c.skipped.empty() && type.direct &&
+                            (m == LoadMethod::Insert || m == LoadMethod::MultiInsert)) {
+                            c.skipped =
+                                "direct compress is of COPY (INSERT has an experimental one of its own, "
+                                "timescaledb.enable_direct_compress_insert, not measured)";
+                        }
                         if (c.skipped.empty() &&
                             (m == LoadMethod::CopyCsvFile || m == LoadMethod::ServerLimit) &&
                             !noServerFiles.empty()) {
@@ -446,9 +466,8 @@ BenchReport benchmarkMethods(const MethodsBenchmarkOptions& o, const BenchProgre
                             if (stop.stop_requested()) {
                                 throw Cancelled();
                             }
-                            progress(c.method + ", " + std::string(tableTypeName(type)) + ", " +
-                                         std::to_string(n) + " worker(s), " + d + ", round " +
-                                         std::to_string(round + 1),
+                            progress(c.method + ", " + benchTableTypeName(type) + ", " + std::to_string(n) +
+                                         " worker(s), " + d + ", round " + std::to_string(round + 1),
                                      static_cast<double>(done - 1) / static_cast<double>(total));
                             c.runs.push_back(runner.run(o.methods[i], type, n, d == "fast"));
                         }
@@ -473,7 +492,7 @@ BenchReport benchmarkMethods(const MethodsBenchmarkOptions& o, const BenchProgre
                      {"rounds", "rounds", "int"},
                      {"note", "note", ""}};
     // The ceiling's rate of each group, for the ratios.
-    std::map<std::tuple<std::string, int, TableType>, double> ceiling;
+    std::map<std::tuple<std::string, int, std::string>, double> ceiling;
     const auto medianOf = [](const std::vector<MethodRun>& runs, auto field) {
         std::vector<double> v;
         v.reserve(runs.size());
@@ -489,7 +508,7 @@ BenchReport benchmarkMethods(const MethodsBenchmarkOptions& o, const BenchProgre
     };
     for (const auto& c : cells) {
         if (c.method == "server-limit" && !c.runs.empty()) {
-            ceiling[{c.durability, c.workers, c.type}] = rateOf(c.runs, false);
+            ceiling[{c.durability, c.workers, benchTableTypeName(c.type)}] = rateOf(c.runs, false);
         }
     }
     BenchPlot plot;
@@ -503,8 +522,7 @@ BenchReport benchmarkMethods(const MethodsBenchmarkOptions& o, const BenchProgre
     }
     std::map<std::string, std::size_t> seriesOf;
     const auto addRow = [&](const Cell& c, const std::string& method, bool writing, const std::string& note) {
-        std::vector<BenchValue> row{method, std::string(tableTypeName(c.type)), double(c.workers),
-                                    c.durability};
+        std::vector<BenchValue> row{method, benchTableTypeName(c.type), double(c.workers), c.durability};
         if (c.runs.empty()) {
             row.insert(row.end(),
                        {std::monostate{}, std::monostate{}, std::monostate{}, std::monostate{},
@@ -514,7 +532,7 @@ BenchReport benchmarkMethods(const MethodsBenchmarkOptions& o, const BenchProgre
             return;
         }
         const double rate = rateOf(c.runs, writing);
-        const auto limit = ceiling.find({c.durability, c.workers, c.type});
+        const auto limit = ceiling.find({c.durability, c.workers, benchTableTypeName(c.type)});
         row.insert(
             row.end(),
             {double(c.runs.front().rows),
@@ -524,8 +542,7 @@ BenchReport benchmarkMethods(const MethodsBenchmarkOptions& o, const BenchProgre
              medianOf(c.runs, [writing](const MethodRun& r) { return writing ? r.cpuWithWriting : r.cpu; }),
              medianOf(c.runs, [](const MethodRun& r) { return r.wal; }), double(c.runs.size()), note});
         table.rows.push_back(row);
-        const std::string name =
-            method + " (" + std::string(tableTypeName(c.type)) + ", " + c.durability + ")";
+        const std::string name = method + " (" + benchTableTypeName(c.type) + ", " + c.durability + ")";
         if (!seriesOf.contains(name)) {
             seriesOf[name] = plot.series.size();
             plot.series.push_back({name, std::vector<std::optional<double>>(plot.categories.size())});

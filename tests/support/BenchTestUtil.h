@@ -139,7 +139,9 @@ inline MethodsBenchmarkOptions everyMethodOnce(const std::string& conninfo, cons
     MethodsBenchmarkOptions o;
     o.conninfo = conninfo;
     o.data = data;
-    o.tableTypes = {TableType::Regular, TableType::Partitioned, TableType::Hypertable};
+    o.tableTypes = {{TableType::Regular, false, false},
+                    {TableType::Partitioned, false, false},
+                    {TableType::Hypertable, false, false}};
     o.workers = {1, 2};
     o.rounds = 1;
     o.insertRows = 50;
