@@ -4,6 +4,7 @@
 // (and gone once its fix SQL has run), from startup-only settings and from the target table.
 
 #include "SettingsHarness.h"
+#include "db/Compression.h"
 
 using namespace isobar;
 using namespace isobar::test;
@@ -293,6 +294,19 @@ private slots:
         intent.newTableType = TableType::Hypertable;
         warnings = warningsOf(conninfo, intent);
         expect("shared_preload_libraries", Severity::Error);
+        // How --compress will compress the hypertable: as COPY receives the rows where the
+        // version has it (2.21+, which TimescaleDB calls experimental), else after the load.
+        expect("timescaledb.enable_direct_compress_copy", Severity::Info);
+        const std::string version =
+            probe.query("SELECT default_version FROM pg_available_extensions WHERE name = 'timescaledb'").text(0, 0);
+        const QString said =
+            QString::fromStdString(findWarning(warnings, "timescaledb.enable_direct_compress_copy")->message);
+        if (hasDirectCompress(version)) {
+            VERIFY_MESSAGE(said, "TimescaleDB " + QString::fromStdString(version) + " compresses rows as COPY receives them",
+                           "experimental", "--compress=after-load");
+        } else {
+            VERIFY_MESSAGE(said, "compresses a hypertable's chunks only after the load", "2.21 and later");
+        }
     }
 
     // Indexes, triggers, foreign keys, checks and autovacuum on the target table, each named.

@@ -5,6 +5,7 @@
 // killed run's settings, a load refused for rows already in the table.
 
 #include "UiHarness.h"
+#include "db/Compression.h"
 
 using namespace isobar;
 using namespace isobar::ui;
@@ -289,6 +290,34 @@ private slots:
         QVERIFY(!w->controller()->isRunning());
         QCOMPARE(scalar("SELECT count(*) FROM pg_class WHERE relname IN ('gui_never', 'gui_never2')"),
                  QString("0"));
+    }
+
+    // The Target tab says which path a compressed load takes on the tested server: as COPY
+    // receives the rows (TimescaleDB 2.21+), after the load, or why there is no compression.
+    void compressPathIsSaid() {
+        auto w = window();
+        QLabel* said = w->targetPanel()->compressPathLabel();
+        QVERIFY2(said->text().contains("Test the connection"), qPrintable(said->text()));
+        QSignalSpy checked(w.get(), &MainWindow::targetChecked);
+        w->checkTarget();
+        QVERIFY(checked.wait(60'000));
+        const ExtensionStatus& ts = w->lastCheck()->timescaledb;
+        const std::string version = ts.installedVersion.empty() ? ts.availableVersion : ts.installedVersion;
+        const QString text = said->text();
+        if (!ts.usable) {
+            VERIFY_MESSAGE(text, "Compression needs TimescaleDB: " + QString::fromStdString(ts.reason));
+        } else if (hasDirectCompress(version)) {
+            VERIFY_MESSAGE(text, "Compressed as COPY receives the rows: TimescaleDB " +
+                                     QString::fromStdString(version), "experimental");
+        } else {
+            VERIFY_MESSAGE(text, "Compressed after the load: TimescaleDB", "2.21 and later");
+        }
+        QVERIFY(!said->isEnabled()); // regular is chosen: nothing is compressed
+        if (ts.usable) {
+            w->targetPanel()->tableTypeBox()->setCurrentIndex(3);
+            QVERIFY(said->isEnabled());
+            QVERIFY(w->targetPanel()->compressBox()->isEnabled());
+        }
     }
 
     // A table type the server cannot make stays chosen; the start says why it cannot be done.

@@ -538,12 +538,12 @@ std::string IngestBenchmarkRow::byRound() const {
 }
 
 std::string formatIngestBenchmark(const std::vector<IngestBenchmarkRow>& rows) {
-    std::string out = "table type   streams       rows   (a) isobar  (a') load phase  (a'') COPY phase  "
+    std::string out = "table type             streams       rows   (a) isobar  (a') load phase  (a'') COPY phase  "
                       "(b) server COPY  (c) bare client    a/b   a'/b    c/b  a''/c\n";
     for (const auto& r : rows) {
         if (!r.skipped.empty()) {
             char head[64];
-            std::snprintf(head, sizeof head, "%-11s %8d", benchTableTypeName(r.tableType).c_str(), r.workers);
+            std::snprintf(head, sizeof head, "%-21s %8d", benchTableTypeName(r.tableType).c_str(), r.workers);
             out += std::string(head) + "  not measured: " + r.skipped + "\n";
             continue;
         }
@@ -557,7 +557,7 @@ std::string formatIngestBenchmark(const std::vector<IngestBenchmarkRow>& rows) {
         };
         char line[240];
         std::snprintf(line, sizeof line,
-                      "%-11s %8d %10llu %12.0f %16.0f %17.0f %16.0f %16.0f %6.2f %6.2f %6.2f %6.2f\n",
+                      "%-21s %8d %10llu %12.0f %16.0f %17.0f %16.0f %16.0f %6.2f %6.2f %6.2f %6.2f\n",
                       benchTableTypeName(r.tableType).c_str(), r.workers,
                       static_cast<unsigned long long>(r.rows), a, load, copy, b, c, ratio(a, b),
                       ratio(load, b), ratio(c, b), ratio(copy, c));

@@ -397,10 +397,13 @@ CompressionStart startCompression(Connection& conn, const TableName& table, cons
     }
     out.direct = true;
     out.sessionSettings = directCompressSettings(kDirectCompressSortLimit);
+    out.rowsPerTransaction = kDirectCompressRowsPerTransaction;
     out.why = "direct compress of COPY (TimescaleDB " + support.version +
               (support.experimental ? ", which calls it experimental" : "") +
               "): the server compresses the rows as it receives them, sorted in runs of " +
-              std::to_string(kDirectCompressSortLimit) + "; --compress=after-load compresses after the load";
+              std::to_string(kDirectCompressSortLimit) + ", in transactions of up to " +
+              std::to_string(kDirectCompressRowsPerTransaction) +
+              " rows (longer ones slow it down); --compress=after-load compresses after the load";
     return out;
 }
 

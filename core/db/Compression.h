@@ -72,6 +72,9 @@ struct CompressionStart {
     CompressionChoice settings; // direct: set on the hypertable before the first row
     // direct: run on every worker's connection before its first COPY
     std::vector<std::string> sessionSettings;
+    // direct: the rows a worker's transaction takes at most, unless the user chose
+    // (--rows-per-transaction); 0: the load's default.
+    std::uint64_t rowsPerTransaction = 0;
 };
 
 // The worker sessions' settings of a direct-compress load. The rows arrive time-major (a unit is
@@ -79,6 +82,12 @@ struct CompressionStart {
 // table's compress_orderby before it cuts them into batches of 1000.
 std::vector<std::string> directCompressSettings(int sortLimit);
 constexpr int kDirectCompressSortLimit = 100'000;
+
+// Direct compress of COPY slows down as its transaction grows (TimescaleDB 2.28.3, 2 streams of
+// 12.5M rows: one transaction each 26-28 s, six transactions each 17-18 s, whether one COPY or six
+// per transaction). A load of 24 global hours with 2 workers took 19.7-19.9 s in transactions of
+// 10M rows (the default), 16.2-17.7 s of 4M, 15.2-16.0 s of 1M, 15.1-15.3 s of 500k and 250k.
+constexpr std::uint64_t kDirectCompressRowsPerTransaction = 1'000'000;
 
 // For a hypertable loaded with --compress: where options.compressPath and the server allow it
 // (and the table's settings suit rows that arrive in time order), enables compression on the

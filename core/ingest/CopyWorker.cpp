@@ -168,6 +168,7 @@ bool CopyWorker::replaceEarlier(Pending& unit, Connection& conn) {
 std::set<std::string> CopyWorker::commitTogether(std::vector<Pending>& units, bool grow,
                                                  const std::stop_token& stop) {
     std::uint64_t rowLimit = shared_.request.rowsPerTransaction > 0 ? shared_.request.rowsPerTransaction
+                             : shared_.rowsPerTransaction > 0       ? shared_.rowsPerTransaction
                                                                     : LoadPlan::kDefaultRowsPerTransaction;
     auto timeLimit = std::chrono::duration_cast<std::chrono::milliseconds>(kTransactionTime);
     // The first transaction of worker k of the N the run starts with ends after k/N of the usual

@@ -54,6 +54,9 @@ public:
     LoadSink& sink;
     // How long a unit is retried after its first transient failure (see CopyWorker::load).
     std::chrono::milliseconds retryBudget = kRetryBudgetDefault;
+    // The rows a transaction takes at most (0: the request's --rows-per-transaction, else
+    // LoadPlan::kDefaultRowsPerTransaction); the target may want fewer (direct compress).
+    std::uint64_t rowsPerTransaction = 0;
     // The workers the run starts with (more may join with --workers auto).
     int workers = 1;
     // The statements every worker's session runs first for this run's target (a distributed

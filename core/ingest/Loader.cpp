@@ -424,6 +424,7 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         if (compression) {
             shared.sessionSettings.insert(shared.sessionSettings.end(), compression->sessionSettings.begin(),
                                           compression->sessionSettings.end());
+            shared.rowsPerTransaction = compression->rowsPerTransaction;
         }
         runPipeline(shared, todo, plannedRows, methods, start, prepared.type, room.storage, summary);
         phase.done(LoadPhases::kLoad);
