@@ -127,7 +127,10 @@ TargetPanel::TargetPanel(QWidget* parent)
            "compress); older ones, or a table with a unique index, compress the chunks once every row is "
            "in, several at a time. The settings suit the rows (ordered by location and time); the sizes "
            "are in the summary and the run report"));
-    targetForm->addRow(tr("&Workers:"), workersRow);
+    // A row of a layout takes no buddy by itself: without one, the label showed its "&".
+    auto* workersLabel = new QLabel(tr("&Workers:"));
+    workersLabel->setBuddy(workers_);
+    targetForm->addRow(workersLabel, workersRow);
     targetForm->addRow(resume_);
     targetForm->addRow(replace_);
     resume_->setChecked(true);
