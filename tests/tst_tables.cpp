@@ -390,10 +390,11 @@ private slots:
         VERIFY_MESSAGE(run.err,
                        "compression: direct compress of COPY (TimescaleDB " + QString::fromStdString(version),
                        "every chunk was written compressed by COPY");
-        VERIFY_MESSAGE(run.out, "compression: written compressed by COPY: ", "x of about ", " uncompressed)",
-                       "0 chunk(s) compressed after the load",
-                       "not segmented, ordered by location_id, time: the rows reach the server a time of "
-                       "the grid after another");
+        VERIFY_MESSAGE(
+            run.out, "compression: written compressed by COPY: ", "x of about ", " uncompressed)",
+            "0 chunk(s) compressed after the load",
+            QString("not segmented, ordered by location_id, time: the rows reach the server a time "
+                    "of the grid after another"));
         // Compressed by COPY itself: each chunk's own heap holds no row, every row is in its
         // compressed chunk.
         QCOMPARE(test::scalar(conn, "SELECT count(*) FROM timescaledb_information.chunks WHERE "
