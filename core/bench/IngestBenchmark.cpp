@@ -538,8 +538,9 @@ std::string IngestBenchmarkRow::byRound() const {
 }
 
 std::string formatIngestBenchmark(const std::vector<IngestBenchmarkRow>& rows) {
-    std::string out = "table type             streams       rows   (a) isobar  (a') load phase  (a'') COPY phase  "
-                      "(b) server COPY  (c) bare client    a/b   a'/b    c/b  a''/c\n";
+    std::string out =
+        "table type             streams       rows   (a) isobar  (a') load phase  (a'') COPY phase  "
+        "(b) server COPY  (c) bare client    a/b   a'/b    c/b  a''/c\n";
     for (const auto& r : rows) {
         if (!r.skipped.empty()) {
             char head[64];
