@@ -298,11 +298,14 @@ private slots:
         // version has it (2.21+, which TimescaleDB calls experimental), else after the load.
         expect("timescaledb.enable_direct_compress_copy", Severity::Info);
         const std::string version =
-            probe.query("SELECT default_version FROM pg_available_extensions WHERE name = 'timescaledb'").text(0, 0);
+            probe.query("SELECT default_version FROM pg_available_extensions WHERE name = 'timescaledb'")
+                .text(0, 0);
         const QString said =
             QString::fromStdString(findWarning(warnings, "timescaledb.enable_direct_compress_copy")->message);
         if (hasDirectCompress(version)) {
-            VERIFY_MESSAGE(said, "TimescaleDB " + QString::fromStdString(version) + " compresses rows as COPY receives them",
+            VERIFY_MESSAGE(said,
+                           "TimescaleDB " + QString::fromStdString(version) +
+                               " compresses rows as COPY receives them",
                            "experimental", "--compress=after-load");
         } else {
             VERIFY_MESSAGE(said, "compresses a hypertable's chunks only after the load", "2.21 and later");

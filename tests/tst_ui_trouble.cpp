@@ -307,8 +307,9 @@ private slots:
         if (!ts.usable) {
             VERIFY_MESSAGE(text, "Compression needs TimescaleDB: " + QString::fromStdString(ts.reason));
         } else if (hasDirectCompress(version)) {
-            VERIFY_MESSAGE(text, "Compressed as COPY receives the rows: TimescaleDB " +
-                                     QString::fromStdString(version), "experimental");
+            VERIFY_MESSAGE(
+                text, "Compressed as COPY receives the rows: TimescaleDB " + QString::fromStdString(version),
+                "experimental");
         } else {
             VERIFY_MESSAGE(text, "Compressed after the load: TimescaleDB", "2.21 and later");
         }
