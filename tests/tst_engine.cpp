@@ -87,13 +87,8 @@ private slots:
         if (!directCompress()) {
             QSKIP("TimescaleDB with direct compress of COPY (2.21+) is not on the test server");
         }
-        interruptThenResume("killed_direct", SIGKILL,
-                            {"--table-type", "hypertable", "--chunk-interval", "6 hours", "--compress"});
-        Connection conn = cluster_->connect();
-        QCOMPARE(test::scalar(conn,
-                              "SELECT count(*) FROM timescaledb_information.chunks WHERE hypertable_name = "
-                              "'killed_direct' AND NOT is_compressed"),
-                 QString("0"));
+        interruptThenResume("killed_direct", SIGKILL, kDirectCompress);
+        QCOMPARE(uncompressedChunks("killed_direct"), QString("0"));
     }
 
     // Ctrl-C mid-load: in-flight units roll back, committed ones stay, exit status 130.
@@ -109,13 +104,8 @@ private slots:
         if (!directCompress()) {
             QSKIP("TimescaleDB with direct compress of COPY (2.21+) is not on the test server");
         }
-        serverCrashMidLoad("crashed_direct",
-                           {"--table-type", "hypertable", "--chunk-interval", "6 hours", "--compress"});
-        Connection conn = cluster_->connect();
-        QCOMPARE(test::scalar(conn,
-                              "SELECT count(*) FROM timescaledb_information.chunks WHERE hypertable_name = "
-                              "'crashed_direct' AND NOT is_compressed"),
-                 QString("0"));
+        serverCrashMidLoad("crashed_direct", kDirectCompress);
+        QCOMPARE(uncompressedChunks("crashed_direct"), QString("0"));
     }
 
     // One worker's backend is terminated: its unit is retried on a new connection, nothing twice.
@@ -536,6 +526,17 @@ private:
         const CliRun rerun = load_(table, extra);
         QVERIFY2(rerun.exitCode == 0, qPrintable(rerun.err));
         QCOMPARE(digest(conn, table), reference_);
+    }
+
+    // A load into a hypertable of 6-hour chunks compressed as COPY receives the rows.
+    inline static const QStringList kDirectCompress{"--table-type", "hypertable", "--chunk-interval",
+                                                    "6 hours", "--compress"};
+
+    QString uncompressedChunks(const char* table) const {
+        Connection conn = cluster_->connect();
+        return test::scalar(conn, std::string("SELECT count(*) FROM timescaledb_information.chunks WHERE "
+                                              "hypertable_name = '") +
+                                      table + "' AND NOT is_compressed");
     }
 
     // Whether the test server's TimescaleDB compresses rows as COPY receives them.

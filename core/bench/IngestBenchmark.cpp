@@ -167,11 +167,7 @@ double timeConcurrentCopies(const std::string& conninfo, const BenchTableType& t
     std::vector<std::string> sessionSettings;
     if (type.compressed) {
         const CompressionHint hint{3600.0, layout.vertical == Vertical::Surface ? 0U : 1U};
-        const CompressionChoice c = chooseCompression(admin, table, options, hint, type.direct);
-        admin.exec("ALTER TABLE " + table.quoted(admin) +
-                   " SET (timescaledb.compress, timescaledb.compress_segmentby = " +
-                   admin.quoteLiteral(c.segmentBy) +
-                   ", timescaledb.compress_orderby = " + admin.quoteLiteral(c.orderBy) + ")");
+        setCompression(admin, table, chooseCompression(admin, table, options, hint, type.direct), true);
         if (type.direct) {
             sessionSettings = directCompressSettings(kDirectCompressSortLimit);
         } else {

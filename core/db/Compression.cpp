@@ -293,6 +293,22 @@ std::string describeCompressPath(const ExtensionStatus& timescaledb, CompressPat
            " cannot compress rows as COPY receives them (2.21 and later can, in about half the time).";
 }
 
+void setCompression(Connection& conn, const TableName& table, const CompressionChoice& choice, bool always) {
+    const std::string qualified = table.quoted(conn);
+    if (!always) {
+        const Result enabled = conn.query(
+            std::string("SELECT compression_enabled FROM timescaledb_information.hypertables WHERE ") +
+                kHypertableOf,
+            {qualified});
+        if (enabled.rows() == 1 && enabled.text(0, 0) == "t") {
+            return;
+        }
+    }
+    conn.exec("ALTER TABLE " + qualified + " SET (timescaledb.compress, timescaledb.compress_segmentby = " +
+              conn.quoteLiteral(choice.segmentBy) +
+              ", timescaledb.compress_orderby = " + conn.quoteLiteral(choice.orderBy) + ")");
+}
+
 DirectCompress directCompressSupport(Connection& conn) {
     DirectCompress out;
     const Result ext = conn.query("SELECT extversion FROM pg_extension WHERE extname = 'timescaledb'");
@@ -351,23 +367,22 @@ CompressionStart startCompression(Connection& conn, const TableName& table, cons
     try {
         lockTablePreparation(conn, table);
         // What makes TimescaleDB write the rows uncompressed after all (it says so in a WARNING).
-        const Result unique =
-            conn.query("SELECT string_agg(indexrelid::regclass::text, ', ') FROM pg_index WHERE indrelid = "
-                       "$1::regclass AND (indisunique OR indisprimary)",
-                       {qualified});
-        if (!unique.isNull(0, 0)) {
-            conn.exec("ROLLBACK");
-            return afterLoad("the table has a unique index (" + unique.text(0, 0) +
-                             "), which TimescaleDB's direct compress of COPY does not check");
-        }
-        const Result triggers =
-            conn.query("SELECT string_agg(tgname, ', ') FROM pg_trigger WHERE tgrelid = "
-                       "$1::regclass AND NOT tgisinternal AND tgname <> 'ts_insert_blocker'",
-                       {qualified});
-        if (!triggers.isNull(0, 0)) {
-            conn.exec("ROLLBACK");
-            return afterLoad("the table has triggers (" + triggers.text(0, 0) +
-                             "), which TimescaleDB's direct compress of COPY does not fire");
+        const std::pair<const char*, const char*> obstacles[] = {
+            {"SELECT string_agg(indexrelid::regclass::text, ', ') FROM pg_index WHERE indrelid = "
+             "$1::regclass "
+             "AND (indisunique OR indisprimary)",
+             "a unique index (%s), which TimescaleDB's direct compress of COPY does not check"},
+            {"SELECT string_agg(tgname, ', ') FROM pg_trigger WHERE tgrelid = $1::regclass AND NOT "
+             "tgisinternal "
+             "AND tgname <> 'ts_insert_blocker'",
+             "triggers (%s), which TimescaleDB's direct compress of COPY does not fire"}};
+        for (const auto& [sql, what] : obstacles) {
+            if (const Result found = conn.query(sql, {qualified}); !found.isNull(0, 0)) {
+                conn.exec("ROLLBACK");
+                std::string reason = what;
+                reason.replace(reason.find("%s"), 2, found.text(0, 0));
+                return afterLoad("the table has " + reason);
+            }
         }
         out.settings = chooseCompression(conn, table, options, hint, true);
         if (!out.settings.segmentBy.empty() && !insisted) {
@@ -377,17 +392,7 @@ CompressionStart startCompression(Connection& conn, const TableName& table, cons
                              "would hold a row or two of a segment, a compressed batch each "
                              "(--compress=direct loads so all the same)");
         }
-        const Result enabled = conn.query(
-            std::string("SELECT compression_enabled FROM timescaledb_information.hypertables WHERE ") +
-                kHypertableOf,
-            {qualified});
-        const bool asked = options.compressSegmentBy || options.compressOrderBy;
-        if (asked || enabled.rows() == 0 || enabled.text(0, 0) != "t") {
-            conn.exec("ALTER TABLE " + qualified +
-                      " SET (timescaledb.compress, timescaledb.compress_segmentby = " +
-                      conn.quoteLiteral(out.settings.segmentBy) +
-                      ", timescaledb.compress_orderby = " + conn.quoteLiteral(out.settings.orderBy) + ")");
-        }
+        setCompression(conn, table, out.settings, options.compressSegmentBy || options.compressOrderBy);
         conn.exec("COMMIT");
     } catch (...) {
         if (conn.connected()) {
@@ -451,17 +456,8 @@ CompressionOutcome compressHypertable(Connection& conn, const TableName& table, 
     out.settings = direct ? run.started->settings : chooseCompression(conn, table, options, run.hint);
     out.direct = direct;
     out.path = run.started ? run.started->why : "the chunks are compressed after the load";
-    const Result enabled =
-        conn.query(std::string("SELECT compression_enabled FROM timescaledb_information.hypertables WHERE ") +
-                       kHypertableOf,
-                   {qualified});
-    const bool asked = options.compressSegmentBy || options.compressOrderBy;
-    if ((asked && !direct) || enabled.rows() == 0 || enabled.text(0, 0) != "t") {
-        conn.exec("ALTER TABLE " + qualified +
-                  " SET (timescaledb.compress, timescaledb.compress_segmentby = " +
-                  conn.quoteLiteral(out.settings.segmentBy) +
-                  ", timescaledb.compress_orderby = " + conn.quoteLiteral(out.settings.orderBy) + ")");
-    }
+    setCompression(conn, table, out.settings,
+                   !direct && (options.compressSegmentBy || options.compressOrderBy));
     conn.exec("COMMIT");
     // Held meanwhile, so that another run of the table finishing now waits instead of compressing
     // the same chunks.

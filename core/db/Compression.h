@@ -43,6 +43,10 @@ constexpr double kMinSegmentRows = 1000;
 CompressionChoice chooseCompression(Connection& conn, const TableName& table, const TableOptions& options,
                                     const CompressionHint& hint, bool direct = false);
 
+// Enables compression on the hypertable with `choice`: when it has none yet, or `always` (the user
+// asked for other settings). Throws DbError (chunks already compressed otherwise, say).
+void setCompression(Connection& conn, const TableName& table, const CompressionChoice& choice, bool always);
+
 // Refuses, before anything is loaded, a --compress-segmentby / --compress-orderby that names a
 // column the table does not have or is not a column list; `columns` are the table's.
 void checkCompressionColumns(const TableOptions& options, const std::vector<std::string>& columns);
