@@ -87,7 +87,7 @@ private slots:
         if (!directCompress()) {
             QSKIP("TimescaleDB with direct compress of COPY (2.21+) is not on the test server");
         }
-        interruptThenResume("killed_direct", SIGKILL, kDirectCompress);
+        interruptThenResume("killed_direct", SIGKILL, directCompressArgs());
         QCOMPARE(uncompressedChunks("killed_direct"), QString("0"));
     }
 
@@ -104,7 +104,7 @@ private slots:
         if (!directCompress()) {
             QSKIP("TimescaleDB with direct compress of COPY (2.21+) is not on the test server");
         }
-        serverCrashMidLoad("crashed_direct", kDirectCompress);
+        serverCrashMidLoad("crashed_direct", directCompressArgs());
         QCOMPARE(uncompressedChunks("crashed_direct"), QString("0"));
     }
 
@@ -529,8 +529,9 @@ private:
     }
 
     // A load into a hypertable of 6-hour chunks compressed as COPY receives the rows.
-    inline static const QStringList kDirectCompress{"--table-type", "hypertable", "--chunk-interval",
-                                                    "6 hours", "--compress"};
+    static QStringList directCompressArgs() {
+        return {"--table-type", "hypertable", "--chunk-interval", "6 hours", "--compress"};
+    }
 
     QString uncompressedChunks(const char* table) const {
         Connection conn = cluster_->connect();
