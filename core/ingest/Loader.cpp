@@ -14,6 +14,7 @@
 #include "db/WeatherSchema.h"
 #include "ingest/CopyWorker.h"
 #include "ingest/EngineShared.h"
+#include "ingest/LoadCompression.h"
 #include "ingest/Pipeline.h"
 #include "ingest/RoomCheck.h"
 #include "ingest/TargetPreparation.h"
@@ -254,24 +255,6 @@ private:
     TimeLookup lookup_;
 };
 
-// What compression should know of the rows: the step between their times, their levels.
-CompressionHint compressionHint(const Dataset& dataset) {
-    CompressionHint hint;
-    std::vector<std::int64_t> times;
-    for (const DatasetStep& step : dataset.steps()) {
-        times.push_back(step.time.micros);
-    }
-    std::sort(times.begin(), times.end());
-    for (std::size_t i = 1; i < times.size(); ++i) {
-        if (const auto gap = times[i] - times[i - 1]; gap > 0) {
-            const double seconds = static_cast<double>(gap) / 1e6;
-            hint.stepSeconds = std::min(hint.stepSeconds.value_or(seconds), seconds);
-        }
-    }
-    hint.levels = dataset.levels().size();
-    return hint;
-}
-
 // What the run's units say: the server counted each unit's COPY in the unit's transaction.
 std::string unitsCounted(const LoadSummary& summary, const std::optional<std::uint64_t>& ledgerRows) {
     return "the server's row count of every COPY matched the rows sent (" + std::to_string(summary.rows) +
@@ -467,16 +450,7 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         }
         summary.compression = finished.compression;
         if (summary.compression && summary.compression->direct && summary.compression->bytesBefore < 0) {
-            // TimescaleDB records no size before compression for chunks COPY wrote compressed:
-            // what the rows would take in a heap, from the table's columns.
-            if (const LedgerSum held = recordedRows(control, prepared.ledger, kSummedLedgerUnits);
-                held.complete) {
-                const RowShape shape{static_cast<int>(layout.columns.size()),
-                                     layout.vertical != Vertical::Surface, 0};
-                summary.compression->bytesBefore =
-                    static_cast<std::int64_t>(static_cast<double>(held.rows) * heapBytesPerRow(shape));
-                summary.compression->beforeEstimated = true;
-            }
+            estimateUncompressed(control, prepared.ledger, layout, *summary.compression);
         }
         if (finished.compression && finished.compression->grew()) {
             sink.warning("compression made " + request.table.display() +
