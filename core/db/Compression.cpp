@@ -134,15 +134,6 @@ std::int64_t hypertableBytes(Connection& conn, const TableName& table) {
     return r.isNull(0, 0) ? -1 : r.integer(0, 0);
 }
 
-// The rows' size uncompressed as TimescaleDB records it per compressed chunk; -1 where it has no
-// record (chunks written compressed by COPY may have none).
-std::int64_t uncompressedEstimate(Connection& conn, const TableName& table) {
-    const Result r = conn.query("SELECT sum(before_compression_total_bytes)::bigint FROM "
-                                "hypertable_compression_stats($1::regclass)",
-                                {table.quoted(conn)});
-    return r.rows() == 0 || r.isNull(0, 0) || r.integer(0, 0) <= 0 ? -1 : r.integer(0, 0);
-}
-
 // Compresses `chunks` on up to run.parallel connections of their own; returns how many were done.
 std::size_t compressChunks(const std::vector<Chunk>& chunks, const CompressionRun& run) {
     std::atomic<std::size_t> next{0};
@@ -395,7 +386,7 @@ CompressionStart startCompression(Connection& conn, const TableName& table, cons
         setCompression(conn, table, out.settings, options.compressSegmentBy || options.compressOrderBy);
         conn.exec("COMMIT");
     } catch (...) {
-        if (conn.connected()) {
+        if (conn.connected() && conn.inTransaction()) {
             conn.exec("ROLLBACK");
         }
         throw;
@@ -498,11 +489,6 @@ CompressionOutcome compressHypertable(Connection& conn, const TableName& table, 
         }
     }
     out.bytesAfter = hypertableBytes(conn, table);
-    if (direct) {
-        // What the rows would take uncompressed, as TimescaleDB counts it for the chunks it
-        // compressed (direct compress of COPY records no "before" of its own).
-        out.bytesBefore = uncompressedEstimate(conn, table);
-    }
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     spdlog::debug("compression of {}: {}", table.display(), out.describe());
     return out;

@@ -108,7 +108,7 @@ struct CompressionOutcome {
     std::string path;              // which path and why ("direct compress of COPY (TimescaleDB 2.28.3)")
     std::size_t chunks = 0;        // compressed (or recompressed) by this run
     std::size_t chunksLeft = 0;    // left uncompressed: the run was cancelled
-    std::int64_t bytesBefore = -1; // the hypertable's total size (heap, indexes, TOAST) before
+    std::int64_t bytesBefore = -1; // the hypertable's total size (heap, indexes, TOAST) before; direct: -1
     std::int64_t bytesAfter = -1;  // and after
     bool beforeEstimated = false;  // bytesBefore is what the rows would take in a heap (direct compress)
     double seconds = 0;
