@@ -63,7 +63,7 @@ std::vector<std::filesystem::path> expandInputs(const std::vector<std::filesyste
                            [](unsigned char c) { return std::tolower(c); });
             if (entry.is_regular_file(ec) &&
                 (ext == ".nc" || ext == ".nc4" || ext == ".netcdf" || ext == ".zip" || ext == ".grib" ||
-                 ext == ".grb" || ext == ".grib1" || ext == ".grib2" || ext == ".grb2")) {
+                 ext == ".grb" || ext == ".grib1" || ext == ".grib2" || ext == ".grb2" || ext == ".csv")) {
                 found.push_back(entry.path());
             }
         }

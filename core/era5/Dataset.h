@@ -65,9 +65,9 @@ struct DatasetStep {
     std::vector<std::optional<SourceRef>> previous;
 };
 
-// The files behind the paths a user gives: a directory stands for the NetCDF and GRIB files in it
-// (*.nc, *.nc4, *.netcdf, *.zip, *.grib, *.grb, *.grib1, *.grib2, *.grb2, sorted by name; not
-// recursive). Throws isobar::Error for a directory
+// The files behind the paths a user gives: a directory stands for the NetCDF, GRIB and time-series
+// CSV files in it (*.nc, *.nc4, *.netcdf, *.zip, *.grib, *.grb, *.grib1, *.grib2, *.grb2, *.csv,
+// sorted by name; not recursive). Throws isobar::Error for a directory
 // without any.
 std::vector<std::filesystem::path> expandInputs(const std::vector<std::filesystem::path>& paths);
 

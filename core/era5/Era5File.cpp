@@ -4,6 +4,7 @@
 
 #include "era5/GribParser.h"
 #include "era5/NetcdfParser.h"
+#include "era5/SeriesParser.h"
 #include "era5/TimeUnits.h"
 #include "util/Error.h"
 #include "util/Format.h"
@@ -35,6 +36,10 @@ Era5File Era5File::open(const std::filesystem::path& path, const OpenOptions& op
         std::filesystem::path(file.name_).filename().string() + ":" + std::to_string(ec ? 0 : size);
     if (looksLikeGrib(path)) {
         GribParser(file, options).parse();
+        return file;
+    }
+    if (SeriesParser::looksLikeCsv(path)) {
+        SeriesParser(file, options).parseCsv();
         return file;
     }
     {
@@ -87,6 +92,7 @@ Era5File& Era5File::operator=(Era5File&& other) noexcept {
         lonLength_ = other.lonLength_;
         stepLevels_ = other.stepLevels_;
         grib_ = std::move(other.grib_);
+        series_ = std::move(other.series_);
     }
     return *this;
 }
@@ -138,6 +144,10 @@ void Era5File::readRaw(const FileVariable& var, const FileStep& step, std::size_
                        std::size_t level, std::size_t fileRow, std::size_t rowCount, RawBand& out) const {
     if (grib_) {
         readGrib(var, step, level, fileRow, rowCount, out);
+        return;
+    }
+    if (series_) {
+        readSeries(var, step, out);
         return;
     }
     std::array<size_t, NC_MAX_VAR_DIMS> start{};
@@ -209,6 +219,33 @@ void Era5File::readRaw(const FileVariable& var, const FileStep& step, std::size_
                     ", latitude rows " + std::to_string(fileRow) + "-" +
                     std::to_string(fileRow + rowCount - 1) +
                     " (the file may be truncated or corrupt): " + nc_strerror(status));
+    }
+}
+
+void Era5File::readSeries(const FileVariable& var, const FileStep& step, RawBand& out) const {
+    const auto variable = static_cast<std::size_t>(&var - variables_.data());
+    const RawBand& all = series_->values.at(variable);
+    const std::size_t at = step.timeIndex;
+    if (at >= all.rows) {
+        throw Error(name_ + ": " + var.name + " has no value at " + formatTimestamp(step.time));
+    }
+    out.type = all.type;
+    out.rows = 1;
+    out.cols = 1;
+    out.latMajor = true;
+    switch (all.type) {
+    case NC_SHORT:
+        out.shorts.assign(1, all.shorts[at]);
+        break;
+    case NC_INT:
+        out.ints.assign(1, all.ints[at]);
+        break;
+    case NC_FLOAT:
+        out.floats.assign(1, all.floats[at]);
+        break;
+    default:
+        out.doubles.assign(1, all.doubles[at]);
+        break;
     }
 }
 

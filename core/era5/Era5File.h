@@ -163,6 +163,14 @@ struct RawBand {
     std::vector<double> doubles;
 };
 
+// A point series (the CDS time-series datasets: one grid point, years of hours): each variable's
+// values at every step along the file's time axis (rows = steps, cols = 1), read whole when the file
+// is opened - a CSV has no other copy to read from, and a netCDF series is read in one call per
+// variable instead of one per hour.
+struct SeriesContent {
+    std::vector<RawBand> values; // per variable of the file, in variables() order
+};
+
 // A contiguous run of columns: file columns fileCol, fileCol + step, ... go to box columns
 // boxCol, boxCol + 1, ...
 struct ColumnRun {
@@ -248,6 +256,9 @@ public:
     bool provides(std::size_t variable, std::size_t step, std::size_t level) const {
         return !grib_ || grib_->at(variable, step, level) >= 0;
     }
+    // A point series of the CDS time-series datasets (a CSV, or a netCDF file of one point with
+    // scalar latitude and longitude): one box cell, its values held in memory.
+    bool pointSeries() const noexcept { return series_ != nullptr; }
     // The GRIB messages behind the file; nullptr for NetCDF.
     const GribContent* grib() const noexcept { return grib_.get(); }
     // The file's variable for a column key ("t2m", or an unknown variable's column), if any.
@@ -263,6 +274,7 @@ public:
 private:
     Era5File() = default;
 
+    void readSeries(const FileVariable& var, const FileStep& step, RawBand& out) const;
     void readGrib(const FileVariable& var, const FileStep& step, std::size_t level, std::size_t fileRow,
                   std::size_t rowCount, RawBand& out) const;
 
@@ -303,8 +315,10 @@ private:
     std::size_t lonLength_ = 0;
     std::size_t stepLevels_ = 0; // (step, level) pairs with data
     std::shared_ptr<GribContent> grib_;
+    std::shared_ptr<const SeriesContent> series_;
 
     friend class NetcdfParser;
+    friend class SeriesParser;
     friend class GribParser;
     friend class Dataset; // loadAsStored()
     friend class GridFit;
