@@ -2,6 +2,7 @@
 
 #include "era5/NetcdfParser.h"
 
+#include "era5/SeriesParser.h"
 #include "era5/TimeUnits.h"
 #include "util/Error.h"
 
@@ -149,7 +150,70 @@ std::vector<double> NetcdfParser::readDoubles(int dim, const char* what) const {
     return values;
 }
 
+void NetcdfParser::findSeriesPoint() {
+    const auto scalar = [&](std::initializer_list<const char*> names) {
+        for (const char* n : names) {
+            const int varid = varidOf(n);
+            if (varid >= 0 && dimensionsOf(varid).empty()) {
+                return varid;
+            }
+        }
+        return -1;
+    };
+    latScalar_ = scalar({"latitude", "lat"});
+    lonScalar_ = scalar({"longitude", "lon"});
+    pointSeries_ = latScalar_ >= 0 && lonScalar_ >= 0;
+    if (!pointSeries_) {
+        latScalar_ = lonScalar_ = -1;
+    }
+}
+
+void NetcdfParser::readSeriesValues() {
+    auto content = std::make_shared<SeriesContent>();
+    const std::size_t length = dims_[static_cast<size_t>(timeDims_.front())].length;
+    std::lock_guard lock(netcdfMutex());
+    for (const FileVariable& var : f_.variables_) {
+        RawBand band;
+        band.type = var.type;
+        band.rows = length;
+        band.cols = 1;
+        int status = NC_NOERR;
+        switch (var.type) {
+        case NC_SHORT:
+            band.shorts.resize(length);
+            status = nc_get_var_short(ncid_, var.varid, band.shorts.data());
+            break;
+        case NC_INT:
+            band.ints.resize(length);
+            status = nc_get_var_int(ncid_, var.varid, band.ints.data());
+            break;
+        case NC_FLOAT:
+            band.floats.resize(length);
+            status = nc_get_var_float(ncid_, var.varid, band.floats.data());
+            break;
+        default:
+            band.doubles.resize(length);
+            status = nc_get_var_double(ncid_, var.varid, band.doubles.data());
+            break;
+        }
+        ncCheck(status, f_.name_, "cannot read " + var.name + " (the file may be truncated or corrupt)");
+        content->values.push_back(std::move(band));
+    }
+    f_.series_ = std::move(content);
+}
+
 void NetcdfParser::readGrid() {
+    if (pointSeries_) {
+        double lat = 0.0;
+        double lon = 0.0;
+        {
+            std::lock_guard lock(netcdfMutex());
+            ncCheck(nc_get_var_double(ncid_, latScalar_, &lat), f_.name_, "cannot read the latitude");
+            ncCheck(nc_get_var_double(ncid_, lonScalar_, &lon), f_.name_, "cannot read the longitude");
+        }
+        SeriesParser(f_, options_).placePoint(lat, lon, provenance());
+        return;
+    }
     f_.latitudes_ = readDoubles(latDim_, "latitude");
     f_.longitudes_ = readDoubles(lonDim_, "longitude");
     GridFit(f_, options_, GridClues{declaredIncrement(), namedEra5Land()}).place();

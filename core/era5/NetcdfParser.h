@@ -34,7 +34,11 @@ public:
         readExpver();
         decideProduct();
         decideLayout();
-        tuneChunkCache();
+        if (pointSeries_) {
+            readSeriesValues();
+        } else {
+            tuneChunkCache();
+        }
     }
 
 private:
@@ -61,6 +65,11 @@ private:
     void notes_once(const std::string& note) const { pendingNotes_.push_back(note); }
 
     void readDimensions();
+    // A point series of the CDS time-series datasets: scalar latitude and longitude variables, no
+    // such dimensions. Sets pointSeries_ and the two variables.
+    void findSeriesPoint();
+    // A point series' values, read whole into the file's SeriesContent.
+    void readSeriesValues();
     // The dimension ids of variable `varid`, in its order.
     std::vector<int> dimensionsOf(int varid) const;
     // The coordinate variable of dimension `dim` (the variable named as it; -1: none), which must
@@ -99,6 +108,9 @@ private:
     std::vector<conventions::DimInfo> dims_;
     std::map<std::string, std::vector<int>> dimIds_; // per target variable, its dimension ids
     std::map<std::string, std::string> shapes_;
+    bool pointSeries_ = false;
+    int latScalar_ = -1;
+    int lonScalar_ = -1;
     int latDim_ = -1;
     int lonDim_ = -1;
     int levelDim_ = -1;

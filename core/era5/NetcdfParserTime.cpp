@@ -337,6 +337,9 @@ bool NetcdfParser::namedEra5Land() const {
 }
 
 void NetcdfParser::decideProduct() {
+    if (pointSeries_) {
+        return; // decided with its point (SeriesParser::placePoint)
+    }
     const bool landByName = namedEra5Land();
     switch (options_.product) {
     case ProductOverride::Era5:
@@ -413,6 +416,11 @@ void NetcdfParser::decideProduct() {
 }
 
 void NetcdfParser::decideLayout() {
+    if (pointSeries_) {
+        f_.layout_ =
+            std::string("CDS time series (netCDF)") + (f_.era5Land_ ? ", ERA5-Land" : "") + ", single point";
+        return;
+    }
     const bool forecast = std::any_of(f_.variables_.front().dims.begin(), f_.variables_.front().dims.end(),
                                       [](DimRole r) { return r == DimRole::ForecastHour; });
     const bool expverDim = !f_.variables_.front().expverOrder.empty();

@@ -44,6 +44,7 @@ ValueColumn NetcdfParser::columnFor(int varid, const std::string& name, FileVari
 }
 
 void NetcdfParser::findTargetVariables() {
+    findSeriesPoint();
     for (int v = 0; v < nvars_; ++v) {
         std::array<char, NC_MAX_NAME + 1> nameBuf{};
         int varDims = 0;
@@ -57,7 +58,8 @@ void NetcdfParser::findTargetVariables() {
         const std::string name(nameBuf.data());
         const bool isCoordinate =
             std::any_of(dims_.begin(), dims_.end(), [&](const DimInfo& d) { return d.name == name; });
-        if (isCoordinate || isAuxiliary(name) || type == NC_STRING || type == NC_CHAR) {
+        if (isCoordinate || isAuxiliary(name) || type == NC_STRING || type == NC_CHAR || v == latScalar_ ||
+            v == lonScalar_) {
             continue;
         }
         std::string shape;
@@ -81,8 +83,10 @@ void NetcdfParser::findTargetVariables() {
         // A variable the catalog does not know is loaded when it is a field on the grid like the
         // others; anything else of it (bounds, a per-time scalar) is listed as ignored.
         const bool loadableType = type == NC_SHORT || type == NC_INT || type == NC_FLOAT || type == NC_DOUBLE;
-        if (!known && (varDims < 2 || !loadableType)) {
-            if (varDims >= 2) {
+        // A point series' variables lie along time alone.
+        const int fieldDims = pointSeries_ ? 1 : 2;
+        if (!known && (varDims < fieldDims || !loadableType)) {
+            if (varDims >= fieldDims) {
                 f_.ignored_.push_back(name + " (stored as " + typeName(type) + ")");
             }
             continue;
@@ -97,8 +101,12 @@ void NetcdfParser::findTargetVariables() {
                 f_.ignored_.push_back(name + " (" + shape + ")");
                 continue;
             }
-            if (std::count(roles.begin(), roles.end(), DimRole::Latitude) != 1 ||
-                std::count(roles.begin(), roles.end(), DimRole::Longitude) != 1) {
+            if (pointSeries_ && roles != std::vector<DimRole>{DimRole::Time}) {
+                f_.ignored_.push_back(name + " (" + shape + ": not a series along time)");
+                continue;
+            }
+            if (!pointSeries_ && (std::count(roles.begin(), roles.end(), DimRole::Latitude) != 1 ||
+                                  std::count(roles.begin(), roles.end(), DimRole::Longitude) != 1)) {
                 f_.ignored_.push_back(name + " (" + shape + ": not on the latitude/longitude grid)");
                 continue;
             }
@@ -142,7 +150,12 @@ void NetcdfParser::findTargetVariables() {
                 }
             }
         }
-        if (latPos < 0 || lonPos < 0) {
+        if (pointSeries_ && fv.dims != std::vector<DimRole>{DimRole::Time}) {
+            fail("variable " + name + " is shaped (" + shape +
+                 "), but the file is a point series (scalar latitude and longitude): each variable must lie "
+                 "along its time dimension alone");
+        }
+        if (!pointSeries_ && (latPos < 0 || lonPos < 0)) {
             fail("variable " + name + " is shaped (" + shape +
                  "): it needs latitude and longitude dimensions of a regular grid");
         }
@@ -171,10 +184,12 @@ void NetcdfParser::findTargetVariables() {
         for (const auto& n : f_.ignored_) {
             has += (has.empty() ? "" : ", ") + n;
         }
-        throw NoTargetVariables(f_.name_ +
-                                    ": no variable on a latitude/longitude grid to load; the file has: " +
-                                    (has.empty() ? std::string("no data variables") : has),
-                                f_.ignored_);
+        throw NoTargetVariables(
+            f_.name_ +
+                (pointSeries_ ? ": no variable along time to load at its point"
+                              : ": no variable on a latitude/longitude grid to load") +
+                "; the file has: " + (has.empty() ? std::string("no data variables") : has),
+            f_.ignored_);
     }
     // Catalog variables in the catalog's order, then the others by name.
     std::sort(f_.variables_.begin(), f_.variables_.end(), [](const FileVariable& a, const FileVariable& b) {
