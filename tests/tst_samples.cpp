@@ -49,6 +49,13 @@ private slots:
         QTest::newRow("2024 off-grid point, nearest")
             << "cds-2024_point-offgrid_hourly_u10v10t2m.nc" << true << "t2m u10 v10 sp"
             << "CDS 2024 (cfgrib), single point" << 0.25 << 4344;
+        // The CDS time-series datasets: a point snapped to the product's grid, a year of hours.
+        QTest::newRow("time series CSV (ERA5)")
+            << "cds-timeseries_era5_point_csv_u100v10.csv" << false << "v10 u100"
+            << "CDS time series (CSV), single point" << 0.25 << 8784;
+        QTest::newRow("time series netCDF (ERA5-Land)")
+            << "cds-timeseries_era5land_point_nc_t2m-24h.nc" << false << "t2m"
+            << "CDS time series (netCDF), ERA5-Land, single point" << 0.1 << 24;
     }
     void realCdsFiles() {
         QFETCH(QString, file);

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,15 @@ int main(int argc, char** argv) {
                                  e.what());
                 }
             }
+        }
+        // A CSV of the CDS time-series datasets: exponent notation, an empty cell, CRLF line ends.
+        {
+            std::ofstream csv(dir / "series-default.csv", std::ios::binary);
+            csv << "valid_time,u10,t2m,tp,latitude,longitude\r\n"
+                   "2024-02-28 23:00:00,1.5,271.25,1.2500000e-05,52.5,13.25\r\n"
+                   "2024-02-29 00:00:00,-2.25E+00,270.5,,52.5,13.25\r\n"
+                   "2024-02-29 01:00:00,0.0,269.75,0.0,52.5,13.25\r\n";
+            ++written;
         }
         std::printf("fuzz_seeds: %d synthetic files in %s\n", written, dir.c_str());
     } catch (const std::exception& e) {
