@@ -232,7 +232,7 @@ QStringList FilesPage::addPaths(const QStringList& paths) {
 void FilesPage::addFilesWithDialog() {
     const QStringList files = QFileDialog::getOpenFileNames(
         this, tr("Add ERA5 files"), lastDirectory(),
-        tr("ERA5 downloads (*.nc *.nc4 *.netcdf *.zip *.grib *.grb *.grib2 *.grb2);;All files (*)"));
+        tr("ERA5 downloads (*.nc *.nc4 *.netcdf *.zip *.grib *.grb *.grib2 *.grb2 *.csv);;All files (*)"));
     if (!files.isEmpty()) {
         rememberDirectory(QFileInfo(files.front()).absolutePath());
         addPaths(files);
