@@ -266,7 +266,11 @@ private slots:
         QVERIFY2(inspect.exitCode == 0, qPrintable(inspect.err));
         QVERIFY2(inspect.out.contains("ERA5-Land hourly"), qPrintable(inspect.out));
         QVERIFY2(inspect.out.contains("hourly amounts already"), qPrintable(inspect.out));
-        QVERIFY2(inspect.out.contains("lat -22.9..-22.9, lon -47.1..-47.1"), qPrintable(inspect.out));
+        // Row 671 from the south (-22.9 + 90) / 0.1, column 1328 from -179.9: the 0.1 deg grid's id.
+        const int id = 671 * 3600 + 1328 + 1;
+        QVERIFY2(inspect.out.contains(
+                     QString("one point, latitude -22.9, longitude -47.1 (location_id %1)").arg(id)),
+                 qPrintable(inspect.out));
         const CliRun run = runCli({"load", "--dsn", dsn(), "--table", "land", file});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         Connection conn = cluster_->connect();
@@ -275,8 +279,6 @@ private slots:
         QCOMPARE(rows.size(), std::size_t{30});
         QCOMPARE(point.first, -22.9);
         QCOMPARE(point.second, -47.1);
-        // Row 671 from the south (-22.9 + 90) / 0.1, column 1328 from -179.9: the 0.1 deg grid's id.
-        const int id = 671 * 3600 + 1328 + 1;
         QCOMPARE(test::gridLocationId(-22.9, -47.1, 0.1), id);
         for (int h = 0; h < 30; ++h) {
             const auto it = rows.find({microsOfHour1970(first + h), id});
@@ -335,6 +337,55 @@ private slots:
         QCOMPARE(test::count(conn, "SELECT count(*) FROM zipped"), std::uint64_t{48});
         QCOMPARE(test::count(conn, "SELECT count(*) FROM (SELECT * FROM zipped EXCEPT SELECT * FROM site) d"),
                  std::uint64_t{0});
+    }
+
+    // A folder of site downloads: one dataset of points, one row per point and hour, each point at
+    // its own location_id with its own values; a gridded file beside them is refused.
+    void pointsOfAFolder() {
+        const QString dir = path("sites");
+        QVERIFY(QDir().mkpath(dir));
+        const std::vector<std::pair<double, double>> points{{52.5, 13.25}, {48.75, 2.25}, {-33.75, 151.25}};
+        std::map<QString, QString> texts;
+        for (std::size_t p = 0; p < points.size(); ++p) {
+            QString text = "valid_time,t2m,u10,latitude,longitude\n";
+            for (int h = 0; h < 24; ++h) {
+                text += QDateTime(QDate(2023, 12, 31), QTime(12, 0), Qt::UTC)
+                            .addSecs(h * 3600)
+                            .toString("yyyy-MM-dd HH:mm:ss") +
+                        "," + QString::number(260.0 + 10.0 * static_cast<double>(p) + h * 0.5, 'g', 8) + "," +
+                        QString::number(static_cast<double>(p) - h * 0.25, 'g', 8) + "," +
+                        QString::number(points[p].first) + "," + QString::number(points[p].second) + "\n";
+            }
+            const QString file = dir + QString("/site-%1.csv").arg(p);
+            writeText(file, text);
+            texts[file] = text;
+        }
+        const CliRun run = runCli({"load", "--dsn", dsn(), "--table", "sites", dir});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        Connection conn = cluster_->connect();
+        const auto rows = readRows(conn, "sites", {"temperature_2m", "zonal_wind_10m"}, nullptr);
+        QCOMPARE(rows.size(), points.size() * 24);
+        for (const auto& [file, text] : texts) {
+            for (const CsvRow& e : readCsvText(text)) {
+                const int id = test::gridLocationId(e.latitude, e.longitude, 0.25);
+                const auto it = rows.find({e.micros, id});
+                QVERIFY2(it != rows.end(), qPrintable(file));
+                QCOMPARE(it->second[0], std::optional(converted(*e.values.at("t2m"), "K")));
+                QCOMPARE(it->second[1], e.values.at("u10"));
+            }
+        }
+        QCOMPARE(test::count(conn, "SELECT count(DISTINCT location_id) FROM sites"), std::uint64_t{3});
+        // Again: nothing more.
+        const CliRun again = runCli({"load", "--dsn", dsn(), "--table", "sites", dir});
+        QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM sites"), std::uint64_t{72});
+        // A gridded file among them: refused, naming both kinds.
+        const QString grid = dir + "/grid.nc";
+        const CliRun synth = runCli({"synth", "--out", grid, "--hours", "2", "--region", "53,52,13,14"});
+        QVERIFY2(synth.exitCode == 0, qPrintable(synth.err));
+        const QString error = test::errorOf([&] { (void)Dataset::open({dir.toStdString()}); });
+        QVERIFY2(error.contains("is a point series of the CDS time-series datasets and"), qPrintable(error));
+        QVERIFY2(error.contains("grid.nc a gridded file"), qPrintable(error));
     }
 
     // A CSV that is not one of the CDS's: refused, naming the line and what is wrong.

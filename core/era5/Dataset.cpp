@@ -17,6 +17,7 @@
 #include <map>
 #include <set>
 #include <sys/stat.h>
+#include <tuple>
 #include <utility>
 
 namespace isobar {
@@ -207,6 +208,16 @@ private:
 
     void checkAgreement() {
         const Era5File& first = d_.files_.front();
+        const auto series = std::find_if(d_.files_.begin(), d_.files_.end(),
+                                         [](const Era5File& f) { return f.pointSeries(); });
+        const auto gridded = std::find_if(d_.files_.begin(), d_.files_.end(),
+                                          [](const Era5File& f) { return !f.pointSeries(); });
+        if (series != d_.files_.end() && gridded != d_.files_.end()) {
+            throw Error(series->name() + " is a point series of the CDS time-series datasets and " +
+                        gridded->name() +
+                        " a gridded file: load them in separate runs (into one table if you like: the rows "
+                        "they share are checked against each other)");
+        }
         d_.grid_ = first.grid();
         d_.era5Land_ = first.era5Land();
         d_.monthly_ = first.monthlyMeans();
@@ -287,7 +298,14 @@ private:
         return true;
     }
 
+    // The geometry of a file's box, found once per file (it is asked per step and variable).
     std::uint32_t geometryFor(std::uint32_t fileIndex) {
+        if (fileGeometry_.size() < d_.files_.size()) {
+            fileGeometry_.resize(d_.files_.size());
+        }
+        if (const auto known = fileGeometry_[fileIndex]) {
+            return *known;
+        }
         const Era5File& f = d_.files_[fileIndex];
         DatasetGeometry g{f.box(), f.boxLatitudes(), f.boxLongitudes()};
         for (double& lon : g.longitudes) {
@@ -297,12 +315,14 @@ private:
             const DatasetGeometry& o = d_.geometries_[i];
             if (o.box == g.box && samePositions(o.latitudes, g.latitudes) &&
                 samePositions(o.longitudes, g.longitudes)) {
+                fileGeometry_[fileIndex] = i;
                 return i;
             }
         }
         d_.geometries_.push_back(std::move(g));
         geometryFile_.push_back(fileIndex);
-        return static_cast<std::uint32_t>(d_.geometries_.size() - 1);
+        fileGeometry_[fileIndex] = static_cast<std::uint32_t>(d_.geometries_.size() - 1);
+        return *fileGeometry_[fileIndex];
     }
 
     // Picks one of several sources of the same (variable, time): final ERA5 over ERA5T, else they
@@ -350,9 +370,11 @@ private:
     }
 
     void collectSteps() {
-        // (time, level) -> per dataset variable, every file step that provides it. Levels are
-        // keyed in thousandths of a hPa, so 1000 from one file is 1000.0 of another.
-        using StepKey = std::pair<std::int64_t, std::int64_t>;
+        // (time, level, point) -> per dataset variable, every file step that provides it. Levels
+        // are keyed in thousandths of a hPa, so 1000 from one file is 1000.0 of another. The point
+        // is a point series' geometry (a folder of site downloads: one row per point and hour),
+        // -1 for gridded files, whose boxes must agree at a time.
+        using StepKey = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
         const std::size_t nvars = d_.variables_.size();
         std::map<StepKey, std::vector<std::vector<SourceRef>>> byStep;
         std::map<StepKey, std::optional<double>> levelOf;
@@ -360,6 +382,7 @@ private:
         for (std::uint32_t f = 0; f < d_.files_.size(); ++f) {
             const Era5File& file = d_.files_[f];
             const std::size_t nlevels = std::max<std::size_t>(file.levels().size(), 1);
+            const std::int64_t point = file.pointSeries() ? std::int64_t{geometryFor(f)} : -1;
             for (std::uint32_t s = 0; s < file.steps().size(); ++s) {
                 for (std::uint32_t l = 0; l < nlevels; ++l) {
                     std::optional<double> level;
@@ -367,12 +390,12 @@ private:
                         level = file.levels()[l];
                     }
                     const StepKey key{file.steps()[s].time.micros,
-                                      level ? std::llround(*level * 1000.0) : std::int64_t{-1}};
+                                      level ? std::llround(*level * 1000.0) : std::int64_t{-1}, point};
                     auto& slot = byStep[key];
                     slot.resize(nvars);
                     levelOf[key] = level;
                     if (level) {
-                        levels.insert(key.second);
+                        levels.insert(std::get<1>(key));
                     }
                     for (std::uint32_t v = 0; v < file.variables().size(); ++v) {
                         if (!file.provides(v, s, l)) {
@@ -393,7 +416,7 @@ private:
                 continue; // a (time, level) of a GRIB file none of its loaded messages holds
             }
             DatasetStep step;
-            step.time = PgTimestamp{key.first};
+            step.time = PgTimestamp{std::get<0>(key)};
             step.level = levelOf[key];
             step.sources.resize(nvars);
             step.previous.resize(nvars);
@@ -508,6 +531,7 @@ private:
     Dataset& d_;
     const OpenOptions& options_;
     std::vector<std::uint32_t> geometryFile_;
+    std::vector<std::optional<std::uint32_t>> fileGeometry_;
     std::unique_ptr<BandReader> reader_;
     std::map<std::string, std::size_t> replacedEra5t_;
     std::map<std::string, std::size_t> preferredLabelled_;
