@@ -199,6 +199,31 @@ private slots:
         QVERIFY(window->view()->mapRect().width() > panel.view()->mapRect().width());
         window->close();
     }
+    // A point series (the CDS time-series datasets) is one point over many hours: the Files tab's map
+    // says so, with the point and the hours, instead of drawing one cell.
+    void filesTabSaysWhatAPointSeriesIs() {
+        const QString csv = dir_.path() + "/site.csv";
+        {
+            QFile out(csv);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write("valid_time,t2m,latitude,longitude\n2024-01-01 00:00:00,271.5,52.5,13.25\n"
+                      "2024-01-01 01:00:00,271.25,52.5,13.25\n2024-01-01 02:00:00,271,52.5,13.25\n");
+        }
+        FileMapPanel panel;
+        panel.resize(500, 400);
+        panel.show();
+        QSignalSpy drawn(&panel, &FileMapPanel::drawn);
+        panel.setFile(csv.toStdString(), OpenOptions{});
+        QTRY_VERIFY_WITH_TIMEOUT(drawn.count() > 0, 60'000);
+        QVERIFY(panel.view()->field() == nullptr);
+        const QString message = panel.view()->message();
+        QVERIFY2(message.contains("point series"), qPrintable(message));
+        QVERIFY2(message.contains("latitude 52.5, longitude 13.25"), qPrintable(message));
+        QVERIFY2(message.contains("over 3 hours from 2024-01-01 00:00 to 2024-01-01 02:00"),
+                 qPrintable(message));
+        QVERIFY(!panel.enlargeButton()->isEnabled());
+    }
+
     void cleanup() { qunsetenv("ISOBAR_GSHHG_DIR"); }
 
     // The Strait of Gibraltar on a 0.25 degree box at 8 pixels a point: the capes on both sides of
