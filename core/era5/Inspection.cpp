@@ -110,6 +110,16 @@ FileInspection describe(const Era5File& f, const Dataset* scanOf, std::uint32_t 
     fi.box = f.box().describe(f.grid());
     fi.orientation = std::string("latitude ") +
                      (f.latitudesAscending() ? "ascending (south to north)" : "descending (north to south)");
+    if (f.pointSeries()) {
+        // The Files tab's Grid column and inspect's box line say where the series is.
+        const std::string point = "latitude " + formatCoordinate(f.latitudes().front()) + ", longitude " +
+                                  formatCoordinate(f.longitudes().front());
+        fi.grid += ", one point (" + point + ")";
+        fi.box = "one point, " + point + " (location_id " +
+                 std::to_string(f.grid().locationId(f.latitudes().front(), f.longitudes().front()).value) +
+                 ")";
+        fi.orientation = "a time series of the point";
+    }
     fi.offGrid = f.offGrid();
     fi.steps = f.steps().size();
     std::vector<PgTimestamp> times;
