@@ -217,8 +217,9 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(drawn.count() > 0, 60'000);
         QVERIFY(panel.view()->field() == nullptr);
         const QString message = panel.view()->message();
-        QVERIFY2(message.contains("point series"), qPrintable(message));
-        QVERIFY2(message.contains("latitude 52.5, longitude 13.25"), qPrintable(message));
+        QVERIFY2(message.contains("time series of the CDS time-series datasets, one point"),
+                 qPrintable(message));
+        QVERIFY2(message.contains("(latitude 52.5, longitude 13.25)"), qPrintable(message));
         QVERIFY2(message.contains("over 3 hours from 2024-01-01 00:00 to 2024-01-01 02:00"),
                  qPrintable(message));
         QVERIFY(!panel.enlargeButton()->isEnabled());

@@ -238,6 +238,15 @@ private slots:
                 QCOMPARE(it->second[c], want);
             }
         }
+        // No map of one cell: inspect --map says what the file is instead.
+        const CliRun map = runCli({"inspect", "--map", path("site.png"), "--variable", "t2m", file});
+        QCOMPARE(map.exitCode, 1);
+        QVERIFY2(
+            map.err.contains("no map: the files are time series of the CDS time-series datasets, one point "
+                             "(latitude 52.5, longitude 13.25) over 48 hours from 2024-02-28 00:00 to "
+                             "2024-02-29 23:00"),
+            qPrintable(map.err));
+        QVERIFY(!QFile::exists(path("site.png")));
         // The same file again: nothing more.
         const CliRun again = runCli({"load", "--dsn", dsn(), "--table", "site", file});
         QVERIFY2(again.exitCode == 0, qPrintable(again.err));
@@ -375,6 +384,9 @@ private slots:
             }
         }
         QCOMPARE(test::count(conn, "SELECT count(DISTINCT location_id) FROM sites"), std::uint64_t{3});
+        const CliRun inspect = runCli({"inspect", dir});
+        QVERIFY2(inspect.exitCode == 0, qPrintable(inspect.err));
+        QVERIFY2(inspect.out.contains("rows:       72"), qPrintable(inspect.out));
         // Again: nothing more.
         const CliRun again = runCli({"load", "--dsn", dsn(), "--table", "sites", dir});
         QVERIFY2(again.exitCode == 0, qPrintable(again.err));

@@ -5,16 +5,13 @@
 #include "Format.h"
 #include "MapView.h"
 #include "MapWindow.h"
-#include "era5/Dataset.h"
-#include "util/Format.h"
+#include "era5/Inspection.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QToolButton>
 #include <QVBoxLayout>
-
-#include <algorithm>
 
 namespace isobar::ui {
 
@@ -94,23 +91,13 @@ void FileMapPanel::setFile(const std::filesystem::path& file, const OpenOptions&
             return std::make_shared<FieldReader>(std::vector<std::filesystem::path>{file}, options);
         },
         [this](const std::shared_ptr<FieldReader>& reader) {
-            const Dataset& d = reader->dataset();
-            if (!d.files().empty() && std::all_of(d.files().begin(), d.files().end(),
-                                                  [](const Era5File& f) { return f.pointSeries(); })) {
-                // One point over years of hours: a map would show a single cell, and a time list of
-                // every hour would be hundreds of thousands of entries.
-                const Era5File& f = d.files().front();
-                const std::vector<PgTimestamp> times = d.validTimes();
+            // Points over years of hours: a map would show a cell per point, and a time list of
+            // every hour would be hundreds of thousands of entries.
+            if (const std::string series = describePointSeries(reader->dataset()); !series.empty()) {
                 view_->setMessage(
-                    tr("No map: %1 is a point series of the CDS time-series datasets, one point "
-                       "(latitude %2, longitude %3) over %4 hours from %5 to %6. Its values "
-                       "are a time series, not a field; isobar-cli inspect describes them.")
-                        .arg(q(file_.filename().string()))
-                        .arg(q(formatCoordinate(f.latitudes().front())))
-                        .arg(q(formatCoordinate(f.longitudes().front())))
-                        .arg(times.size())
-                        .arg(q(formatTimestamp(times.front())).left(16))
-                        .arg(q(formatTimestamp(times.back())).left(16)));
+                    tr("No map: %1 is a time series of the CDS time-series datasets, %2. Its "
+                       "values are a series in time, not a field; isobar-cli inspect describes them.")
+                        .arg(q(file_.filename().string()), q(series)));
                 emit drawn();
                 return;
             }

@@ -3,6 +3,7 @@
 #include "Commands.h"
 #include "MapPicture.h"
 #include "domain/Timestamp.h"
+#include "era5/Dataset.h"
 #include "era5/FieldReader.h"
 #include "era5/Inspection.h"
 #include "util/Error.h"
@@ -18,7 +19,8 @@ const char* kInspectHelp = R"(usage: isobar-cli inspect [--scan] [--json] FILE..
        isobar-cli inspect --map PNG [--variable V] [--time T] [--level HPA] [--width PX] FILE...
 
 Describes each file as Isobar reads it (NetCDF classic, 64-bit offset or netCDF-4, GRIB editions
-1 and 2, the CDS's ZIP archives of them) - format, detected layout, grid and box, time range,
+1 and 2, the point series of the CDS time-series datasets as CSV or netCDF, the CDS's ZIP archives
+of them) - format, detected layout, grid and box, time range,
 variables with their packing, units and the conversion a load applies, variables it ignores - and
 the dataset the files form together: the product, time steps, and the rows a load would write.
 A file that cannot be loaded is reported with the reason; the others are still described.
@@ -121,6 +123,10 @@ int writeMap(const ParsedArgs& args, const std::vector<std::filesystem::path>& p
         level = hPa;
     }
     FieldReader reader(paths, openOptionsFrom(args));
+    if (const std::string series = describePointSeries(reader.dataset()); !series.empty()) {
+        throw Error("no map: the files are time series of the CDS time-series datasets, " + series +
+                    "; a map would show a cell per point (inspect without --map describes them)");
+    }
     std::string variable = args.value("variable", "");
     if (variable.empty()) {
         const auto& variables = reader.dataset().variables();

@@ -468,4 +468,30 @@ std::string renderInspectionJson(const Inspection& inspection) {
     return j.str();
 }
 
+std::string describePointSeries(const Dataset& dataset) {
+    const auto& files = dataset.files();
+    if (files.empty() ||
+        !std::all_of(files.begin(), files.end(), [](const Era5File& f) { return f.pointSeries(); })) {
+        return {};
+    }
+    const std::vector<PgTimestamp> times = dataset.validTimes();
+    const auto& geometries = dataset.geometries();
+    std::string points;
+    for (std::size_t g = 0; g < geometries.size() && g < 3; ++g) {
+        points += std::string(g == 0 ? "" : "; ") + "latitude " +
+                  formatCoordinate(geometries[g].latitudes.front()) + ", longitude " +
+                  formatCoordinate(geometries[g].longitudes.front());
+    }
+    if (geometries.size() > 3) {
+        points += "; ...";
+    }
+    const auto minute = [](PgTimestamp t) {
+        return formatTimestamp(t).substr(0, 16);
+    };
+    return (geometries.size() == 1 ? std::string("one point")
+                                   : std::to_string(geometries.size()) + " points") +
+           " (" + points + ") over " + std::to_string(times.size()) + " hours" +
+           (times.empty() ? std::string() : " from " + minute(times.front()) + " to " + minute(times.back()));
+}
+
 } // namespace isobar

@@ -90,6 +90,12 @@ DatasetInspection inspectDataset(const std::vector<std::filesystem::path>& files
 // long list).
 std::string describeLevels(const std::vector<double>& levels);
 
+class Dataset;
+// Where every file of `dataset` is a point series of the CDS time-series datasets: "one point
+// (latitude 52.5, longitude 13.25) over 8784 hours from 2024-01-01 00:00 to 2024-12-31 23:00" (or
+// "3 points (...) ..."), for the maps, which do not draw one cell per point. Empty otherwise.
+std::string describePointSeries(const Dataset& dataset);
+
 std::string renderInspectionText(const Inspection& inspection);
 std::string renderInspectionJson(const Inspection& inspection);
 
