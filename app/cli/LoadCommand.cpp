@@ -33,8 +33,9 @@ others by short name; a pressure-level table also has pressure_level). The files
 keyed by (time, pressure level, grid point): the variables of one time step may come from
 different files (one per variable from NCAR, the instant and accumulated members of a CDS ZIP
 archive, GRIB and NetCDF files side by side), and a directory stands for the NetCDF and GRIB
-files in it. `isobar-cli inspect` shows
-what a load would do.
+files in it. The point series of the CDS time-series datasets (CSV, netCDF, ZIP) load too: files
+of one point join on valid_time, a folder of points gives one row per point and hour.
+`isobar-cli inspect` shows what a load would do.
 
 Rows go in with binary COPY over N parallel connections, in work units (a band of latitude rows of
 one time step, a few hundred thousand rows), each committed together with its row in the resume

@@ -25,8 +25,9 @@ Loads ERA5 reanalysis files into PostgreSQL with binary COPY: NetCDF (classic, 6
 netCDF-4/HDF5), GRIB editions 1 and 2, and the CDS's ZIP archives of them.
 
 commands:
-  load      load NetCDF and GRIB files into a table (default: the embedded cluster)
-  inspect   describe NetCDF and GRIB files as Isobar reads them, and the rows a load would write
+  load      load NetCDF, GRIB and CDS time-series files into a table (default: the embedded cluster)
+  inspect   describe NetCDF, GRIB and CDS time-series files as Isobar reads them, and the rows a load
+            would write
   synth     write a SYNTHETIC ERA5-like NetCDF or GRIB file to try Isobar with (once called sample)
   settings  what on a server endangers or slows a load, with the SQL to fix it (--restore: undo a
             killed load's durability changes)
