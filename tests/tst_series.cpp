@@ -238,6 +238,21 @@ private slots:
                 QCOMPARE(it->second[c], want);
             }
         }
+        // --variables on a series: only the chosen column, by ECMWF's short name or paramId.
+        const CliRun chosen =
+            runCli({"load", "--dsn", dsn(), "--table", "site_u100", "--variables", "228246", file});
+        QVERIFY2(chosen.exitCode == 0, qPrintable(chosen.err));
+        QCOMPARE(
+            test::scalar(conn,
+                         "SELECT string_agg(attname, ',' ORDER BY attnum) FROM pg_attribute WHERE attrelid = "
+                         "'site_u100'::regclass AND attnum > 0 AND NOT attisdropped"),
+            QString("time,location_id,latitude,longitude,u100"));
+        QCOMPARE(test::count(conn,
+                             "SELECT count(*) FROM site_u100 s JOIN site USING (time, location_id) WHERE "
+                             "s.u100 IS NOT DISTINCT FROM site.u100"),
+                 std::uint64_t{47});
+        // Hour 17's only value is the empty cell: a row of nothing but NULLs is skipped (--all-missing).
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM site_u100"), std::uint64_t{47});
         // No map of one cell: inspect --map says what the file is instead.
         const CliRun map = runCli({"inspect", "--map", path("site.png"), "--variable", "t2m", file});
         QCOMPARE(map.exitCode, 1);
