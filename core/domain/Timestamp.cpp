@@ -85,7 +85,53 @@ std::string formatTimestamp(PgTimestamp t) {
     return buf;
 }
 
+namespace {
+
+bool digitsAt(std::string_view s, std::size_t at, std::size_t n, int& out) {
+    out = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
+        if (s[i] < '0' || s[i] > '9') {
+            return false;
+        }
+        out = out * 10 + (s[i] - '0');
+    }
+    return true;
+}
+
+// "YYYY-MM-DD HH:MM:SS" (or with 'T') at fixed positions, without sscanf or a round trip through
+// formatTimestamp: a CDS time-series CSV has one per hour for decades. nullopt: not this form, or
+// no such date or time.
+std::optional<PgTimestamp> parseFixedTimestamp(std::string_view s) {
+    int y = 0;
+    int mo = 0;
+    int d = 0;
+    int h = 0;
+    int mi = 0;
+    int sec = 0;
+    if (s.size() < 19 || !digitsAt(s, 0, 4, y) || s[4] != '-' || !digitsAt(s, 5, 2, mo) || s[7] != '-' ||
+        !digitsAt(s, 8, 2, d) || (s[10] != ' ' && s[10] != 'T') || !digitsAt(s, 11, 2, h) || s[13] != ':' ||
+        !digitsAt(s, 14, 2, mi) || s[16] != ':' || !digitsAt(s, 17, 2, sec)) {
+        return std::nullopt;
+    }
+    static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || sec > 59 ||
+        d > kDays[mo - 1] + (mo == 2 && leap ? 1 : 0)) {
+        return std::nullopt;
+    }
+    const std::int64_t days = daysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
+    return pgTimestampFromUnixMicros((days * kSecondsPerDay + h * 3600 + mi * 60 + sec) * kMicrosPerSecond);
+}
+
+} // namespace
+
 std::optional<PgTimestamp> parseTimestamp(std::string_view text) {
+    if (text.size() >= 19) {
+        const std::string_view rest = text.substr(19);
+        if (rest.empty() || rest == "Z" || rest == "+00" || rest == "+00:00") {
+            return parseFixedTimestamp(text);
+        }
+    }
     int y = 0;
     unsigned mo = 0;
     unsigned d = 0;

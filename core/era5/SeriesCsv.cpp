@@ -46,45 +46,10 @@ std::string_view trimmed(std::string_view s) {
     return s;
 }
 
-bool digits(std::string_view s, std::size_t at, std::size_t n, int& out) {
-    out = 0;
-    for (std::size_t i = at; i < at + n; ++i) {
-        if (i >= s.size() || s[i] < '0' || s[i] > '9') {
-            return false;
-        }
-        out = out * 10 + (s[i] - '0');
-    }
-    return true;
-}
-
-bool leapYear(int y) {
-    return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
-
-// "YYYY-MM-DD HH:MM:SS" (or with 'T', and "Z" or "+00:00" after it), at fixed positions.
+// "YYYY-MM-DD HH:MM:SS" (or with 'T', and "Z" or "+00:00" after it); not the shorter forms a user
+// may type elsewhere.
 std::optional<PgTimestamp> parseTime(std::string_view s) {
-    int y = 0;
-    int mo = 0;
-    int d = 0;
-    int h = 0;
-    int mi = 0;
-    int sec = 0;
-    if (s.size() < 19 || !digits(s, 0, 4, y) || s[4] != '-' || !digits(s, 5, 2, mo) || s[7] != '-' ||
-        !digits(s, 8, 2, d) || (s[10] != ' ' && s[10] != 'T') || !digits(s, 11, 2, h) || s[13] != ':' ||
-        !digits(s, 14, 2, mi) || s[16] != ':' || !digits(s, 17, 2, sec)) {
-        return std::nullopt;
-    }
-    const std::string_view rest = s.substr(19);
-    if (!rest.empty() && rest != "Z" && rest != "+00" && rest != "+00:00") {
-        return std::nullopt;
-    }
-    static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || sec > 59 ||
-        d > kDays[mo - 1] + (mo == 2 && leapYear(y) ? 1 : 0)) {
-        return std::nullopt;
-    }
-    const std::int64_t days = daysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
-    return pgTimestampFromUnixMicros((days * kSecondsPerDay + h * 3600 + mi * 60 + sec) * kMicrosPerSecond);
+    return s.size() >= 19 ? parseTimestamp(s) : std::nullopt;
 }
 
 template <typename T>
