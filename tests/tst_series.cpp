@@ -415,6 +415,32 @@ private slots:
         QVERIFY2(error.contains("grid.nc a gridded file"), qPrintable(error));
     }
 
+    // Which product a CSV is, where nothing in it says: its own name, else the grid of its point
+    // (52.5, 13.5 is on both: ERA5's first); never the folder it is in.
+    void productOfASeries() {
+        const QString text = "valid_time,t2m,latitude,longitude\n2024-01-01 00:00:00,271.5,52.5,13.5\n";
+        const QString folder = path("era5-land-comparison");
+        QVERIFY(QDir().mkpath(folder));
+        writeText(folder + "/site.csv", text);
+        writeText(path("reanalysis-era5-land-timeseries-sfc-2m-temperatureab12cd34.csv"), text);
+        writeText(path("on-land-grid.csv"),
+                  "valid_time,t2m,latitude,longitude\n2024-01-01 00:00:00,271.5,52.3,13.5\n");
+        const Era5File byPoint = Era5File::open((folder + "/site.csv").toStdString());
+        QVERIFY(!byPoint.era5Land());
+        QCOMPARE(byPoint.grid().spacing(), 0.25);
+        QVERIFY2(test::anyLineContains(byPoint.notes(), {"is on ERA5's 0.25 degree grid"}),
+                 qPrintable(test::joinLines(byPoint.notes())));
+        const Era5File byName = Era5File::open(
+            path("reanalysis-era5-land-timeseries-sfc-2m-temperatureab12cd34.csv").toStdString());
+        QVERIFY(byName.era5Land());
+        QCOMPARE(byName.grid().spacing(), 0.1);
+        QVERIFY2(test::anyLineContains(byName.notes(), {"its name says ERA5-Land"}),
+                 qPrintable(test::joinLines(byName.notes())));
+        const Era5File byLandGrid = Era5File::open(path("on-land-grid.csv").toStdString());
+        QVERIFY(byLandGrid.era5Land());
+        QCOMPARE(byLandGrid.grid().spacing(), 0.1);
+    }
+
     // A CSV that is not one of the CDS's: refused, naming the line and what is wrong.
     void badCsvIsRefused_data() {
         QTest::addColumn<QString>("text");

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <numeric>
 #include <sstream>
+#include <vector>
 
 namespace isobar {
 
@@ -27,16 +28,23 @@ SeriesProduct seriesProduct(const OpenOptions& options, const std::string& fileN
     if (options.product == ProductOverride::Era5) {
         return {false, "--product era5"};
     }
-    const std::string name = lower(std::filesystem::path(fileName).filename().string());
-    const std::string archive = lower(fileName);
-    for (const std::string* said : {&name, &archive}) {
-        if (contains(*said, "era5-land") || contains(*said, "era5_land")) {
-            return {true,
-                    "its name says ERA5-Land (" + std::filesystem::path(fileName).filename().string() + ")"};
+    // The names of the file itself: an archive member's and its archive's ("dl.zip!reanalysis-era5-
+    // land-timeseries-....csv"), never the folders above them (a folder "era5-land-vs-era5" says
+    // nothing of a file in it).
+    std::vector<std::string> names;
+    if (const auto bang = fileName.find('!'); bang != std::string::npos) {
+        names.push_back(std::filesystem::path(fileName.substr(bang + 1)).filename().string());
+        names.push_back(std::filesystem::path(fileName.substr(0, bang)).filename().string());
+    } else {
+        names.push_back(std::filesystem::path(fileName).filename().string());
+    }
+    for (const std::string& shown : names) {
+        const std::string said = lower(shown);
+        if (contains(said, "era5-land") || contains(said, "era5_land")) {
+            return {true, "its name says ERA5-Land (" + shown + ")"};
         }
-        if (contains(*said, "era5-single-levels") || contains(*said, "era5_single_levels")) {
-            return {false, "its name says ERA5 single levels (" +
-                               std::filesystem::path(fileName).filename().string() + ")"};
+        if (contains(said, "era5-single-levels") || contains(said, "era5_single_levels")) {
+            return {false, "its name says ERA5 single levels (" + shown + ")"};
         }
     }
     if (contains(provenance, "era5-land") || contains(provenance, "era5_land") ||

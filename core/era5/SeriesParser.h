@@ -20,9 +20,10 @@ struct SeriesProduct {
     std::string why;
 };
 
-// The product of a point series: --product; else what the file's name (an archive member's name
-// "reanalysis-era5-land-timeseries-...") or its attributes (`provenance`, lower case) say; else the
-// grid its point is on (ERA5's 0.25 deg first, as the two grids share many points).
+// The product of a point series: --product; else what the file's own name (an archive member's
+// "reanalysis-era5-land-timeseries-...", the archive's; not its folders') or its attributes
+// (`provenance`, lower case) say; else the grid its point is on (ERA5's 0.25 deg first, as the two
+// grids share many points).
 SeriesProduct seriesProduct(const OpenOptions& options, const std::string& fileName,
                             const std::string& provenance, double latitude, double longitude);
 
