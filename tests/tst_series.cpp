@@ -89,7 +89,7 @@ void check(int status, const char* what) {
 // A netCDF-4 point series as the CDS time-series datasets deliver it: valid_time int64 hours since
 // 1970 (ERA5-Land's), scalar double latitude and longitude, each variable along valid_time.
 void writeNetcdfSeries(const QString& path, long long firstHour, double lat, double lon,
-                       const std::vector<SeriesVar>& vars, const std::string& history) {
+                       const std::vector<SeriesVar>& vars, const std::string& history, bool seconds = false) {
     int ncid = 0;
     check(nc_create(path.toStdString().c_str(), NC_CLOBBER | NC_NETCDF4, &ncid), "create");
     const size_t n = vars.front().values.size();
@@ -97,7 +97,7 @@ void writeNetcdfSeries(const QString& path, long long firstHour, double lat, dou
     check(nc_def_dim(ncid, "valid_time", n, &dim), "dim");
     int timeVar = 0;
     check(nc_def_var(ncid, "valid_time", NC_INT64, 1, &dim, &timeVar), "time");
-    const std::string timeUnits = "hours since 1970-01-01";
+    const std::string timeUnits = seconds ? "seconds since 1970-01-01" : "hours since 1970-01-01";
     check(nc_put_att_text(ncid, timeVar, "units", timeUnits.size(), timeUnits.c_str()), "time units");
     int latVar = 0;
     int lonVar = 0;
@@ -118,7 +118,7 @@ void writeNetcdfSeries(const QString& path, long long firstHour, double lat, dou
     check(nc_enddef(ncid), "enddef");
     std::vector<long long> hours(n);
     for (size_t i = 0; i < n; ++i) {
-        hours[i] = firstHour + static_cast<long long>(i);
+        hours[i] = (firstHour + static_cast<long long>(i)) * (seconds ? 3600 : 1);
     }
     check(nc_put_var_longlong(ncid, timeVar, hours.data()), "times");
     check(nc_put_var_double(ncid, latVar, &lat), "lat");
@@ -361,6 +361,39 @@ private slots:
         QCOMPARE(test::count(conn, "SELECT count(*) FROM zipped"), std::uint64_t{48});
         QCOMPARE(test::count(conn, "SELECT count(*) FROM (SELECT * FROM zipped EXCEPT SELECT * FROM site) d"),
                  std::uint64_t{0});
+    }
+
+    // ERA5's netCDF series (int64 seconds since 1970) and a CSV of the same request with another
+    // variable: one dataset, joined on valid_time, one row per hour with both files' columns.
+    void era5NetcdfAndCsvJoin() {
+        const long long first = 473352; // 2024-01-01 00:00 UTC in hours since 1970
+        std::vector<float> u100(6);
+        for (int h = 0; h < 6; ++h) {
+            u100[static_cast<std::size_t>(h)] = static_cast<float>(-2.5 + 0.75 * h);
+        }
+        const QString dir = path("request");
+        QVERIFY(QDir().mkpath(dir));
+        writeNetcdfSeries(dir + "/part.nc", first, 56.75, -2.0,
+                          {{"u100", 228246, "m s**-1", "instant", u100}},
+                          "reanalysis-era5-single-levels-timeseries", true);
+        QString text = "valid_time,v10,latitude,longitude\n";
+        for (int h = 0; h < 6; ++h) {
+            text += QString("2024-01-01 %1:00:00,%2,56.75,-2.0\n").arg(h, 2, 10, QChar('0')).arg(1.5 * h);
+        }
+        writeText(dir + "/part.csv", text);
+        const CliRun run = runCli({"load", "--dsn", dsn(), "--table", "joined", dir});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        Connection conn = cluster_->connect();
+        const auto rows = readRows(conn, "joined", {"u100", "meridional_wind_10m"}, nullptr);
+        QCOMPARE(rows.size(), std::size_t{6});
+        // (56.75 + 90) / 0.25 = 587 rows from the south, (-2 + 179.75) / 0.25 = 711 columns.
+        const int id = 587 * 1440 + 711 + 1;
+        for (int h = 0; h < 6; ++h) {
+            const auto it = rows.find({microsOfHour1970(first + h), id});
+            QVERIFY2(it != rows.end(), qPrintable(QString("no row for hour %1").arg(h)));
+            QCOMPARE(it->second[0], std::optional(u100[static_cast<std::size_t>(h)]));
+            QCOMPARE(it->second[1], std::optional(static_cast<float>(1.5 * h)));
+        }
     }
 
     // A folder of site downloads: one dataset of points, one row per point and hour, each point at
