@@ -81,7 +81,7 @@ FilesPage::FilesPage(QWidget* parent)
         buttons->addWidget(b);
     }
     buttons->addStretch();
-    auto* hint = new QLabel(tr("or drop NetCDF/GRIB/ZIP files and folders here"));
+    auto* hint = new QLabel(tr("or drop NetCDF/GRIB/ZIP/CSV files and folders here"));
     hint->setEnabled(false);
     buttons->addWidget(hint);
 
