@@ -331,6 +331,19 @@ void markSinceMidnight(std::vector<FileVariable>& variables, std::vector<std::st
     }
 }
 
+std::vector<std::size_t> catalogOrder(const std::vector<FileVariable>& variables) {
+    std::vector<std::size_t> order(variables.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        order[i] = i;
+    }
+    const auto rank = [&](std::size_t i) {
+        const FileVariable& v = variables[i];
+        return std::pair(v.column.variable ? v.column.variable->index() : variableCount(), v.column.key);
+    };
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });
+    return order;
+}
+
 } // namespace isobar::conventions
 
 namespace isobar {

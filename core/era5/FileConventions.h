@@ -68,6 +68,9 @@ PgTimestamp monthlyRowTime(PgTimestamp stamped, bool byHourOfDay);
 std::string monthlyMeansNote();
 // ERA5-Land accumulates from 00 UTC: marks its accumulated variables (hourly data only) and says so.
 void markSinceMidnight(std::vector<FileVariable>& variables, std::vector<std::string>& notes);
+// The order a file's variables are listed in: catalog variables in the catalog's order, then the
+// others by column key. Positions into `variables`.
+std::vector<std::size_t> catalogOrder(const std::vector<FileVariable>& variables);
 
 struct DimInfo {
     std::string name;

@@ -255,15 +255,7 @@ void GribParser::findVariables() {
                                 found);
     }
     // Catalog variables in the catalog's order, then the others by name (as NetCDF files).
-    std::vector<std::size_t> order(f_.variables_.size());
-    for (std::size_t i = 0; i < order.size(); ++i) {
-        order[i] = i;
-    }
-    const auto rank = [&](std::size_t i) {
-        const FileVariable& v = f_.variables_[i];
-        return std::pair(v.column.variable ? v.column.variable->index() : variableCount(), v.column.key);
-    };
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });
+    const std::vector<std::size_t> order = catalogOrder(f_.variables_);
     std::vector<std::size_t> newIndex(order.size());
     std::vector<FileVariable> sorted;
     sorted.reserve(order.size());

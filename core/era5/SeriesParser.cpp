@@ -12,7 +12,6 @@
 #include <array>
 #include <cmath>
 #include <fstream>
-#include <numeric>
 #include <sstream>
 #include <vector>
 
@@ -148,13 +147,7 @@ void SeriesParser::parseCsv() {
         variables.push_back(std::move(fv));
     }
     // Catalog variables in the catalog's order, then the others by name (as the other readers).
-    std::vector<std::size_t> order(variables.size());
-    std::iota(order.begin(), order.end(), 0);
-    const auto rank = [&](std::size_t i) {
-        const FileVariable& v = variables[i];
-        return std::pair(v.column.variable ? v.column.variable->index() : variableCount(), v.column.key);
-    };
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });
+    const std::vector<std::size_t> order = catalogOrder(variables);
     auto content = std::make_shared<SeriesContent>();
     for (const std::size_t i : order) {
         f_.variables_.push_back(std::move(variables[i]));
