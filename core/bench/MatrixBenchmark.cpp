@@ -14,14 +14,14 @@ namespace {
 
 using namespace bench;
 
-constexpr const char* kTable = "isobar_bench_matrix";
+constexpr const char* kMatrixTable = "isobar_bench_matrix";
 
 // Reading the whole table with `readers` connections, each a slice of its time range.
 double timeFullScan(const std::string& conninfo, int readers) {
     Connection conn = Connection::open(conninfo);
     const Result range = conn.query("SELECT extract(epoch FROM min(time))::float8::text, "
                                     "extract(epoch FROM max(time))::float8::text FROM " +
-                                    std::string(kTable));
+                                    std::string(kMatrixTable));
     const double first = std::stod(range.text(0, 0));
     const double last = std::stod(range.text(0, 1)) + 1; // the slices cover the last time too
     std::vector<Connection> conns;
@@ -36,8 +36,8 @@ double timeFullScan(const std::string& conninfo, int readers) {
         const std::string where = readers == 1 ? ""
                                                : " WHERE time >= to_timestamp(" + std::to_string(a) +
                                                      ") AND time < to_timestamp(" + std::to_string(b) + ")";
-        readCopyOut(conns[static_cast<std::size_t>(i)],
-                    "COPY (SELECT * FROM " + std::string(kTable) + where + ") TO STDOUT (FORMAT binary)");
+        readCopyOut(conns[static_cast<std::size_t>(i)], "COPY (SELECT * FROM " + std::string(kMatrixTable) +
+                                                            where + ") TO STDOUT (FORMAT binary)");
     });
     return secondsSince(t0);
 }
@@ -53,7 +53,7 @@ double timeSeries(const std::string& conninfo, const std::vector<std::string>& l
     runParallel(readers, "reading series", [&](int i) {
         for (std::size_t k = static_cast<std::size_t>(i); k < locations.size();
              k += static_cast<std::size_t>(readers)) {
-            conns[static_cast<std::size_t>(i)].query("SELECT * FROM " + std::string(kTable) +
+            conns[static_cast<std::size_t>(i)].query("SELECT * FROM " + std::string(kMatrixTable) +
                                                          " WHERE location_id = $1 ORDER BY time",
                                                      {locations[k]});
         }
@@ -161,7 +161,7 @@ BenchReport benchmarkMatrix(const MatrixBenchmarkOptions& o, const BenchProgress
                     say("writing with " + std::to_string(w) + " worker(s)");
                     dropTables(conn);
                     conn.exec("CHECKPOINT");
-                    load = loadWithEngine(o.conninfo, data, kTable, type, w, {}, stop);
+                    load = loadWithEngine(o.conninfo, data, kMatrixTable, type, w, {}, stop);
                     row[w == 1 ? 3 : 4] = load.seconds;
                 }
                 if (o.workers == 1) {
@@ -170,8 +170,8 @@ BenchReport benchmarkMatrix(const MatrixBenchmarkOptions& o, const BenchProgress
                 row[2] = double(load.rows);
                 row[5] = load.seconds > 0 ? static_cast<double>(load.rows) / load.seconds : 0.0;
                 conn.exec("VACUUM ANALYZE " +
-                          std::string(kTable)); // sizes and plans as a settled table has them
-                const TableSizes s = tableSizes(conn, kTable, type.type);
+                          std::string(kMatrixTable)); // sizes and plans as a settled table has them
+                const TableSizes s = tableSizes(conn, kMatrixTable, type.type);
                 row[6] = s.heap;
                 row[7] = s.indexes;
                 row[8] = s.toast;
@@ -179,7 +179,7 @@ BenchReport benchmarkMatrix(const MatrixBenchmarkOptions& o, const BenchProgress
                 if (type.compressed) {
                     const Result c = conn.query("SELECT sum(before_compression_total_bytes)::text FROM "
                                                 "hypertable_compression_stats($1)",
-                                                {kTable});
+                                                {kMatrixTable});
                     if (c.rows() == 1 && !c.isNull(0, 0)) {
                         row[10] = std::stod(c.text(0, 0));
                     }
@@ -187,12 +187,12 @@ BenchReport benchmarkMatrix(const MatrixBenchmarkOptions& o, const BenchProgress
                 say("reading it back");
                 row[11] = timeFullScan(o.conninfo, 1);
                 row[12] = o.workers > 1 ? timeFullScan(o.conninfo, o.workers) : std::get<double>(row[11]);
-                const auto locations = sampleLocations(conn, kTable, o.seriesLocations);
+                const auto locations = sampleLocations(conn, kMatrixTable, o.seriesLocations);
                 row[13] = timeSeries(o.conninfo, locations, 1);
                 row[14] =
                     o.workers > 1 ? timeSeries(o.conninfo, locations, o.workers) : std::get<double>(row[13]);
                 say("removing the oldest day");
-                const DayRemoval d = removeOldestDay(conn, kTable, type.type);
+                const DayRemoval d = removeOldestDay(conn, kMatrixTable, type.type);
                 row[15] = d.method;
                 row[16] = double(d.rows);
                 row[17] = d.seconds;

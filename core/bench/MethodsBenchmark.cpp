@@ -26,7 +26,7 @@ namespace isobar {
 
 namespace {
 
-constexpr const char* kTable = "isobar_bench_method";
+constexpr const char* kMethodsTable = "isobar_bench_method";
 // A COPY FROM STDIN is handed to libpq in pieces of about this size.
 constexpr std::size_t kSendBytes = 1u << 20;
 
@@ -116,10 +116,10 @@ public:
         dropTables(admin);
         std::vector<std::string> sessionSettings;
         if (m != LoadMethod::CopyBinary) {
-            createBenchTable(admin, kTable, type.type, layout_, times_);
+            createBenchTable(admin, kMethodsTable, type.type, layout_, times_);
             if (type.direct) {
                 // Compressed as the engine's --compress=direct compresses: its settings, its sessions'.
-                const TableName table{"", kTable};
+                const TableName table{"", kMethodsTable};
                 TableOptions options;
                 options.compressAfter = true;
                 options.compressPath = CompressPath::Direct;
@@ -177,7 +177,7 @@ public:
             // Timed as the other methods are: from reading the first row to the finished table; its
             // own start (opening the files, checking the server, making the table) is left out.
             const EngineLoad load =
-                loadWithEngine(o_.conninfo, data_, kTable, type, n, engineDurability, stop_);
+                loadWithEngine(o_.conninfo, data_, kMethodsTable, type, n, engineDurability, stop_);
             r.rows = load.rows;
             engineSetupSeconds_ = load.seconds - load.copySeconds;
             break;
@@ -188,7 +188,7 @@ public:
         }
         if (type.type == TableType::Hypertable && m != LoadMethod::CopyBinary) {
             // The engine builds the index on time after its load; so do the others, in their time.
-            buildTimeIndex(admin, TableName{"", kTable});
+            buildTimeIndex(admin, TableName{"", kMethodsTable});
         }
         r.seconds = secondsSince(t0);
         r.cpu = processCpuSeconds() - cpu0;
@@ -208,7 +208,7 @@ public:
                 throw Error("restoring the durability settings: " + out.problem);
             }
         }
-        const std::uint64_t counted = countRows(admin, kTable);
+        const std::uint64_t counted = countRows(admin, kMethodsTable);
         if (counted != r.rows) {
             throw Error(std::string(loadMethodName(m)) + ": the table holds " + std::to_string(counted) +
                         " rows after sending " + std::to_string(r.rows));
@@ -238,7 +238,7 @@ private:
         const std::uint64_t each = std::max<std::uint64_t>(1, o_.insertRows / conns.size());
         return eachWorker(conns, "insert", [&](int w, Connection& c) {
             const std::size_t fields = weatherColumns(layout_).size();
-            std::string sql = "INSERT INTO " + std::string(kTable) + " " + columns(c) + " VALUES (";
+            std::string sql = "INSERT INTO " + std::string(kMethodsTable) + " " + columns(c) + " VALUES (";
             for (std::size_t f = 0; f < fields; ++f) {
                 sql += (f > 0 ? ", $" : "$") + std::to_string(f + 1);
             }
@@ -262,7 +262,8 @@ private:
     std::uint64_t multiInsert(std::vector<Connection>& conns) {
         const int n = static_cast<int>(conns.size());
         return eachWorker(conns, "multi-insert", [&](int w, Connection& c) {
-            const std::string head = "INSERT INTO " + std::string(kTable) + " " + columns(c) + " VALUES ";
+            const std::string head =
+                "INSERT INTO " + std::string(kMethodsTable) + " " + columns(c) + " VALUES ";
             std::string sql = head;
             std::uint64_t inBatch = 0;
             std::uint64_t sent = 0;
@@ -310,7 +311,7 @@ private:
     std::uint64_t copyText(std::vector<Connection>& conns) {
         const int n = static_cast<int>(conns.size());
         return eachWorker(conns, "copy-text", [&](int w, Connection& c) {
-            CopyStream copy(c, "COPY " + std::string(kTable) + " " + columns(c) + " FROM STDIN");
+            CopyStream copy(c, "COPY " + std::string(kMethodsTable) + " " + columns(c) + " FROM STDIN");
             formatted(w, n, appendCopyText, [&copy](const std::string& piece) { copy.send(piece); });
             return copy.finish();
         });
@@ -357,7 +358,7 @@ private:
     std::uint64_t copyFromFiles(std::vector<Connection>& conns,
                                 const std::vector<std::filesystem::path>& files, const std::string& format) {
         return eachWorker(conns, "the server-side COPY", [&](int w, Connection& c) {
-            const Result res = c.query("COPY " + std::string(kTable) + " " + columns(c) + " FROM " +
+            const Result res = c.query("COPY " + std::string(kMethodsTable) + " " + columns(c) + " FROM " +
                                        c.quoteLiteral(files[static_cast<std::size_t>(w)].string()) +
                                        " (FORMAT " + format + ")");
             return res.affectedRows();

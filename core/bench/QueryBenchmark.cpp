@@ -19,7 +19,7 @@ namespace {
 
 using namespace bench;
 
-constexpr const char* kTable = "isobar_bench_query";
+constexpr const char* kQueryTable = "isobar_bench_query";
 
 struct Query {
     std::string name;
@@ -70,7 +70,7 @@ std::string removalNote(const DayRemoval& d) {
 }
 
 std::vector<Query> weatherQueries(Connection& conn, const Subject& s) {
-    const std::string t = kTable;
+    const std::string t = kQueryTable;
     const std::vector<std::string> locations = sampleLocations(conn, t, 8);
     if (locations.empty()) {
         throw Error("the loaded table is empty: nothing to query");
@@ -179,8 +179,8 @@ BenchReport benchmarkQueries(const QueryBenchmarkOptions& o, const BenchProgress
             };
             say("loading");
             dropTables(conn);
-            loadWithEngine(o.conninfo, data, kTable, type, defaultWorkerCount(), {}, stop);
-            conn.exec("VACUUM ANALYZE " + std::string(kTable));
+            loadWithEngine(o.conninfo, data, kQueryTable, type, defaultWorkerCount(), {}, stop);
+            conn.exec("VACUUM ANALYZE " + std::string(kQueryTable));
             conn.exec("SET TimeZone = 'UTC'");
             const std::vector<Query> set = weatherQueries(conn, subject);
             if (o.restartServer) {
@@ -248,7 +248,7 @@ BenchReport benchmarkQueries(const QueryBenchmarkOptions& o, const BenchProgress
             warm.series.push_back(warmSeries);
             cold.series.push_back(coldSeries);
             say("removing the oldest day");
-            const DayRemoval d = removeOldestDay(conn, kTable, type.type);
+            const DayRemoval d = removeOldestDay(conn, kQueryTable, type.type);
             retention.rows.push_back({typeName, d.method, double(d.rows), d.seconds, d.vacuumSeconds,
                                       d.before.total, d.after.total, removalNote(d)});
             removal.categories.push_back(typeName);
