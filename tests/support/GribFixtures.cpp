@@ -15,7 +15,7 @@ namespace isobar::test {
 
 namespace {
 
-void check(int err, const std::string& what) {
+void checkCodes(int err, const std::string& what) {
     if (err != CODES_SUCCESS) {
         throw std::runtime_error("ecCodes: cannot set " + what + ": " + codes_get_error_message(err));
     }
@@ -51,13 +51,13 @@ void writeGribFixture(const QString& path, const std::vector<GribField>& fields,
         codes_handle* h = handle.get();
         const auto text = [&](const char* key, const std::string& value) {
             std::size_t len = value.size();
-            check(codes_set_string(h, key, value.c_str(), &len), key);
+            checkCodes(codes_set_string(h, key, value.c_str(), &len), key);
         };
         const auto number = [&](const char* key, long value) {
-            check(codes_set_long(h, key, value), key);
+            checkCodes(codes_set_long(h, key, value), key);
         };
         const auto real = [&](const char* key, double value) {
-            check(codes_set_double(h, key, value), key);
+            checkCodes(codes_set_double(h, key, value), key);
         };
         if (f.edition == 2) {
             number("setLocalDefinition", 1);
@@ -120,10 +120,10 @@ void writeGribFixture(const QString& path, const std::vector<GribField>& fields,
             real("missingValue", 9999.0);
             number("bitmapPresent", 1);
         }
-        check(codes_set_double_array(h, "values", values.data(), values.size()), "values");
+        checkCodes(codes_set_double_array(h, "values", values.data(), values.size()), "values");
         const void* bytes = nullptr;
         std::size_t size = 0;
-        check(codes_get_message(h, &bytes, &size), "message");
+        checkCodes(codes_get_message(h, &bytes, &size), "message");
         std::size_t total = size;
         if (padTo > 0) {
             total = (size + static_cast<std::size_t>(padTo) - 1) / static_cast<std::size_t>(padTo) *
