@@ -9,11 +9,29 @@
 namespace isobar {
 
 // The columns a ledger row has besides relid, unit_key, rows and committed_at (added after the
-// first release; in this order in both ledgers, which moveLedgerRows copies with SELECT *).
+// first release; in this order in both ledgers, which moveLedgerRows copies with SELECT *, so a
+// new one goes at the end). valid_until: the last hour of a unit of many hours of one point (NULL:
+// one time step, valid_time's).
 static constexpr const char* kRecordColumns =
     "valid_time timestamptz, level float8, north int, south int, west int, east int, sparse boolean, "
     "files text, bytes bigint, files_print bigint, legacy_print bigint, values_print bigint, expver text, "
-    "product text, columns text";
+    "product text, columns text, valid_until timestamptz";
+
+namespace {
+
+// The names in kRecordColumns.
+std::vector<std::string> recordColumnNames() {
+    std::vector<std::string> names;
+    const std::string columns = kRecordColumns;
+    for (std::size_t from = 0; from < columns.size();) {
+        const std::size_t comma = std::min(columns.find(", ", from), columns.size());
+        names.push_back(columns.substr(from, columns.find(' ', from) - from));
+        from = comma + 2;
+    }
+    return names;
+}
+
+} // namespace
 
 void ensureLedgerTables(Connection& conn) {
     for (const char* persistence : {"", "UNLOGGED "}) {
@@ -32,17 +50,43 @@ void ensureLedgerTables(Connection& conn) {
         conn.exec("ALTER TABLE " + table + add);
         // What a load of some hours may overlap, found by time (a warehouse's ledger has millions
         // of rows).
-        conn.exec("CREATE INDEX IF NOT EXISTS " + table.substr(7) + "_time ON " + table +
-                  " (relid, valid_time)");
+        const std::string name = table.substr(7);
+        conn.exec("CREATE INDEX IF NOT EXISTS " + name + "_time ON " + table + " (relid, valid_time)");
+        // Units of many hours, found by the hours they span: they start at most a month before
+        // (the CHECK below), so (relid, valid_time) bounds the search from both sides.
+        conn.exec("CREATE INDEX IF NOT EXISTS " + name + "_range ON " + table +
+                  " (relid, valid_time) WHERE valid_until IS NOT NULL");
+        // A unit of many hours never crosses a UTC month. NOT VALID: the rows of earlier versions
+        // (valid_until NULL) pass anyway, and the scan of a warehouse's ledger under an exclusive
+        // lock is saved; every row written from now on is checked.
+        if (conn.query("SELECT count(*) FROM pg_constraint WHERE conrelid = $1::regclass AND conname = $2",
+                       {table, name + "_range_in_month"})
+                .integer(0, 0) == 0) {
+            conn.exec("ALTER TABLE " + table + " ADD CONSTRAINT " + name +
+                      "_range_in_month CHECK (valid_until IS NULL OR (valid_until >= valid_time AND "
+                      "date_trunc('month', valid_until AT TIME ZONE 'UTC') = date_trunc('month', valid_time "
+                      "AT TIME ZONE 'UTC'))) NOT VALID");
+        }
     }
 }
 
 std::string ledgerTablesCompleteSql() {
+    // Every column (an earlier version's ledger has only some), index and constraint, in both.
+    std::string names;
+    const std::vector<std::string> columns = recordColumnNames();
+    for (const std::string& column : columns) {
+        names += (names.empty() ? "'" : ", '") + column + "'";
+    }
     return "(SELECT count(*) FROM pg_attribute WHERE attrelid IN (to_regclass('isobar.ledger'), "
-           "to_regclass('isobar.ledger_unlogged')) AND attname = 'columns' AND NOT attisdropped) = 2 AND "
-           "to_regclass('isobar.ledger_time') IS NOT NULL AND to_regclass('isobar.ledger_unlogged_time') IS "
-           "NOT "
-           "NULL";
+           "to_regclass('isobar.ledger_unlogged')) AND attname IN (" +
+           names + ") AND NOT attisdropped) = " + std::to_string(2 * columns.size()) +
+           " AND to_regclass('isobar.ledger_time') IS NOT NULL AND "
+           "to_regclass('isobar.ledger_unlogged_time') IS NOT NULL AND "
+           "to_regclass('isobar.ledger_range') IS NOT NULL AND "
+           "to_regclass('isobar.ledger_unlogged_range') IS NOT NULL AND "
+           "(SELECT count(*) FROM pg_constraint WHERE conrelid IN (to_regclass('isobar.ledger'), "
+           "to_regclass('isobar.ledger_unlogged')) AND conname IN ('ledger_range_in_month', "
+           "'ledger_unlogged_range_in_month')) = 2";
 }
 
 namespace {
@@ -83,7 +127,8 @@ std::string timeText(PgTimestamp t) {
     return formatTimestamp(t);
 }
 
-// A place as the ledger's array elements: valid_time, level, north, south, west, east, sparse.
+// A place as the ledger's array elements: valid_time, level, north, south, west, east, sparse,
+// valid_until.
 std::vector<std::string> placeFields(const UnitPlace& p, bool placed) {
     return {placed ? timeText(p.time) : "NULL",
             p.level ? std::to_string(*p.level) : "NULL",
@@ -91,7 +136,8 @@ std::vector<std::string> placeFields(const UnitPlace& p, bool placed) {
             std::to_string(p.south),
             std::to_string(p.west),
             std::to_string(p.east),
-            p.sparse ? "t" : "f"};
+            p.sparse ? "t" : "f",
+            placed && p.until ? timeText(*p.until) : "NULL"};
 }
 
 // The distinct relids of a table whose primary key begins with relid, one index probe each
@@ -185,7 +231,7 @@ std::set<std::string> claimUnits(Connection& conn, const LedgerTarget& target,
         conn.query("SELECT relpersistence = 'u' FROM pg_class WHERE oid = $1::oid", {target.relid})
                 .text(0, 0) == "t");
     // The other ledger is looked at too, in case the persistence changed outside Isobar.
-    std::vector<std::vector<std::string>> c(17);
+    std::vector<std::vector<std::string>> c(18);
     for (const UnitRecord& u : units) {
         const UnitPlace& p = u.place;
         const bool placed = p.time.micros != 0 || p.north != 0 || p.east != 0;
@@ -197,7 +243,7 @@ std::set<std::string> claimUnits(Connection& conn, const LedgerTarget& target,
                    {u.files, std::to_string(u.bytes), printText(u.filesPrint), printText(u.legacyPrint),
                     printText(u.valuesPrint), u.expver.empty() ? "NULL" : u.expver, u.product, u.columns});
         for (std::size_t i = 0; i < row.size(); ++i) {
-            c[i].push_back(row[i]);
+            c.at(i).push_back(row[i]); // as many arrays as the statement has
         }
     }
     std::vector<std::optional<std::string>> params{target.relid};
@@ -206,13 +252,14 @@ std::set<std::string> claimUnits(Connection& conn, const LedgerTarget& target,
     }
     const Result r = conn.query(
         "INSERT INTO " + now.table +
-            " (relid, unit_key, rows, valid_time, level, north, south, west, east, sparse, files, bytes, "
-            "files_print, legacy_print, values_print, expver, product, columns) SELECT $1::oid, u.* FROM "
-            "unnest($2::text[], $3::bigint[], $4::timestamptz[], $5::float8[], $6::int[], $7::int[], "
-            "$8::int[], "
-            "$9::int[], $10::boolean[], $11::text[], $12::bigint[], $13::bigint[], $14::bigint[], "
-            "$15::bigint[], "
-            "$16::text[], $17::text[], $18::text[]) AS u(k) WHERE NOT EXISTS (SELECT 1 FROM " +
+            " (relid, unit_key, rows, valid_time, level, north, south, west, east, sparse, valid_until, "
+            "files, bytes, files_print, legacy_print, values_print, expver, product, columns) SELECT "
+            "$1::oid, "
+            "u.* FROM unnest($2::text[], $3::bigint[], $4::timestamptz[], $5::float8[], $6::int[], "
+            "$7::int[], "
+            "$8::int[], $9::int[], $10::boolean[], $11::timestamptz[], $12::text[], $13::bigint[], "
+            "$14::bigint[], $15::bigint[], $16::bigint[], $17::text[], $18::text[], $19::text[]) AS u(k) "
+            "WHERE NOT EXISTS (SELECT 1 FROM " +
             otherLedger(now) +
             " o WHERE o.relid = $1::oid AND o.unit_key = u.k) ON CONFLICT DO NOTHING "
             "RETURNING unit_key",
@@ -246,31 +293,43 @@ std::size_t forgetUnits(Connection& conn, const LedgerTarget& target, const std:
 }
 
 std::vector<UnitRecord> recordedUnitsAt(Connection& conn, const LedgerTarget& target,
-                                        const std::vector<PgTimestamp>& times,
+                                        const std::vector<TimeSpan>& spans,
                                         std::vector<std::string>* unplaced) {
     std::vector<UnitRecord> out;
-    if (times.empty()) {
+    if (spans.empty()) {
         return out;
     }
-    std::vector<std::string> texts;
-    texts.reserve(times.size());
-    for (const PgTimestamp t : times) {
-        texts.push_back(timeText(t));
+    std::vector<std::string> from;
+    std::vector<std::string> until;
+    std::vector<std::string> month;
+    for (const TimeSpan& s : spans) {
+        from.push_back(timeText(s.from));
+        until.push_back(timeText(s.until));
+        month.push_back(timeText(monthStart(s.from)));
     }
+    // Units of one time step by their time; units of many hours, which start at most a month
+    // before a span (they stay in one), by where they start and end: an index range per span and
+    // ledger, however many hours the span has. UNION: a unit of many hours may meet two spans.
+    const std::string fields =
+        "SELECT l.unit_key, l.rows, (extract(epoch FROM l.valid_time) * 1000000)::bigint - 946684800000000, "
+        "l.level, l.north, l.south, l.west, l.east, coalesce(l.sparse, false), coalesce(l.files, ''), "
+        "coalesce(l.bytes, 0), l.files_print, l.legacy_print, l.values_print, coalesce(l.expver, ''), "
+        "coalesce(l.product, ''), coalesce(l.columns, ''), to_char(l.committed_at AT TIME ZONE 'UTC', "
+        "'YYYY-MM-DD HH24:MI') || ' UTC', (extract(epoch FROM l.valid_until) * 1000000)::bigint - "
+        "946684800000000 FROM ";
+    const std::string spansSql = "unnest($2::timestamptz[], $3::timestamptz[], $4::timestamptz[]) s(f, u, m)";
     std::string sql;
-    for (const char* ledger : {"isobar.ledger", "isobar.ledger_unlogged"}) {
+    for (const std::string ledger : {"isobar.ledger", "isobar.ledger_unlogged"}) {
         sql +=
-            std::string(sql.empty() ? "" : " UNION ALL ") +
-            "SELECT unit_key, rows, (extract(epoch FROM valid_time) * 1000000)::bigint - 946684800000000, "
-            "level, north, south, west, east, coalesce(sparse, false), coalesce(files, ''), coalesce(bytes, "
-            "0), "
-            "files_print, legacy_print, values_print, coalesce(expver, ''), coalesce(product, ''), "
-            "coalesce(columns, ''), to_char(committed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') || ' UTC' "
-            "FROM " +
-            ledger +
-            " WHERE relid = $1::oid AND (valid_time = ANY ($2::timestamptz[]) OR valid_time IS NULL)";
+            std::string(sql.empty() ? "" : " UNION ") + fields + spansSql + " JOIN " + ledger +
+            " l ON l.relid = $1::oid AND l.valid_until IS NULL AND l.valid_time BETWEEN s.f AND s.u UNION " +
+            fields + spansSql + " JOIN " + ledger +
+            " l ON l.relid = $1::oid AND l.valid_until IS NOT NULL AND l.valid_time BETWEEN s.m AND s.u "
+            "AND l.valid_until >= s.f UNION " +
+            fields + ledger + " l WHERE l.relid = $1::oid AND l.valid_time IS NULL";
     }
-    const Result r = conn.query(sql + " ORDER BY 1", {target.relid, quotedArray(texts)});
+    const Result r = conn.query(sql + " ORDER BY 1",
+                                {target.relid, quotedArray(from), quotedArray(until), quotedArray(month)});
     for (int i = 0; i < r.rows(); ++i) {
         if (r.isNull(i, 2)) { // no place yet: an earlier version's unit
             if (unplaced != nullptr) {
@@ -299,6 +358,9 @@ std::vector<UnitRecord> recordedUnitsAt(Connection& conn, const LedgerTarget& ta
         u.product = r.text(i, 15);
         u.columns = r.text(i, 16);
         u.committedAt = r.text(i, 17);
+        if (!r.isNull(i, 18)) {
+            u.place.until = PgTimestamp{r.integer(i, 18)};
+        }
         out.push_back(std::move(u));
     }
     return out;
@@ -360,7 +422,7 @@ std::size_t migrateLegacyUnits(Connection& conn, const LedgerTarget& target, con
     // arrays are one statement's parameters.
     constexpr std::size_t kBatch = 50'000;
     std::size_t placed = 0;
-    std::vector<std::vector<std::string>> c(9);
+    std::vector<std::vector<std::string>> c(10);
     const auto update = [&] {
         if (c[0].empty()) {
             return;
@@ -374,10 +436,10 @@ std::size_t migrateLegacyUnits(Connection& conn, const LedgerTarget& target, con
             conn.query(
                 std::string("UPDATE ") + ledger +
                     " x SET valid_time = u.t, level = u.lv, north = u.n, south = u.s, west = u.w, east = "
-                    "u.e, sparse = u.sp, legacy_print = u.p FROM unnest($2::text[], $3::timestamptz[], "
-                    "$4::float8[], $5::int[], $6::int[], $7::int[], $8::int[], $9::boolean[], "
-                    "$10::bigint[]) AS u(k, t, lv, n, s, w, e, sp, p) WHERE x.relid = $1::oid AND "
-                    "x.unit_key = u.k",
+                    "u.e, sparse = u.sp, valid_until = u.vu, legacy_print = u.p FROM unnest($2::text[], "
+                    "$3::timestamptz[], $4::float8[], $5::int[], $6::int[], $7::int[], $8::int[], "
+                    "$9::boolean[], $10::timestamptz[], $11::bigint[]) AS u(k, t, lv, n, s, w, e, sp, vu, p) "
+                    "WHERE x.relid = $1::oid AND x.unit_key = u.k",
                 params);
         }
     };
@@ -392,7 +454,7 @@ std::size_t migrateLegacyUnits(Connection& conn, const LedgerTarget& target, con
         }
         row.push_back(printText(parsed->second));
         for (std::size_t k = 0; k < row.size(); ++k) {
-            c[k].push_back(row[k]);
+            c.at(k).push_back(row[k]); // as many arrays as the statement has
         }
         if (++placed % kBatch == 0) {
             update();
@@ -405,7 +467,10 @@ std::size_t migrateLegacyUnits(Connection& conn, const LedgerTarget& target, con
 std::string placeCondition(Connection& conn, const UnitPlace& place, const GlobalGrid& grid,
                            bool levelColumn) {
     const std::int64_t n = grid.longitudes();
-    std::string sql = "time = " + conn.quoteLiteral(timeText(place.time)) + "::timestamptz";
+    std::string sql = place.until
+                          ? "time BETWEEN " + conn.quoteLiteral(timeText(place.time)) + "::timestamptz AND " +
+                                conn.quoteLiteral(timeText(*place.until)) + "::timestamptz"
+                          : "time = " + conn.quoteLiteral(timeText(place.time)) + "::timestamptz";
     if (levelColumn && place.level) {
         char level[48];
         std::snprintf(level, sizeof level, "%.9g", *place.level);

@@ -52,11 +52,17 @@ struct UnitRecord {
     std::string committedAt; // "2026-12-06 14:00:00+00" (read back only)
 };
 
-// The units recorded in the target's ledgers (both) at any of `times`: what a load of those
+// The time steps from `from` to `until`, both included.
+struct TimeSpan {
+    PgTimestamp from;
+    PgTimestamp until;
+};
+
+// The units recorded in the target's ledgers (both) at any time of `spans`: what a load of those
 // times may overlap. The keys of units without a place (an earlier version's: see
 // migrateLegacyUnits) go to `unplaced`, in the same round trip.
 std::vector<UnitRecord> recordedUnitsAt(Connection& conn, const LedgerTarget& target,
-                                        const std::vector<PgTimestamp>& times,
+                                        const std::vector<TimeSpan>& spans,
                                         std::vector<std::string>* unplaced = nullptr);
 
 // Ledger rows of the target written by versions whose keys named the files (".. rows 0-8 of

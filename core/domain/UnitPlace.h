@@ -11,13 +11,15 @@
 
 namespace isobar {
 
-// Where a unit's rows lie: one valid time (and pressure level) and a rectangle of the table's
+// Where a unit's rows lie: one valid time (and pressure level), or for a unit of many hours of one
+// point the hours from `time` to `until` (inside one UTC month), and a rectangle of the table's
 // global grid, in its row and column indexes (GlobalGrid). Two units with the same place hold the
 // same rows of the table, whichever files they came from.
 struct UnitPlace {
     PgTimestamp time;
-    std::optional<double> level; // hPa, on pressure levels
-    std::int32_t north = 0;      // global latitude indexes, north >= south
+    std::optional<PgTimestamp> until; // the last hour, when the unit spans several (the ledger's valid_until)
+    std::optional<double> level;      // hPa, on pressure levels
+    std::int32_t north = 0;           // global latitude indexes, north >= south
     std::int32_t south = 0;
     std::int32_t west = 0; // global longitude indexes, west <= east (a box across column 0 is two units)
     std::int32_t east = 0;
@@ -25,18 +27,22 @@ struct UnitPlace {
     // cell of it: such a place is only ever compared whole.
     bool sparse = false;
 
-    bool sameTimeAndLevel(const UnitPlace& o) const { return time == o.time && level == o.level; }
+    // The last time step the unit holds (its only one, unless it spans several).
+    PgTimestamp last() const { return until.value_or(time); }
+    bool timesOverlap(const UnitPlace& o) const {
+        return level == o.level && time <= o.last() && o.time <= last();
+    }
     bool overlaps(const UnitPlace& o) const {
-        return sameTimeAndLevel(o) && south <= o.north && o.south <= north && west <= o.east &&
-               o.west <= east;
+        return timesOverlap(o) && south <= o.north && o.south <= north && west <= o.east && o.west <= east;
     }
     bool contains(const UnitPlace& o) const {
-        return sameTimeAndLevel(o) && south <= o.south && o.north <= north && west <= o.west &&
-               o.east <= east;
+        return level == o.level && time <= o.time && o.last() <= last() && south <= o.south &&
+               o.north <= north && west <= o.west && o.east <= east;
     }
-    bool sameRectangle(const UnitPlace& o) const {
-        return sameTimeAndLevel(o) && north == o.north && south == o.south && west == o.west &&
-               east == o.east && sparse == o.sparse;
+    // The same time steps, level and rectangle.
+    bool sameExtent(const UnitPlace& o) const {
+        return time == o.time && last() == o.last() && level == o.level && north == o.north &&
+               south == o.south && west == o.west && east == o.east && sparse == o.sparse;
     }
     std::uint64_t cells() const {
         return static_cast<std::uint64_t>(north - south + 1) * static_cast<std::uint64_t>(east - west + 1);

@@ -176,6 +176,25 @@ private:
     std::map<std::string, Entry> entries_;
 };
 
+// The times the units cover, as few spans as they make: times an hour apart or less join.
+std::vector<TimeSpan> spansOf(const std::vector<WorkUnit>& units) {
+    std::vector<TimeSpan> all;
+    all.reserve(units.size());
+    for (const WorkUnit& u : units) {
+        all.push_back(TimeSpan{u.place.time, u.place.last()});
+    }
+    std::sort(all.begin(), all.end(), [](const TimeSpan& a, const TimeSpan& b) { return a.from < b.from; });
+    std::vector<TimeSpan> spans;
+    for (const TimeSpan& s : all) {
+        if (!spans.empty() && s.from.micros <= spans.back().until.micros + kMicrosPerHour) {
+            spans.back().until = std::max(spans.back().until, s.until);
+        } else {
+            spans.push_back(s);
+        }
+    }
+    return spans;
+}
+
 std::string units(std::uint64_t n, std::uint64_t rows) {
     return std::to_string(n) + " unit(s), " + formatThousands(rows) + " rows";
 }
@@ -186,15 +205,7 @@ OverlapOutcome resolveOverlaps(Connection& conn, const LedgerTarget& ledger, con
                                LoadPlan& plan, const OverlapTarget& target) {
     OverlapOutcome out;
     const Dataset& dataset = source.dataset();
-    std::set<std::int64_t> distinct;
-    for (const WorkUnit& u : plan.units()) {
-        distinct.insert(u.place.time.micros);
-    }
-    std::vector<PgTimestamp> times;
-    times.reserve(distinct.size());
-    for (const std::int64_t t : distinct) {
-        times.push_back(PgTimestamp{t});
-    }
+    const std::vector<TimeSpan> times = spansOf(plan.units());
     // One round trip, unless units of an earlier version are there to be given their place first.
     std::vector<std::string> unplaced;
     std::vector<UnitRecord> recorded = recordedUnitsAt(conn, ledger, times, &unplaced);
@@ -210,9 +221,16 @@ OverlapOutcome resolveOverlaps(Connection& conn, const LedgerTarget& ledger, con
     if (recorded.empty()) {
         return out;
     }
+    // Units of one time step by (time, level); units of many hours (inside one month) by (the
+    // month they start in, level).
     std::map<std::pair<std::int64_t, std::optional<double>>, Records> byTime;
+    std::map<std::pair<std::int64_t, std::optional<double>>, Records> byMonth;
     for (const UnitRecord& r : recorded) {
-        byTime[{r.place.time.micros, r.place.level}].push_back(&r);
+        if (r.place.until) {
+            byMonth[{monthStart(r.place.time).micros, r.place.level}].push_back(&r);
+        } else {
+            byTime[{r.place.time.micros, r.place.level}].push_back(&r);
+        }
     }
 
     Tally same;
@@ -225,12 +243,24 @@ OverlapOutcome resolveOverlaps(Connection& conn, const LedgerTarget& ledger, con
     result.reserve(plan.units().size());
     for (const WorkUnit& unit : plan.units()) {
         Records over;
-        if (const auto it = byTime.find({unit.place.time.micros, unit.place.level}); it != byTime.end()) {
-            for (const UnitRecord* e : it->second) {
-                if (e->place.overlaps(unit.place)) {
-                    over.push_back(e);
+        const auto gather = [&unit, &over](const auto& index, std::int64_t at) {
+            if (const auto it = index.find({at, unit.place.level}); it != index.end()) {
+                for (const UnitRecord* e : it->second) {
+                    if (e->place.overlaps(unit.place)) {
+                        over.push_back(e);
+                    }
                 }
             }
+        };
+        if (!byTime.empty()) {
+            // A unit of many hours meets the units of one step at each of them.
+            for (std::int64_t t = unit.place.time.micros; t <= unit.place.last().micros;
+                 t += kMicrosPerHour) {
+                gather(byTime, t);
+            }
+        }
+        if (!byMonth.empty()) {
+            gather(byMonth, monthStart(unit.place.time).micros);
         }
         if (over.empty()) {
             result.push_back(unit);
@@ -239,9 +269,8 @@ OverlapOutcome resolveOverlaps(Connection& conn, const LedgerTarget& ledger, con
         const bool sparse =
             unit.place.sparse ||
             std::any_of(over.begin(), over.end(), [](const UnitRecord* e) { return e->place.sparse; });
-        const bool exactOne =
-            over.size() == 1 &&
-            (over.front()->key == unit.key || (!sparse && over.front()->place.sameRectangle(unit.place)));
+        const bool exactOne = over.size() == 1 && (over.front()->key == unit.key ||
+                                                   (!sparse && over.front()->place.sameExtent(unit.place)));
         std::vector<std::pair<WorkUnit, Records>> pieces;
         if (sparse || exactOne) {
             pieces.emplace_back(unit, over); // compared whole
@@ -266,9 +295,9 @@ OverlapOutcome resolveOverlaps(Connection& conn, const LedgerTarget& ledger, con
                 continue;
             }
             const UnitRecord& e = *in.front();
-            const bool exact =
-                in.size() == 1 && (e.key == piece.key || (!e.place.sparse && !piece.place.sparse &&
-                                                          e.place.sameRectangle(piece.place)));
+            const bool exact = in.size() == 1 &&
+                               (e.key == piece.key ||
+                                (!e.place.sparse && !piece.place.sparse && e.place.sameExtent(piece.place)));
             std::string why;
             if (exact) {
                 if (e.columns == origin.columns && e.valuesPrint != 0) {
