@@ -8,11 +8,14 @@
 #include "TestCluster.h"
 #include "TestUtil.h"
 #include "db/Ledger.h"
+#include "db/TableAudit.h"
 #include "db/TableMetadata.h"
 #include "domain/Grid.h"
 
+#include <QDateTime>
 #include <QtTest>
 
+#include <fstream>
 #include <set>
 
 using namespace isobar;
@@ -59,6 +62,18 @@ UnitPlace cellPlace(const char* from, const char* until = nullptr) {
     p.north = p.south = 10;
     p.west = p.east = 20;
     return p;
+}
+
+// A CDS time-series CSV of t2m at (52.5, 13.25), hourly through January 2024 but for the 11th.
+QString januaryCsv() {
+    QString text = "valid_time,t2m,latitude,longitude\n";
+    for (QDateTime t(QDate(2024, 1, 1), QTime(0, 0), Qt::UTC); t.date().month() == 1; t = t.addSecs(3600)) {
+        if (t.date().day() != 11) {
+            text += t.toString("yyyy-MM-dd HH:mm:ss") + "," + QString::number(270.0 + t.time().hour() * 0.1) +
+                    ",52.5,13.25\n";
+        }
+    }
+    return text;
 }
 
 std::set<std::string> keysOf(const std::vector<UnitRecord>& records) {
@@ -227,6 +242,79 @@ private slots:
         p.until.reset();
         QCOMPARE(test::scalar(conn, "SELECT count(*) FROM t WHERE " + placeCondition(conn, p, grid, false)),
                  QString("2"));
+    }
+
+    // The audit accounts for units of many hours hour by hour: a point loaded hour by hour, its
+    // ledger then rewritten as two units of many hours (as such units are recorded), is audited
+    // as the same 720 hours with the 24 of the 11th missing; a unit whose rows are gone, a second
+    // unit over some of the same hours and preliminary ones are found in them.
+    void auditCountsTheHoursOfRanges() {
+        const QString csv = cluster_->workDir() + "/january.csv";
+        std::ofstream(csv.toStdString()) << januaryCsv().toStdString();
+        const test::CliRun run = test::runCli(
+            {"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", "ranged", csv});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        Connection conn = cluster_->connect();
+        const std::string relid = "'ranged'::regclass";
+        QCOMPARE(test::scalar(conn, "SELECT count(*) FROM isobar.ledger WHERE relid = " + relid),
+                 QString("720"));
+        // Two units: the 1st to the 10th, the 12th to the 31st, each as the hours' rows said.
+        for (const auto& [key, from, until] :
+             {std::tuple{"first", "2024-01-01 00:00+00", "2024-01-10 23:00+00"},
+              std::tuple{"second", "2024-01-12 00:00+00", "2024-01-31 23:00+00"}}) {
+            conn.exec(std::string("INSERT INTO isobar.ledger SELECT relid, '") + key +
+                      "', sum(rows), now(), min(valid_time), level, north, south, west, east, sparse, files, "
+                      "bytes, files_print, NULL, NULL, expver, product, columns, max(valid_time) FROM "
+                      "isobar.ledger WHERE relid = " +
+                      relid + " AND valid_time BETWEEN '" + from + "' AND '" + until +
+                      "' GROUP BY relid, level, north, south, west, east, sparse, files, bytes, files_print, "
+                      "expver, product, columns");
+        }
+        conn.exec("DELETE FROM isobar.ledger WHERE relid = " + relid + " AND valid_until IS NULL");
+        QCOMPARE(
+            test::scalar(conn, "SELECT string_agg(rows::text, ',' ORDER BY valid_time) FROM isobar.ledger "
+                               "WHERE relid = " +
+                                   relid),
+            QString("240,480"));
+
+        AuditRequest request;
+        request.table = TableName::parse("ranged");
+        TableAudit a = auditTable(conn, request);
+        QVERIFY2(a.duplicateKeys == 0 && a.overlappingUnits == 0 && !a.rowsDiffer() && a.era5tUnits == 0,
+                 describeAudit(a).c_str());
+        QCOMPARE(a.timeSteps, std::uint64_t{31 * 24 - 24});
+        QCOMPARE(a.timeStep, std::string("1 h"));
+        QCOMPARE(a.missingSteps, std::uint64_t{24});
+        QCOMPARE(a.unitsCounted, std::uint64_t{2});
+        QCOMPARE(a.unitMismatches, std::uint64_t{0});
+        // A sample of the hours: 24 of them, each one row, inside the units too.
+        request.exactRows = 0;
+        const TableAudit sampled = auditTable(conn, request);
+        QCOMPARE(sampled.rowsRead, std::uint64_t{24});
+        request.exactRows = AuditRequest{}.exactRows;
+
+        conn.exec("DELETE FROM ranged WHERE time BETWEEN '2024-01-20 00:00+00' AND '2024-01-20 04:00+00'");
+        conn.exec("INSERT INTO isobar.ledger SELECT relid, 'copy', 120, now(), '2024-01-05 00:00+00', level, "
+                  "north, south, west, east, sparse, 'copy.csv', bytes, NULL, NULL, NULL, expver, product, "
+                  "columns, '2024-01-09 23:00+00' FROM isobar.ledger WHERE relid = " +
+                  relid + " AND unit_key = 'first'");
+        conn.exec("UPDATE isobar.ledger SET expver = '0005' WHERE relid = " + relid +
+                  " AND unit_key = 'second'");
+        a = auditTable(conn, request);
+        QCOMPARE(a.unitMismatches, std::uint64_t{1});
+        QVERIFY2(a.mismatchExamples.front().find("second: the ledger says 480 rows, the table holds 475") !=
+                     std::string::npos,
+                 a.mismatchExamples.front().c_str());
+        QVERIFY(a.rowsDiffer());
+        QCOMPARE(a.overlappingUnits, std::uint64_t{1});
+        QVERIFY2(a.overlapExamples.front().find("in part") != std::string::npos,
+                 a.overlapExamples.front().c_str());
+        QVERIFY2(a.cleanupSql.find("'copy'") == std::string::npos, a.cleanupSql.c_str()); // not the same rows
+        QCOMPARE(a.era5tUnits, std::uint64_t{1});
+        QCOMPARE(a.era5tHours, std::uint64_t{20 * 24});
+        QCOMPARE(a.era5tRange, std::string("2024-01-12 00:00:00+00 to 2024-01-31 23:00:00+00"));
+        // The copy's hours hold the point twice in the ledger's eyes: no step has fewer cells.
+        QCOMPARE(a.incompleteSteps, std::uint64_t{0});
     }
 
 private:

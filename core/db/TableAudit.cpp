@@ -43,31 +43,76 @@ std::string hoursText(std::int64_t micros) {
     return std::to_string(micros / kMicrosPerSecond) + " s";
 }
 
-// Holes and incomplete steps, from the ledger: per (time, level) the cells its units cover.
-void judgeTimes(Connection& conn, const std::string& ledger, TableAudit& a) {
-    const Result r = conn.query(
+// A (time, level) of the ledger: the cells its units cover there.
+struct Step {
+    std::int64_t time;
+    std::string level; // its text, empty without levels
+    std::uint64_t cells;
+};
+
+// Every (time, level) the ledger's units cover, in order: units of one time step grouped by the
+// server, units of many hours (hourly, inside one month) swept here, each hour of each adding its
+// cells, so that a point's 40 years count as 350,640 hours, not as 480 units.
+std::vector<Step> ledgerSteps(Connection& conn, const std::string& ledger) {
+    const std::string cells =
+        "sum((north - south + 1)::bigint * (east - west + 1)) FILTER (WHERE NOT sparse)";
+    const Result single = conn.query(
         "SELECT (extract(epoch FROM valid_time) * 1000000)::bigint - 946684800000000, coalesce(level::text, "
-        "''), "
-        "sum((north - south + 1)::bigint * (east - west + 1)) FILTER (WHERE NOT sparse), count(*) FROM " +
-        ledger + " l WHERE valid_time IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2");
+        "''), " +
+        cells + " FROM " + ledger + " l WHERE valid_time IS NOT NULL AND valid_until IS NULL GROUP BY 1, 2");
+    std::map<std::pair<std::int64_t, std::string>, std::uint64_t> at;
+    for (int i = 0; i < single.rows(); ++i) {
+        at[{single.integer(i, 0), single.text(i, 1)}] +=
+            static_cast<std::uint64_t>(single.isNull(i, 2) ? 0 : single.integer(i, 2));
+    }
+    // Each range as +cells at its first hour and -cells an hour after its last, per level.
+    const Result ranged = conn.query(
+        "SELECT (extract(epoch FROM valid_time) * 1000000)::bigint - 946684800000000, (extract(epoch FROM "
+        "valid_until) * 1000000)::bigint - 946684800000000 + 3600000000, coalesce(level::text, ''), " +
+        cells + " FROM " + ledger + " l WHERE valid_until IS NOT NULL GROUP BY 1, 2, 3");
+    // Per level and time: the change in cells covered and in units open (a unit of sparse places
+    // covers no cells of the rectangle, but its hours are still the ledger's).
+    std::map<std::string, std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>>> changes;
+    for (int i = 0; i < ranged.rows(); ++i) {
+        const std::int64_t n = ranged.isNull(i, 3) ? 0 : ranged.integer(i, 3);
+        auto& c = changes[ranged.text(i, 2)];
+        c[ranged.integer(i, 0)].first += n;
+        ++c[ranged.integer(i, 0)].second;
+        c[ranged.integer(i, 1)].first -= n;
+        --c[ranged.integer(i, 1)].second;
+    }
+    for (const auto& [level, c] : changes) {
+        std::int64_t cover = 0;
+        std::int64_t open = 0;
+        for (auto it = c.begin(); it != c.end(); ++it) {
+            cover += it->second.first;
+            open += it->second.second;
+            const auto next = std::next(it);
+            for (std::int64_t t = it->first; open > 0 && next != c.end() && t < next->first;
+                 t += kMicrosPerHour) {
+                at[{t, level}] += static_cast<std::uint64_t>(cover);
+            }
+        }
+    }
+    std::vector<Step> steps;
+    steps.reserve(at.size());
+    for (const auto& [key, n] : at) {
+        steps.push_back(Step{key.first, key.second, n});
+    }
+    return steps;
+}
+
+// Holes and incomplete steps, from the ledger's steps.
+void judgeTimes(const std::vector<Step>& steps, TableAudit& a) {
     std::vector<std::int64_t> times;
     std::map<std::int64_t, std::uint64_t> levelsAt;
     std::map<std::uint64_t, std::uint64_t> cellsSeen; // cells of a (time, level) -> how often
-    struct Step {
-        std::int64_t time;
-        std::string level;
-        std::uint64_t cells;
-    };
-    std::vector<Step> steps;
-    for (int i = 0; i < r.rows(); ++i) {
-        const std::int64_t t = r.integer(i, 0);
-        if (times.empty() || times.back() != t) {
-            times.push_back(t);
+    for (const Step& s : steps) {
+        if (times.empty() || times.back() != s.time) {
+            times.push_back(s.time);
         }
-        ++levelsAt[t];
-        const auto cells = static_cast<std::uint64_t>(r.isNull(i, 2) ? 0 : r.integer(i, 2));
-        ++cellsSeen[cells];
-        steps.push_back({t, r.text(i, 1), cells});
+        ++levelsAt[s.time];
+        ++cellsSeen[s.cells];
     }
     a.timeSteps = times.size();
     // Fewer rows than most steps hold: a band missing (a load stopped with no rerun, a unit deleted).
@@ -176,25 +221,29 @@ TableAudit auditTable(Connection& conn, const AuditRequest& request) {
                                                  "$1::regclass UNION SELECT $1::regclass)",
                                                  {quoted})
                                           .text(0, 0));
+    const std::vector<Step> steps = ledgerSteps(conn, ledger);
     const bool exact = request.full || std::max<double>(estimate, static_cast<double>(a.ledgerRows)) <=
                                            static_cast<double>(request.exactRows);
     std::string where;
     if (!exact) {
         a.tableRows = static_cast<std::uint64_t>(estimate);
         a.rowsEstimated = true;
-        const Result times = conn.query(
-            "SELECT t::text FROM (SELECT t, row_number() OVER (ORDER BY t) AS k, count(*) OVER () AS n FROM "
-            "(SELECT DISTINCT valid_time AS t FROM " +
-                ledger +
-                " l WHERE valid_time IS NOT NULL) d) s WHERE (k - 1) % greatest(1, n / $1::bigint) = 0 LIMIT "
-                "$1::bigint",
-            {std::to_string(std::max<std::size_t>(1, request.sampleTimes))});
+        // Every n-th of the ledger's distinct times (those inside units of many hours included).
+        std::vector<std::int64_t> times;
+        for (const Step& st : steps) {
+            if (times.empty() || times.back() != st.time) {
+                times.push_back(st.time);
+            }
+        }
+        const std::size_t want = std::max<std::size_t>(1, request.sampleTimes);
+        const std::size_t every = std::max<std::size_t>(1, times.size() / want);
         std::string list;
-        for (int i = 0; i < times.rows(); ++i) {
-            list += (list.empty() ? "" : ", ") + conn.quoteLiteral(times.text(i, 0));
+        std::size_t sampled = 0;
+        for (std::size_t k = 0; k < times.size() && sampled < want; k += every, ++sampled) {
+            list += (list.empty() ? "" : ", ") + conn.quoteLiteral(formatTimestamp(PgTimestamp{times[k]}));
         }
         where = list.empty() ? " WHERE false" : " WHERE time IN (" + list + ")";
-        a.method = std::to_string(times.rows()) + " time steps spread over the table";
+        a.method = std::to_string(sampled) + " time steps spread over the table";
     }
 
     // The rows read, in one pass: their keys held more than once, their count, and each value
@@ -244,23 +293,30 @@ TableAudit auditTable(Connection& conn, const AuditRequest& request) {
         }
     }
 
-    // Units of the ledger that claim the same rows (every unit: a join on time through the index).
-    const std::string overlapJoin =
-        " FROM (SELECT * FROM " + ledger + " l) a JOIN (SELECT * FROM " + ledger +
-        " l) b ON a.valid_time = b.valid_time AND a.level IS NOT DISTINCT FROM b.level AND a.unit_key < "
-        "b.unit_key AND "
-        "a.south <= b.north AND b.south <= a.north AND a.west <= b.east AND b.west <= a.east";
+    // Units of the ledger that claim the same rows: pairs that start at the same time (every unit: a
+    // join on time through the index), and pairs of which one starts inside the other's hours
+    // (which only a unit of many hours has). Any two units whose hours meet are one or the other.
+    const std::string meet =
+        " AND a.level IS NOT DISTINCT FROM b.level AND a.south <= b.north AND b.south <= "
+        "a.north AND a.west <= b.east AND b.west <= a.east";
+    const std::string pairFields =
+        "SELECT a.unit_key AS ak, a.files AS af, a.committed_at AS ac, a.valid_time AS at, b.unit_key AS bk, "
+        "b.files AS bf, b.committed_at AS bc, (a.south = b.south AND a.north = b.north AND a.west = b.west "
+        "AND "
+        "a.east = b.east AND a.valid_until IS NOT DISTINCT FROM b.valid_until) AS same FROM " +
+        ledger + " a JOIN " + ledger + " b ON ";
+    const std::string overlapPairs =
+        " FROM (" + pairFields + "a.valid_time = b.valid_time AND a.unit_key < b.unit_key" + meet +
+        " UNION ALL " + pairFields + "b.valid_time > a.valid_time AND b.valid_time <= a.valid_until" + meet +
+        ") p";
     a.overlappingUnits =
-        static_cast<std::uint64_t>(conn.query("SELECT count(*)" + overlapJoin).integer(0, 0));
+        static_cast<std::uint64_t>(conn.query("SELECT count(*)" + overlapPairs).integer(0, 0));
     std::vector<std::string> laterUnits;
     if (a.overlappingUnits > 0) {
-        const Result ex = conn.query("SELECT a.unit_key, coalesce(a.files, 'an earlier version''s load'), "
-                                     "a.committed_at::text, b.unit_key, "
-                                     "coalesce(b.files, 'an earlier version''s load'), b.committed_at::text, "
-                                     "a.valid_time::text, (a.south = "
-                                     "b.south AND a.north = b.north AND a.west = b.west AND a.east = "
-                                     "b.east), a.committed_at > b.committed_at" +
-                                     overlapJoin + " ORDER BY a.valid_time LIMIT 1000");
+        const Result ex = conn.query("SELECT ak, coalesce(af, 'an earlier version''s load'), ac::text, bk, "
+                                     "coalesce(bf, 'an earlier version''s load'), bc::text, at::text, same, "
+                                     "ac > bc" +
+                                     overlapPairs + " ORDER BY at LIMIT 1000");
         for (int i = 0; i < ex.rows(); ++i) {
             dupTimes.insert(ex.text(i, 6));
             keep(a.overlapExamples, ex.text(i, 0) + " (" + ex.text(i, 1) + ", " + ex.text(i, 2) + ") and " +
@@ -272,13 +328,15 @@ TableAudit auditTable(Connection& conn, const AuditRequest& request) {
         }
     }
 
-    judgeTimes(conn, ledger, a);
+    judgeTimes(steps, a);
 
-    const Result era5t =
-        conn.query("SELECT count(*), count(DISTINCT valid_time), coalesce(min(valid_time)::text, ''), "
-                   "coalesce(max(valid_time)::text, ''), coalesce(string_agg(DISTINCT files, '; '), "
-                   "'') FROM " +
-                   ledger + " l WHERE expver IS NOT NULL AND expver !~ '^0*1$'");
+    const Result era5t = conn.query(
+        "SELECT count(*), (SELECT count(DISTINCT h) FROM " + ledger +
+        " e, generate_series(e.valid_time, coalesce(e.valid_until, e.valid_time), '1 hour') h WHERE "
+        "e.expver IS NOT NULL AND e.expver !~ '^0*1$'), coalesce(min(valid_time)::text, ''), "
+        "coalesce(max(coalesce(valid_until, valid_time))::text, ''), coalesce(string_agg(DISTINCT "
+        "files, '; '), '') FROM " +
+        ledger + " l WHERE expver IS NOT NULL AND expver !~ '^0*1$'");
     a.era5tUnits = static_cast<std::uint64_t>(era5t.integer(0, 0));
     a.era5tHours = static_cast<std::uint64_t>(era5t.integer(0, 1));
     if (a.era5tUnits > 0) {
@@ -287,14 +345,15 @@ TableAudit auditTable(Connection& conn, const AuditRequest& request) {
     }
 
     // Ledger rows against the table's rows, unit by unit (a sample of the units of a large ledger).
-    const Result units = conn.query("SELECT unit_key, rows, valid_time::text, level, north, south, west, "
-                                    "east FROM (SELECT l.*, row_number() OVER "
-                                    "(ORDER BY valid_time, unit_key) AS k, count(*) OVER () AS n FROM " +
-                                        ledger +
-                                        " l WHERE valid_time IS NOT NULL AND NOT sparse) s WHERE (k - 1) % "
-                                        "greatest(1, n / $1::bigint) = 0 "
-                                        "LIMIT $1::bigint",
-                                    {std::to_string(std::max<std::size_t>(1, request.sampleUnits))});
+    const Result units =
+        conn.query("SELECT unit_key, rows, valid_time::text, level, north, south, west, "
+                   "east, coalesce(valid_until, valid_time)::text FROM (SELECT l.*, row_number() OVER "
+                   "(ORDER BY valid_time, unit_key) AS k, count(*) OVER () AS n FROM " +
+                       ledger +
+                       " l WHERE valid_time IS NOT NULL AND NOT sparse) s WHERE (k - 1) % "
+                       "greatest(1, n / $1::bigint) = 0 "
+                       "LIMIT $1::bigint",
+                   {std::to_string(std::max<std::size_t>(1, request.sampleUnits))});
     // Counted in one pass (a join on time): a table without an index on time is read once, not once a unit.
     const std::int64_t n = g.longitudes();
     std::string values;
@@ -305,6 +364,7 @@ TableAudit auditTable(Connection& conn, const AuditRequest& request) {
         const std::int64_t east = units.integer(i, 7);
         values += (values.empty() ? "(" : ", (") + std::to_string(i) + ", " +
                   conn.quoteLiteral(units.text(i, 2)) + "::timestamptz, " +
+                  conn.quoteLiteral(units.text(i, 8)) + "::timestamptz, " +
                   (units.isNull(i, 3) ? std::string("NULL") : units.text(i, 3)) + "::float4, " +
                   std::to_string(south * n + west + 1) + ", " + std::to_string(north * n + east + 1) + ", " +
                   std::to_string(west) + ", " + std::to_string(east) + ")";
@@ -312,8 +372,8 @@ TableAudit auditTable(Connection& conn, const AuditRequest& request) {
     if (!values.empty()) {
         const Result counted =
             conn.query("SELECT u.i, count(t.location_id) FROM (VALUES " + values +
-                       ") AS u(i, tm, lv, lo, hi, w, e) LEFT JOIN " + quoted + " t ON t.time = u.tm" +
-                       (levels ? " AND t.pressure_level = u.lv" : "") +
+                       ") AS u(i, tm, tu, lv, lo, hi, w, e) LEFT JOIN " + quoted +
+                       " t ON t.time BETWEEN u.tm AND u.tu" + (levels ? " AND t.pressure_level = u.lv" : "") +
                        " AND t.location_id BETWEEN u.lo AND u.hi AND (t.location_id - 1) % " +
                        std::to_string(n) + " BETWEEN u.w AND u.e GROUP BY u.i ORDER BY u.i");
         for (int k = 0; k < counted.rows(); ++k) {
