@@ -176,6 +176,20 @@ private slots:
         QVERIFY(!month.overlaps(aloft));
     }
 
+    // A unit's key says what its rows are: its hours (an ISO 8601 interval when many, the hour of
+    // one exactly as before), the level and the rectangle's coordinates on the grid.
+    void keysOfManyHours() {
+        const GlobalGrid grid; // 0.25 degree: row 10 is latitude -87.5, column 20 longitude -174.75
+        QCOMPARE(cellPlace("2024-01-15 06:00").key(grid),
+                 std::string("2024-01-15T06:00:00Z lat -87.5..-87.5 lon -174.75..-174.75 on 0.25"));
+        QCOMPARE(cellPlace("2024-01-15 06:00", "2024-01-15 06:00").key(grid),
+                 cellPlace("2024-01-15 06:00").key(grid));
+        UnitPlace month = cellPlace("2024-02-01", "2024-02-29 23:00");
+        month.level = 850.0;
+        QCOMPARE(month.key(grid), std::string("2024-02-01T00:00:00Z/2024-02-29T23:00:00Z 850 hPa lat "
+                                              "-87.5..-87.5 lon -174.75..-174.75 on 0.25"));
+    }
+
     // What a load of some hours may overlap: a unit of many hours is found from any span that
     // meets one of its hours (and only once), units of one step by their own; units without a
     // place always (they are given one before anything is compared).

@@ -6,10 +6,20 @@
 
 namespace isobar {
 
-std::string UnitPlace::key(const GlobalGrid& grid) const {
-    std::string out = formatTimestamp(time); // "2024-01-01 06:00:00+00"
+namespace {
+
+// "2024-01-01T06:00:00Z"
+std::string iso(PgTimestamp t) {
+    std::string out = formatTimestamp(t); // "2024-01-01 06:00:00+00"
     out[10] = 'T';
-    out = out.substr(0, out.size() - 3) + "Z";
+    return out.substr(0, out.size() - 3) + "Z";
+}
+
+} // namespace
+
+std::string UnitPlace::key(const GlobalGrid& grid) const {
+    // Many hours as an ISO 8601 interval of its first and last: one hour keeps the key of one.
+    std::string out = iso(time) + (until && *until != time ? "/" + iso(*until) : std::string());
     char text[200];
     if (level) {
         std::snprintf(text, sizeof text, " %.6g hPa", *level); // a unit never spans two levels

@@ -48,7 +48,8 @@ struct UnitPlace {
         return static_cast<std::uint64_t>(north - south + 1) * static_cast<std::uint64_t>(east - west + 1);
     }
     // The unit key: what the rows are, never which file brought them. "2024-01-01T06:00:00Z lat
-    // 42..40 lon 0..2 on 0.25", "2024-01-01T06:00:00Z 500 hPa lat ...", "... on 0.25 sparse".
+    // 42..40 lon 0..2 on 0.25", "2024-01-01T06:00:00Z 500 hPa lat ...", "... on 0.25 sparse",
+    // "2024-01-01T00:00:00Z/2024-01-31T23:00:00Z lat 52.5..52.5 lon 13.25..13.25 on 0.25".
     std::string key(const GlobalGrid& grid) const;
 };
 
