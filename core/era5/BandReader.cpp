@@ -45,6 +45,7 @@ void BandReader::fetch(std::size_t stepIndex, std::size_t row0, std::size_t rows
     unit.step = stepIndex;
     unit.row0 = row0;
     unit.rows = rows;
+    unit.hours = false;
     // The unit's pieces of an earlier read, taken again in order: their buffers keep their memory
     // (a read into a fresh one costs the page faults and the zeroing of the memory first).
     Spare spare{std::move(unit.pieces)};
@@ -64,6 +65,29 @@ void BandReader::fetch(std::size_t stepIndex, std::size_t row0, std::size_t rows
     }
 }
 
+void BandReader::fetchHours(std::size_t stepIndex, std::size_t count, RawUnit& unit) const {
+    const DatasetStep& step = dataset_.steps()[stepIndex];
+    unit.step = stepIndex;
+    unit.row0 = 0;
+    unit.rows = count;
+    unit.hours = true;
+    Spare spare{std::move(unit.pieces)};
+    unit.pieces.clear();
+    const auto& columnVariables = dataset_.columnVariables();
+    for (std::size_t c = 0; c < columnVariables.size(); ++c) {
+        if (!columnVariables[c] || !step.sources[*columnVariables[c]]) {
+            continue;
+        }
+        const SourceRef& source = *step.sources[*columnVariables[c]];
+        const Era5File& file = dataset_.files()[source.file];
+        RawPiece& piece = unit.pieces.emplace_back(spare.next());
+        piece.column = c;
+        piece.previousHour = false;
+        piece.source = source;
+        file.readSeries(file.variables()[source.variable], file.steps()[source.step], count, piece.raw);
+    }
+}
+
 void BandReader::decodePieces(const RawUnit& unit, std::size_t column, bool previous, std::size_t cols,
                               float* out, std::vector<float>& scratch) const {
     bool first = true;
@@ -74,14 +98,16 @@ void BandReader::decodePieces(const RawUnit& unit, std::size_t column, bool prev
         }
         const Era5File& file = dataset_.files()[piece.source.file];
         const ValueDecoder& decoder = decoderFor(piece.source);
+        // Hours are rows in time order, never flipped as latitudes would be.
+        const bool ascending = !unit.hours && file.latitudesAscending();
         if (first) {
-            decoder.decodeInto(piece.raw, file.latitudesAscending(), file.columnRuns(), cols, out);
+            decoder.decodeInto(piece.raw, ascending, file.columnRuns(), cols, out);
             first = false;
             continue;
         }
         // A less trusted expver: fills only what the more trusted ones left missing.
         scratch.resize(n);
-        decoder.decodeInto(piece.raw, file.latitudesAscending(), file.columnRuns(), cols, scratch.data());
+        decoder.decodeInto(piece.raw, ascending, file.columnRuns(), cols, scratch.data());
         for (std::size_t k = 0; k < n; ++k) {
             if (std::isnan(out[k])) {
                 out[k] = scratch[k];

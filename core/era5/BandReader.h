@@ -20,6 +20,10 @@ public:
     explicit BandReader(const Dataset& dataset);
 
     void fetch(std::size_t step, std::size_t row0, std::size_t rows, RawUnit& unit) const;
+    // `count` consecutive hours of a point series from dataset step `step` on, each column from
+    // the step's source along its file's time axis (LoadPlan makes such runs only where that holds
+    // for every column): decoded as `count` rows of one value, in time order.
+    void fetchHours(std::size_t step, std::size_t count, RawUnit& unit) const;
     void decode(const RawUnit& unit, DecodedBand& out) const;
 
     // Convenience for checks and tools: fetch + decode of one whole step for one variable source.

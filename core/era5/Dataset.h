@@ -41,7 +41,8 @@ struct RawPiece {
 struct RawUnit {
     std::size_t step = 0;
     std::size_t row0 = 0; // first box row
-    std::size_t rows = 0;
+    std::size_t rows = 0; // box rows; for hours of a point series, the hours (see BandReader::fetchHours)
+    bool hours = false;
     std::vector<RawPiece> pieces;
 };
 

@@ -147,7 +147,7 @@ void Era5File::readRaw(const FileVariable& var, const FileStep& step, std::size_
         return;
     }
     if (series_) {
-        readSeries(var, step, out);
+        readSeries(var, step, 1, out);
         return;
     }
     std::array<size_t, NC_MAX_VAR_DIMS> start{};
@@ -222,29 +222,38 @@ void Era5File::readRaw(const FileVariable& var, const FileStep& step, std::size_
     }
 }
 
-void Era5File::readSeries(const FileVariable& var, const FileStep& step, RawBand& out) const {
+void Era5File::readSeries(const FileVariable& var, const FileStep& first, std::size_t count,
+                          RawBand& out) const {
+    if (!series_) {
+        throw Error(name_ + " is not a point series: its values are not read by the hour");
+    }
     const auto variable = static_cast<std::size_t>(&var - variables_.data());
     const RawBand& all = series_->values.at(variable);
-    const std::size_t at = step.timeIndex;
-    if (at >= all.rows) {
-        throw Error(name_ + ": " + var.name + " has no value at " + formatTimestamp(step.time));
+    const std::size_t at = first.timeIndex;
+    if (count == 0 || at >= all.rows || count > all.rows - at) {
+        throw Error(name_ + ": " + var.name + " has no value at " + formatTimestamp(first.time) +
+                    (count > 1 ? " or some of the " + std::to_string(count - 1) + " hours after" : ""));
     }
     out.type = all.type;
-    out.rows = 1;
+    out.rows = count;
     out.cols = 1;
     out.latMajor = true;
+    const auto slice = [at, count](const auto& from, auto& to) {
+        to.assign(from.begin() + static_cast<std::ptrdiff_t>(at),
+                  from.begin() + static_cast<std::ptrdiff_t>(at + count));
+    };
     switch (all.type) {
     case NC_SHORT:
-        out.shorts.assign(1, all.shorts[at]);
+        slice(all.shorts, out.shorts);
         break;
     case NC_INT:
-        out.ints.assign(1, all.ints[at]);
+        slice(all.ints, out.ints);
         break;
     case NC_FLOAT:
-        out.floats.assign(1, all.floats[at]);
+        slice(all.floats, out.floats);
         break;
     default:
-        out.doubles.assign(1, all.doubles[at]);
+        slice(all.doubles, out.doubles);
         break;
     }
 }

@@ -270,11 +270,13 @@ public:
     // happens elsewhere. The file is opened on demand (see NetcdfOpenFiles).
     void readRaw(const FileVariable& var, const FileStep& step, std::size_t expverPosition, std::size_t level,
                  std::size_t fileRow, std::size_t rowCount, RawBand& out) const;
+    // A point series' values of one variable at `count` consecutive steps of its time axis from
+    // `first` on: out.rows = count, one value each (the series is in memory: no lock).
+    void readSeries(const FileVariable& var, const FileStep& first, std::size_t count, RawBand& out) const;
 
 private:
     Era5File() = default;
 
-    void readSeries(const FileVariable& var, const FileStep& step, RawBand& out) const;
     void readGrib(const FileVariable& var, const FileStep& step, std::size_t level, std::size_t fileRow,
                   std::size_t rowCount, RawBand& out) const;
 

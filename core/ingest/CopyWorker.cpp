@@ -111,30 +111,37 @@ void CopyWorker::prepare(Pending& unit) {
     shared_.source.decode(*unit.raw, decoded_);
     shared_.recycle(std::move(*unit.raw));
     unit.raw.reset(); // memory stays one unit per worker, however long the transaction
-    unit.rows = work.rowCount;
     unit.print = shared_.source.print(work, decoded_);
-    if (shared_.request.allMissing == AllMissingPolicy::Skip && allMissing(decoded_.values, unit.rows)) {
-        unit.rows = 0; // recorded with no rows, so a rerun knows the unit is done
-    }
+    // All missing: recorded with no rows, so a rerun knows the unit is done (of a unit of hours,
+    // the hours all missing are left out, as units of one such hour would be).
+    unit.rows = shared_.source.rowsToSend(work, decoded_, skipMissing());
+}
+
+bool CopyWorker::skipMissing() const {
+    return shared_.request.allMissing == AllMissingPolicy::Skip;
 }
 
 void CopyWorker::send(const Pending& unit, Connection& conn, bool& copying, const std::stop_token& stop) {
     const WorkUnit& work = shared_.plan.units()[unit.planIndex];
-    const std::size_t cols = work.cols;
     const std::size_t pieceRows = shared_.source.rowsPerPiece(work, kPieceBytes);
-    for (std::size_t first = 0; first < work.rows; first += pieceRows) {
-        const std::size_t count = std::min<std::size_t>(pieceRows, work.rows - first);
+    const std::size_t span = work.hours > 1 ? work.hours : work.rows; // latitude rows, or hours
+    for (std::size_t first = 0; first < span; first += pieceRows) {
+        const std::size_t count = std::min<std::size_t>(pieceRows, span - first);
+        std::size_t encoded = 0;
         {
             const Timed timed(counters_.encodeNanos);
             buffer_.clear();
-            shared_.source.encode(work, decoded_, first, count, buffer_);
+            encoded = shared_.source.encode(work, decoded_, first, count, buffer_, skipMissing());
+        }
+        if (encoded == 0) {
+            continue;
         }
         const Timed timed(counters_.sendNanos);
         if (!copying) {
             method_->begin(conn);
             copying = true;
         }
-        method_->send(buffer_.bytes(), count * cols, stop, [this](std::uint64_t bytes, std::uint64_t rows) {
+        method_->send(buffer_.bytes(), encoded, stop, [this](std::uint64_t bytes, std::uint64_t rows) {
             counters_.bytes += bytes;
             counters_.rowsSent += rows;
         });
@@ -301,9 +308,7 @@ void CopyWorker::reportCommitted(const std::vector<Pending>& units, int attempt)
     ++counters_.transactions;
     for (const Pending& u : units) {
         counters_.rowsCommitted += u.rows;
-        if (u.rows == 0) {
-            counters_.skippedRows += shared_.plan.units()[u.planIndex].rowCount;
-        }
+        counters_.skippedRows += shared_.plan.units()[u.planIndex].rowCount - u.rows;
         ++counters_.units;
         const WorkUnit& work = shared_.plan.units()[u.planIndex];
         if (!work.replaces.empty()) {

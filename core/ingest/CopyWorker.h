@@ -73,6 +73,8 @@ private:
     void reportCommitted(const std::vector<Pending>& units, int attempt);
     // Decodes one unit (reading it again when it has no raw values), setting its rows and print.
     void prepare(Pending& unit);
+    // --all-missing skip: units (and hours of a unit of hours) without a value are left out.
+    bool skipMissing() const;
     // Deletes the rows and ledger rows of the units `unit` replaces, in the open transaction (no
     // COPY running). False when another run replaced or removed them meanwhile.
     bool replaceEarlier(Pending& unit, Connection& conn);

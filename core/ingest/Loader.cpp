@@ -308,7 +308,7 @@ LoadSummary loadDataset(const LoadRequest& request, const std::stop_token& userS
         WarmConnections warm(loadConnections(request, workers.first));
         phase.done("check server");
         const TableLayout layout = chooseColumns(control, request, dataset, sink);
-        LoadPlan plan = LoadPlan::build(dataset, request.rowsPerUnit, request.bandRows);
+        LoadPlan plan = LoadPlan::build(dataset, request.rowsPerUnit, request.bandRows, request.seriesUnits);
         const UnitSource source(dataset);
         const double bytesBefore = tableBytes(control, request.table);
         RoomCheck room;

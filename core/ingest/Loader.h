@@ -65,8 +65,9 @@ struct LoadRequest {
     // Start although the disk forecast says the load does not fit (it still stops before the
     // server's disk is full).
     bool force = false;
-    std::uint64_t rowsPerUnit = 0; // 0: a few hundred thousand
-    std::uint32_t bandRows = 0;    // > 0: latitude rows per unit instead (tests)
+    std::uint64_t rowsPerUnit = 0;               // 0: a few hundred thousand
+    std::uint32_t bandRows = 0;                  // > 0: latitude rows per unit instead (tests)
+    SeriesUnits seriesUnits = SeriesUnits::Hour; // a point series' units: an hour, or hours of a month
     // Rows a worker puts into one transaction, in whole units (0: LoadPlan's default; 1: one unit
     // per transaction).
     std::uint64_t rowsPerTransaction = 0;

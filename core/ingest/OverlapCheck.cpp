@@ -140,11 +140,13 @@ std::vector<std::pair<WorkUnit, Records>> cut(const Dataset& dataset, const Work
 // Counts of one kind of decision per source, for one line each.
 class Tally {
 public:
-    void add(const std::string& source, std::uint64_t rows, PgTimestamp time) {
+    void add(const std::string& source, std::uint64_t rows, const UnitPlace& place) {
         Entry& e = entries_[source];
         ++e.units;
         e.rows += rows;
-        e.times.insert(time.micros);
+        for (std::int64_t t = place.time.micros; t <= place.last().micros; t += kMicrosPerHour) {
+            e.times.insert(t);
+        }
     }
     template <typename Line>
     void say(std::vector<std::string>& lines, Line line) const {
@@ -266,8 +268,9 @@ OverlapOutcome resolveOverlaps(Connection& conn, const LedgerTarget& ledger, con
             result.push_back(unit);
             continue;
         }
+        // Sparse places, and units of hours (one point: nothing to cut in space), go whole.
         const bool sparse =
-            unit.place.sparse ||
+            unit.place.sparse || unit.hours > 1 ||
             std::any_of(over.begin(), over.end(), [](const UnitRecord* e) { return e->place.sparse; });
         const bool exactOne = over.size() == 1 && (over.front()->key == unit.key ||
                                                    (!sparse && over.front()->place.sameExtent(unit.place)));
@@ -307,14 +310,14 @@ OverlapOutcome resolveOverlaps(Connection& conn, const LedgerTarget& ledger, con
                         out.done.insert(piece.key);
                         ++out.sameUnits;
                         out.sameRows += e.rows;
-                        same.add(e.files + " on " + e.committedAt, e.rows, piece.place.time);
+                        same.add(e.files + " on " + e.committedAt, e.rows, piece.place);
                         result.push_back(std::move(piece));
                         continue;
                     }
                 }
                 if (preliminary(e.expver) && origin.final()) {
                     ++out.era5tUnits;
-                    era5t.add(e.files + " (expver " + e.expver + ")", piece.rowCount, piece.place.time);
+                    era5t.add(e.files + " (expver " + e.expver + ")", piece.rowCount, piece.place);
                     piece.replaces.push_back(ReplacedUnit{e.key, e.place, e.rows});
                     piece.finalOverEra5t = true;
                     result.push_back(std::move(piece));
@@ -325,6 +328,14 @@ OverlapOutcome resolveOverlaps(Connection& conn, const LedgerTarget& ledger, con
                           ? "filled from other variables (" + e.columns + ") than these files give it (" +
                                 origin.columns + ")"
                           : "with other values than " + origin.files + " have";
+            } else if (piece.hours > 1) {
+                // Hours are compared as whole units (so far): these files' hours of the month
+                // against units of other hours.
+                why = "and these files' unit " + piece.key + " shares only some of its hours with it" +
+                      (in.size() > 1 ? " (and with " + std::to_string(in.size() - 1) + " more)"
+                                     : std::string()) +
+                      " (units of a point's hours are compared whole: load files whose hours begin after "
+                      "the table's, or these into another table)";
             } else {
                 why =
                     "and " + piece.key + " of these files is only part of it" +
@@ -332,17 +343,23 @@ OverlapOutcome resolveOverlaps(Connection& conn, const LedgerTarget& ledger, con
             }
             const std::string unitText = "table " + target.table + " already holds unit " + e.key + " from " +
                                          sourceText(e) + " " + why;
+            if (target.policy == OverlapPolicy::Skip && !exact && piece.hours > 1) {
+                // Skipping it whole would leave out its hours the table does not hold.
+                throw OverlapRefused(unitText +
+                                     ": --overlap skip keeps the table's rows of whole units only, and these "
+                                     "files' unit of hours reaches beyond them. Nothing was loaded");
+            }
             if (target.policy == OverlapPolicy::Skip) {
                 out.done.insert(piece.key);
                 ++out.keptUnits;
                 out.keptRows += piece.rowCount;
-                kept.add(e.files, piece.rowCount, piece.place.time);
+                kept.add(e.files, piece.rowCount, piece.place);
                 result.push_back(std::move(piece));
                 continue;
             }
             if (target.policy == OverlapPolicy::Replace && exact) {
                 ++out.replacedUnits;
-                replaced.add(e.files, piece.rowCount, piece.place.time);
+                replaced.add(e.files, piece.rowCount, piece.place);
                 piece.replaces.push_back(ReplacedUnit{e.key, e.place, e.rows});
                 result.push_back(std::move(piece));
                 continue;

@@ -9,7 +9,9 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <set>
+#include <tuple>
 
 namespace isobar {
 
@@ -81,11 +83,20 @@ std::vector<FileFacts> factsOf(const Dataset& dataset) {
     return out;
 }
 
-UnitOrigin originOfStep(const Dataset& dataset, const std::vector<FileFacts>& facts,
-                        const DatasetStep& step) {
-    UnitOrigin origin;
+// What decides a step's origin: its files and expver labels. Steps of the same sources share one
+// UnitOrigin (a point series has a step per hour for years, mostly from one file).
+struct StepSources {
     std::set<std::size_t> files;
     std::set<std::string> labels;
+    friend bool operator<(const StepSources& a, const StepSources& b) {
+        return std::tie(a.files, a.labels) < std::tie(b.files, b.labels);
+    }
+};
+
+StepSources sourcesOf(const Dataset& dataset, const DatasetStep& step) {
+    StepSources out;
+    std::set<std::size_t>& files = out.files;
+    std::set<std::string>& labels = out.labels;
     for (const auto& v : dataset.columnVariables()) {
         if (!v) {
             continue;
@@ -104,10 +115,16 @@ UnitOrigin originOfStep(const Dataset& dataset, const std::vector<FileFacts>& fa
             }
         }
     }
+    return out;
+}
+
+UnitOrigin originFrom(const Dataset& dataset, const std::vector<FileFacts>& facts,
+                      const StepSources& sources) {
+    UnitOrigin origin;
     std::set<std::string> identities;
     std::string withTimes;
     std::set<std::string> names;
-    for (const std::size_t f : files) {
+    for (const std::size_t f : sources.files) {
         const FileFacts& file = facts[f];
         identities.insert(file.identity);
         withTimes += file.withTime + "\n";
@@ -126,7 +143,7 @@ UnitOrigin originOfStep(const Dataset& dataset, const std::vector<FileFacts>& fa
     for (const auto& n : names) {
         origin.files += (origin.files.empty() ? "" : ", ") + n;
     }
-    for (const auto& l : labels) {
+    for (const auto& l : sources.labels) {
         origin.expver += (origin.expver.empty() ? "" : "+") + l;
     }
     for (std::size_t c = 0; c < dataset.columns().size(); ++c) {
@@ -164,6 +181,11 @@ void placeUnit(const Dataset& dataset, WorkUnit& unit) {
         place.west = std::min(place.west, box.gridColumn(j, grid));
         place.east = std::max(place.east, box.gridColumn(j, grid));
     }
+    place.until.reset();
+    if (unit.hours > 1) {
+        place.until =
+            PgTimestamp{step.time.micros + static_cast<std::int64_t>(unit.hours - 1) * kMicrosPerHour};
+    }
     unit.key = place.key(grid);
     if (place.sparse) {
         // Which of the rectangle's points: two coarse grids of the same extent are other rows.
@@ -182,9 +204,13 @@ void placeUnit(const Dataset& dataset, WorkUnit& unit) {
     }
 }
 
-LoadPlan LoadPlan::build(const Dataset& dataset, std::uint64_t rowsPerUnit, std::uint32_t fixedBandRows) {
+LoadPlan LoadPlan::build(const Dataset& dataset, std::uint64_t rowsPerUnit, std::uint32_t fixedBandRows,
+                         SeriesUnits series) {
     if (rowsPerUnit == 0) {
         rowsPerUnit = kDefaultRowsPerUnit;
+    }
+    if (series == SeriesUnits::Month && !dataset.files().empty() && dataset.files().front().pointSeries()) {
+        return buildHours(dataset);
     }
     LoadPlan plan;
     const GlobalGrid& grid = dataset.grid();
@@ -192,10 +218,9 @@ LoadPlan LoadPlan::build(const Dataset& dataset, std::uint64_t rowsPerUnit, std:
     const std::uint32_t bandRows =
         fixedBandRows > 0 ? fixedBandRows
                           : static_cast<std::uint32_t>(std::max<std::uint64_t>(1, rowsPerUnit / gridColumns));
-    const std::vector<FileFacts> facts = factsOf(dataset);
+    plan.findOrigins(dataset);
     for (std::uint32_t s = 0; s < dataset.steps().size(); ++s) {
         const DatasetStep& step = dataset.steps()[s];
-        plan.origins_.push_back(originOfStep(dataset, facts, step));
         const GridBox& box = dataset.geometries()[step.geometry].box;
         // The box's columns in runs that do not cross the grid's column 0 (the date line): a
         // unit's place is one rectangle of the grid.
@@ -230,6 +255,99 @@ LoadPlan LoadPlan::build(const Dataset& dataset, std::uint64_t rowsPerUnit, std:
         }
     }
     return plan;
+}
+
+namespace {
+
+// Whether dataset step `b` continues the hours of a point that step `a` is in: the next hour of the
+// same point and month, from the same files (origin) and, for every column, the next value of the
+// same file's variable.
+bool continues(const Dataset& dataset, const std::vector<std::uint32_t>& origins, std::uint32_t a,
+               std::uint32_t b) {
+    const DatasetStep& x = dataset.steps()[a];
+    const DatasetStep& y = dataset.steps()[b];
+    if (y.time.micros != x.time.micros + kMicrosPerHour || monthStart(x.time) != monthStart(y.time) ||
+        x.level != y.level || x.geometry != y.geometry) {
+        return false;
+    }
+    if (origins[a] != origins[b]) { // other files, or other expver labels
+        return false;
+    }
+    for (const std::optional<std::size_t>& v : dataset.columnVariables()) {
+        if (!v) {
+            continue;
+        }
+        const std::optional<SourceRef>& s = x.sources[*v];
+        const std::optional<SourceRef>& t = y.sources[*v];
+        if (s.has_value() != t.has_value()) {
+            return false;
+        }
+        if (s && (s->file != t->file || s->variable != t->variable || s->level != t->level ||
+                  dataset.stepOf(*t).timeIndex != dataset.stepOf(*s).timeIndex + 1)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+LoadPlan LoadPlan::buildHours(const Dataset& dataset) {
+    LoadPlan plan;
+    plan.findOrigins(dataset);
+    // Each point's steps in time order (the dataset's steps are in time order).
+    std::vector<std::vector<std::uint32_t>> ofPoint(dataset.geometries().size());
+    for (std::uint32_t s = 0; s < dataset.steps().size(); ++s) {
+        ofPoint[dataset.steps()[s].geometry].push_back(s);
+    }
+    // An accumulation since midnight needs the hour before each hour: one unit per hour then.
+    bool byHour = false;
+    for (const DatasetStep& step : dataset.steps()) {
+        for (const std::optional<std::size_t>& v : dataset.columnVariables()) {
+            byHour = byHour || (v && step.sources[*v] &&
+                                dataset.variableOf(*step.sources[*v]).accumulatedSinceMidnight);
+        }
+        break; // one step tells: every step of a series has the same variables' kinds
+    }
+    for (const std::vector<std::uint32_t>& steps : ofPoint) {
+        for (std::size_t k = 0; k < steps.size();) {
+            std::size_t end = k + 1;
+            while (!byHour && end < steps.size() &&
+                   continues(dataset, plan.stepOrigin_, steps[end - 1], steps[end])) {
+                ++end;
+            }
+            WorkUnit unit;
+            unit.step = steps[k];
+            unit.rows = unit.cols = 1;
+            unit.hours = static_cast<std::uint32_t>(end - k);
+            unit.rowCount = unit.hours * dataset.rowsOf(dataset.steps()[steps[k]]);
+            placeUnit(dataset, unit);
+            plan.totalRows_ += unit.rowCount;
+            plan.units_.push_back(std::move(unit));
+            k = end;
+        }
+    }
+    // In time order, so that workers write neighbouring hours (chunks, partitions) together.
+    std::stable_sort(plan.units_.begin(), plan.units_.end(),
+                     [&dataset](const WorkUnit& a, const WorkUnit& b) {
+                         return dataset.steps()[a.step].time < dataset.steps()[b.step].time;
+                     });
+    return plan;
+}
+
+void LoadPlan::findOrigins(const Dataset& dataset) {
+    const std::vector<FileFacts> facts = factsOf(dataset);
+    std::map<StepSources, std::uint32_t> known;
+    stepOrigin_.reserve(dataset.steps().size());
+    for (const DatasetStep& step : dataset.steps()) {
+        StepSources sources = sourcesOf(dataset, step);
+        const auto [it, added] =
+            known.try_emplace(std::move(sources), static_cast<std::uint32_t>(origins_.size()));
+        if (added) {
+            origins_.push_back(originFrom(dataset, facts, it->first));
+        }
+        stepOrigin_.push_back(it->second);
+    }
 }
 
 void LoadPlan::setUnits(std::vector<WorkUnit> units) {

@@ -41,14 +41,18 @@ struct ReplacedUnit {
 };
 
 // One piece of a load: a band of latitude rows of one time step (at one pressure level), usually
-// every column of the box. It is loaded in one transaction together with its ledger row, so it is
-// in the table entirely or not at all.
+// every column of the box; or consecutive hours of one point of a point series, inside one UTC
+// month. It is loaded in one transaction together with its ledger row, so it is in the table
+// entirely or not at all.
 struct WorkUnit {
-    std::uint32_t step = 0; // index into the dataset's steps
+    std::uint32_t step = 0; // index into the dataset's steps (of hours: the first hour's)
     std::uint32_t row0 = 0; // first box row
     std::uint32_t rows = 0; // box rows in the band
     std::uint32_t col0 = 0; // first box column
     std::uint32_t cols = 0; // box columns
+    // More than 1: the hours from the step's time on, one row each (rows = cols = 1), every column
+    // read from the step's source and the same file's next time steps.
+    std::uint32_t hours = 1;
     std::uint64_t rowCount = 0;
     UnitPlace place;
     // Stable across runs and files: place.key(grid).
@@ -66,18 +70,22 @@ struct WorkUnit {
 // [k * bandRows, (k + 1) * bandRows) of the box. A regional download and a global one of the same
 // hours then have units that nest (the regional one's inside the global one's band), so what the
 // second of them shares with the first is found unit by unit (OverlapCheck).
+// How a point series is cut into units: one per point and hour, or one per point and run of
+// consecutive hours inside a UTC month (480 units for 40 years instead of 350,640).
+enum class SeriesUnits { Hour, Month };
+
 class LoadPlan {
 public:
     // `rowsPerUnit` 0: a few hundred thousand rows per unit of a global box (bands of
     // rowsPerUnit / the grid's columns rows). `bandRows` > 0 fixes the grid rows per band instead
-    // (tests use tiny units).
-    static LoadPlan build(const Dataset& dataset, std::uint64_t rowsPerUnit = 0, std::uint32_t bandRows = 0);
+    // (tests use tiny units). `series`: the units of a point series' hours.
+    static LoadPlan build(const Dataset& dataset, std::uint64_t rowsPerUnit = 0, std::uint32_t bandRows = 0,
+                          SeriesUnits series = SeriesUnits::Hour);
 
     const std::vector<WorkUnit>& units() const noexcept { return units_; }
     std::uint64_t totalRows() const noexcept { return totalRows_; }
-    // Per dataset step: where its values come from.
-    const std::vector<UnitOrigin>& origins() const noexcept { return origins_; }
-    const UnitOrigin& originOf(const WorkUnit& unit) const { return origins_[unit.step]; }
+    // Where a unit's values come from (its first step's: a unit of hours has one origin).
+    const UnitOrigin& originOf(const WorkUnit& unit) const { return origins_[stepOrigin_[unit.step]]; }
     // The plan with other units (the same dataset and origins): OverlapCheck's pieces.
     void setUnits(std::vector<WorkUnit> units);
 
@@ -87,8 +95,14 @@ public:
     static constexpr std::uint64_t kDefaultRowsPerTransaction = 10'000'000;
 
 private:
+    // A point series in units of consecutive hours (SeriesUnits::Month).
+    static LoadPlan buildHours(const Dataset& dataset);
+    // Fills origins_ and stepOrigin_.
+    void findOrigins(const Dataset& dataset);
+
     std::vector<WorkUnit> units_;
-    std::vector<UnitOrigin> origins_;
+    std::vector<UnitOrigin> origins_;       // the distinct origins of the dataset's steps
+    std::vector<std::uint32_t> stepOrigin_; // per dataset step, its origin in origins_
     std::uint64_t totalRows_ = 0;
 };
 

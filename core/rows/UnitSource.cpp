@@ -19,7 +19,35 @@ UnitSource::UnitSource(const Dataset& dataset)
 }
 
 void UnitSource::fetch(const WorkUnit& unit, RawUnit& raw) const {
+    if (unit.hours > 1) {
+        reader_.fetchHours(unit.step, unit.hours, raw);
+        return;
+    }
     reader_.fetch(unit.step, unit.row0, unit.rows, raw);
+}
+
+namespace {
+
+// Whether every column of a unit of hours misses its value at hour k.
+bool hourMissing(const BandValues& values, std::size_t k) {
+    return std::all_of(values.begin(), values.end(),
+                       [k](const float* column) { return column == nullptr || std::isnan(column[k]); });
+}
+
+} // namespace
+
+std::uint64_t UnitSource::rowsToSend(const WorkUnit& unit, const DecodedBand& band,
+                                     bool skipMissingHours) const {
+    if (unit.hours <= 1) {
+        return skipMissingHours && allMissing(band.values, unit.rowCount) ? 0 : unit.rowCount;
+    }
+    std::uint64_t rows = 0;
+    for (std::size_t k = 0; k < unit.hours; ++k) {
+        if (!skipMissingHours || !hourMissing(band.values, k)) {
+            ++rows;
+        }
+    }
+    return rows;
 }
 
 void UnitSource::decode(const RawUnit& raw, DecodedBand& out) const {
@@ -27,15 +55,31 @@ void UnitSource::decode(const RawUnit& raw, DecodedBand& out) const {
 }
 
 void UnitSource::encode(const WorkUnit& unit, const DecodedBand& band, BinaryCopyBuffer& out) const {
-    encode(unit, band, 0, unit.rows, out);
+    encode(unit, band, 0, unit.hours > 1 ? unit.hours : unit.rows, out);
 }
 
-void UnitSource::encode(const WorkUnit& unit, const DecodedBand& band, std::size_t first, std::size_t count,
-                        BinaryCopyBuffer& out) const {
+std::size_t UnitSource::encode(const WorkUnit& unit, const DecodedBand& band, std::size_t first,
+                               std::size_t count, BinaryCopyBuffer& out, bool skipMissingHours) const {
     const DatasetStep& step = dataset_.steps()[unit.step];
     const std::optional<float> level =
         step.level ? std::optional<float>(static_cast<float>(*step.level)) : std::nullopt;
     BandValues values = band.values;
+    if (unit.hours > 1) { // one row an hour, each at its own time
+        std::size_t rows = 0;
+        for (std::size_t k = first; k < first + count; ++k) {
+            if (skipMissingHours && hourMissing(band.values, k)) {
+                continue;
+            }
+            for (std::size_t c = 0; c < values.size(); ++c) {
+                values[c] = band.values[c] == nullptr ? nullptr : band.values[c] + k;
+            }
+            encoders_[step.geometry].encode(
+                PgTimestamp{step.time.micros + static_cast<std::int64_t>(k) * kMicrosPerHour}, level, 0, 1,
+                values, out, 0, 1);
+            ++rows;
+        }
+        return rows;
+    }
     if (first > 0) {
         const std::size_t cols = dataset_.geometries()[step.geometry].box.cols; // the values' stride
         for (const float*& column : values) {
@@ -46,6 +90,7 @@ void UnitSource::encode(const WorkUnit& unit, const DecodedBand& band, std::size
     }
     encoders_[step.geometry].encode(step.time, level, unit.row0 + first, count, values, out, unit.col0,
                                     unit.cols);
+    return count * unit.cols;
 }
 
 std::size_t UnitSource::rowsPerPiece(const WorkUnit& unit, std::size_t bytes) const {
@@ -120,6 +165,10 @@ std::uint64_t UnitSource::print(const WorkUnit& unit, const DecodedBand& band) c
             continue;
         }
         print.add(0x76616c756573ULL);
+        if (unit.hours > 1) { // the point's values hour after hour
+            print.add(column, unit.hours);
+            continue;
+        }
         for (std::size_t i = 0; i < unit.rows; ++i) {
             print.add(column + i * stride + unit.col0, unit.cols);
         }

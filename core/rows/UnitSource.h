@@ -28,12 +28,16 @@ public:
     void decode(const RawUnit& raw, DecodedBand& out) const;
     // Appends the unit's rows (no COPY header or trailer) to `out`.
     void encode(const WorkUnit& unit, const DecodedBand& band, BinaryCopyBuffer& out) const;
-    // Appends the rows of the band's latitude rows [first, first + count) only: a unit goes out
-    // piece by piece, each sent while it is still in the cache.
-    void encode(const WorkUnit& unit, const DecodedBand& band, std::size_t first, std::size_t count,
-                BinaryCopyBuffer& out) const;
-    // Latitude rows of a piece of about `bytes` encoded bytes (at least one).
+    // Appends the rows of the band's latitude rows [first, first + count) only (of a unit of
+    // hours: its hours), and returns how many: a unit goes out piece by piece, each sent while it
+    // is still in the cache. `skipMissingHours`: of a unit of hours, leave out the hours whose
+    // every value is missing (as a unit of one such hour is left out).
+    std::size_t encode(const WorkUnit& unit, const DecodedBand& band, std::size_t first, std::size_t count,
+                       BinaryCopyBuffer& out, bool skipMissingHours = false) const;
+    // Latitude rows (hours) of a piece of about `bytes` encoded bytes (at least one).
     std::size_t rowsPerPiece(const WorkUnit& unit, std::size_t bytes) const;
+    // The rows a unit sends: all, or with skipMissingHours those of hours with a value.
+    std::uint64_t rowsToSend(const WorkUnit& unit, const DecodedBand& band, bool skipMissingHours) const;
     // A fingerprint of the unit's rows as they go to the table: every value of every column (NaN
     // as one value, the NULL it becomes) and the rows' latitudes and longitudes. Two units with the
     // same print hold the same rows; the ledger keeps it so that a unit from another file is
