@@ -40,16 +40,22 @@ void BandReader::fetchSource(const SourceRef& source, std::size_t column, bool p
     }
 }
 
-void BandReader::fetch(std::size_t stepIndex, std::size_t row0, std::size_t rows, RawUnit& unit) const {
-    const DatasetStep& step = dataset_.steps()[stepIndex];
-    unit.step = stepIndex;
+BandReader::Spare BandReader::start(std::size_t step, std::size_t row0, std::size_t rows, bool hours,
+                                    RawUnit& unit) {
+    unit.step = step;
     unit.row0 = row0;
     unit.rows = rows;
-    unit.hours = false;
+    unit.hours = hours;
     // The unit's pieces of an earlier read, taken again in order: their buffers keep their memory
     // (a read into a fresh one costs the page faults and the zeroing of the memory first).
     Spare spare{std::move(unit.pieces)};
     unit.pieces.clear();
+    return spare;
+}
+
+void BandReader::fetch(std::size_t stepIndex, std::size_t row0, std::size_t rows, RawUnit& unit) const {
+    const DatasetStep& step = dataset_.steps()[stepIndex];
+    Spare spare = start(stepIndex, row0, rows, false, unit);
     const auto& columnVariables = dataset_.columnVariables();
     for (std::size_t c = 0; c < columnVariables.size(); ++c) {
         if (!columnVariables[c] || !step.sources[*columnVariables[c]]) {
@@ -67,12 +73,7 @@ void BandReader::fetch(std::size_t stepIndex, std::size_t row0, std::size_t rows
 
 void BandReader::fetchHours(std::size_t stepIndex, std::size_t count, RawUnit& unit) const {
     const DatasetStep& step = dataset_.steps()[stepIndex];
-    unit.step = stepIndex;
-    unit.row0 = 0;
-    unit.rows = count;
-    unit.hours = true;
-    Spare spare{std::move(unit.pieces)};
-    unit.pieces.clear();
+    Spare spare = start(stepIndex, 0, count, true, unit);
     const auto& columnVariables = dataset_.columnVariables();
     for (std::size_t c = 0; c < columnVariables.size(); ++c) {
         if (!columnVariables[c] || !step.sources[*columnVariables[c]]) {

@@ -37,6 +37,8 @@ private:
         RawPiece next() { return taken < pieces.size() ? std::move(pieces[taken++]) : RawPiece{}; }
     };
 
+    // Sets the unit's step and rows, and hands out the pieces it held.
+    static Spare start(std::size_t step, std::size_t row0, std::size_t rows, bool hours, RawUnit& unit);
     const ValueDecoder& decoderFor(const SourceRef& s) const;
     void fetchSource(const SourceRef& source, std::size_t column, bool previous, std::size_t row0,
                      std::size_t rows, RawUnit& unit, Spare& spare) const;
