@@ -422,7 +422,6 @@ private slots:
         conn.exec("DELETE FROM isobar.ledger WHERE relid = 'old_keys'::regclass");
         for (const char* ledger : {"isobar.ledger", "isobar.ledger_unlogged"}) {
             conn.exec(std::string("DROP INDEX IF EXISTS ") + ledger + "_time");
-            // valid_until takes its index and CHECK with it.
             for (const char* column : {"valid_time", "level", "north", "south", "west", "east", "sparse",
                                        "files", "bytes", "files_print", "legacy_print", "values_print",
                                        "expver", "product", "columns", "valid_until"}) {
