@@ -286,6 +286,10 @@ bool continues(const Dataset& dataset, const std::vector<std::uint32_t>& origins
                   dataset.stepOf(*t).timeIndex != dataset.stepOf(*s).timeIndex + 1)) {
             return false;
         }
+        // An accumulation since midnight needs the hour before each hour: one unit per hour.
+        if (s && dataset.variableOf(*s).accumulatedSinceMidnight) {
+            return false;
+        }
     }
     return true;
 }
@@ -300,20 +304,10 @@ LoadPlan LoadPlan::buildHours(const Dataset& dataset) {
     for (std::uint32_t s = 0; s < dataset.steps().size(); ++s) {
         ofPoint[dataset.steps()[s].geometry].push_back(s);
     }
-    // An accumulation since midnight needs the hour before each hour: one unit per hour then.
-    bool byHour = false;
-    for (const DatasetStep& step : dataset.steps()) {
-        for (const std::optional<std::size_t>& v : dataset.columnVariables()) {
-            byHour = byHour || (v && step.sources[*v] &&
-                                dataset.variableOf(*step.sources[*v]).accumulatedSinceMidnight);
-        }
-        break; // one step tells: every step of a series has the same variables' kinds
-    }
     for (const std::vector<std::uint32_t>& steps : ofPoint) {
         for (std::size_t k = 0; k < steps.size();) {
             std::size_t end = k + 1;
-            while (!byHour && end < steps.size() &&
-                   continues(dataset, plan.stepOrigin_, steps[end - 1], steps[end])) {
+            while (end < steps.size() && continues(dataset, plan.stepOrigin_, steps[end - 1], steps[end])) {
                 ++end;
             }
             WorkUnit unit;
