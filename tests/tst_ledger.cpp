@@ -7,16 +7,21 @@
 
 #include "TestCluster.h"
 #include "TestUtil.h"
+#include "copy/BinaryCopyBuffer.h"
 #include "db/Ledger.h"
 #include "db/TableAudit.h"
 #include "db/TableMetadata.h"
+#include "db/TableReadBack.h"
 #include "domain/Grid.h"
 
 #include <QDateTime>
 #include <QtTest>
 
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <set>
+#include <tuple>
 
 using namespace isobar;
 
@@ -50,6 +55,22 @@ QString insertRange(Connection& conn, const std::string& key, const std::string&
 
 PgTimestamp at(const char* text) {
     return *parseTimestamp(text);
+}
+
+// One row of (time, location_id, latitude, longitude, v) on the binary COPY wire, as the format
+// defines it (PostgreSQL's documentation of COPY BINARY): NaN as NULL.
+void tupleOf(BinaryCopyBuffer& out, const char* time, std::int32_t location, float v) {
+    out.reserve(64);
+    out.beginTuple(5);
+    out.addTimestamptz(at(time));
+    out.addInt32(location);
+    out.addFloat4(52.5F);
+    out.addFloat4(13.25F);
+    if (std::isnan(v)) {
+        out.addNull();
+    } else {
+        out.addFloat4(v);
+    }
 }
 
 // One cell (row 10, column 20) at `from`, through `until` when given.
@@ -256,6 +277,63 @@ private slots:
         p.until.reset();
         QCOMPARE(test::scalar(conn, "SELECT count(*) FROM t WHERE " + placeCondition(conn, p, grid, false)),
                  QString("2"));
+    }
+
+    // Rows read back are compared byte for byte, place by place; a row of NULL values counts as
+    // no row, and a row the table has beyond the expected ones, or twice, is a difference.
+    void readBackComparesRowByRow() {
+        Connection conn = cluster_->connect();
+        const GlobalGrid grid;
+        conn.exec(
+            "CREATE TABLE back (time timestamptz NOT NULL, location_id integer, latitude real, longitude "
+            "real, v real)");
+        conn.exec("INSERT INTO back VALUES ('2024-02-01 00:00+00', 2, 52.5, 13.25, 1.5), ('2024-02-01 "
+                  "01:00+00', 2, 52.5, 13.25, -0.25), ('2024-02-01 02:00+00', 2, 52.5, 13.25, NULL), "
+                  "('2024-02-01 00:00+00', 3, 52.5, 13.25, 7)");
+        const RowsTable table{"back", "(time, location_id, latitude, longitude, v)", false};
+        UnitPlace hours = cellPlace("2024-02-01 00:00", "2024-02-01 02:00");
+        hours.north = hours.south = 0; // location_id 2: row 0, column 1
+        hours.west = hours.east = 1;
+        UnitPlace other = cellPlace("2024-02-01 00:00");
+        other.north = other.south = 0; // location_id 3
+        other.west = other.east = 2;
+        const auto holds = [&](const std::vector<std::vector<std::tuple<const char*, int, float>>>& rows) {
+            std::vector<std::string> expected;
+            for (const auto& place : rows) {
+                BinaryCopyBuffer b(1024);
+                for (const auto& [time, location, v] : place) {
+                    tupleOf(b, time, location, v);
+                }
+                expected.emplace_back(b.data(), b.size());
+            }
+            const std::vector<bool> same = tableHolds(conn, table, grid, {hours, other}, expected);
+            return QString("%1%2").arg(same[0] ? "=" : "x").arg(same[1] ? "=" : "x");
+        };
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        // The table's rows; without the all-NULL hour (a load that skips all-missing hours).
+        QCOMPARE(holds({{{"2024-02-01 00:00", 2, 1.5F},
+                         {"2024-02-01 01:00", 2, -0.25F},
+                         {"2024-02-01 02:00", 2, nan}},
+                        {{"2024-02-01 00:00", 3, 7.0F}}}),
+                 QString("=="));
+        QCOMPARE(holds({{{"2024-02-01 00:00", 2, 1.5F}, {"2024-02-01 01:00", 2, -0.25F}},
+                        {{"2024-02-01 00:00", 3, 7.0F}}}),
+                 QString("=="));
+        // Another value; a row the table lacks; a row it lacks a value for; one more than expected.
+        QCOMPARE(holds({{{"2024-02-01 00:00", 2, 1.5F}, {"2024-02-01 01:00", 2, -0.5F}},
+                        {{"2024-02-01 00:00", 3, 7.0F}}}),
+                 QString("x="));
+        QCOMPARE(holds({{{"2024-02-01 00:00", 2, 1.5F},
+                         {"2024-02-01 01:00", 2, -0.25F},
+                         {"2024-02-01 02:00", 2, 0.0F}},
+                        {{"2024-02-01 00:00", 3, 7.0F}}}),
+                 QString("x="));
+        QCOMPARE(holds({{{"2024-02-01 00:00", 2, 1.5F}}, {{"2024-02-01 00:00", 3, 7.0F}}}), QString("x="));
+        conn.exec("INSERT INTO back VALUES ('2024-02-01 00:00+00', 3, 52.5, 13.25, 7)");
+        QCOMPARE(holds({{{"2024-02-01 00:00", 2, 1.5F}, {"2024-02-01 01:00", 2, -0.25F}},
+                        {{"2024-02-01 00:00", 3, 7.0F}}}),
+                 QString("=x"));
+        conn.exec("DROP TABLE back");
     }
 
     // The audit accounts for units of many hours hour by hour: a point loaded hour by hour, its
