@@ -4,6 +4,7 @@
 
 #include "domain/Timestamp.h"
 #include "era5/FileConventions.h"
+#include "util/Error.h"
 
 #include <algorithm>
 #include <cmath>
@@ -300,11 +301,11 @@ LoadPlan LoadPlan::buildHours(const Dataset& dataset) {
     LoadPlan plan;
     plan.findOrigins(dataset);
     // Each point's steps in time order (the dataset's steps are in time order).
-    std::vector<std::vector<std::uint32_t>> ofPoint(dataset.geometries().size());
+    plan.pointSteps_.resize(dataset.geometries().size());
     for (std::uint32_t s = 0; s < dataset.steps().size(); ++s) {
-        ofPoint[dataset.steps()[s].geometry].push_back(s);
+        plan.pointSteps_[dataset.steps()[s].geometry].push_back(s);
     }
-    for (const std::vector<std::uint32_t>& steps : ofPoint) {
+    for (const std::vector<std::uint32_t>& steps : plan.pointSteps_) {
         for (std::size_t k = 0; k < steps.size();) {
             std::size_t end = k + 1;
             while (end < steps.size() && continues(dataset, plan.stepOrigin_, steps[end - 1], steps[end])) {
@@ -342,6 +343,29 @@ void LoadPlan::findOrigins(const Dataset& dataset) {
         }
         stepOrigin_.push_back(it->second);
     }
+}
+
+WorkUnit LoadPlan::hoursOf(const Dataset& dataset, const WorkUnit& run, std::uint32_t first,
+                           std::uint32_t count) const {
+    const std::uint32_t geometry = dataset.steps()[run.step].geometry;
+    if (geometry >= pointSteps_.size() || count == 0 || first + count > run.hours) {
+        throw Error("internal: hours " + std::to_string(first) + "+" + std::to_string(count) + " of unit " +
+                    run.key + " are not hours of a unit of this plan");
+    }
+    // A run's hours are consecutive steps of its point (buildHours).
+    const std::vector<std::uint32_t>& steps = pointSteps_[geometry];
+    const auto at = std::lower_bound(steps.begin(), steps.end(), run.step);
+    if (at == steps.end() || *at != run.step ||
+        static_cast<std::size_t>(at - steps.begin()) + first + count > steps.size()) {
+        throw Error("internal: unit " + run.key + " is not a unit of hours of this plan");
+    }
+    WorkUnit piece;
+    piece.step = *(at + first);
+    piece.rows = piece.cols = 1;
+    piece.hours = count;
+    piece.rowCount = count * dataset.rowsOf(dataset.steps()[piece.step]);
+    placeUnit(dataset, piece);
+    return piece;
 }
 
 void LoadPlan::setUnits(std::vector<WorkUnit> units) {

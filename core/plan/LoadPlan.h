@@ -88,6 +88,10 @@ public:
     const UnitOrigin& originOf(const WorkUnit& unit) const { return origins_[stepOrigin_[unit.step]]; }
     // The plan with other units (the same dataset and origins): OverlapCheck's pieces.
     void setUnits(std::vector<WorkUnit> units);
+    // The hours [first, first + count) of `run`, a unit of hours of this plan, as a unit of their
+    // own (of one hour: the unit the plan would make by the hour, with its key).
+    WorkUnit hoursOf(const Dataset& dataset, const WorkUnit& run, std::uint32_t first,
+                     std::uint32_t count) const;
 
     static constexpr std::uint64_t kDefaultRowsPerUnit = 250'000;
     // Workers put consecutive units into one transaction up to about this many rows (see
@@ -103,6 +107,8 @@ private:
     std::vector<WorkUnit> units_;
     std::vector<UnitOrigin> origins_;       // the distinct origins of the dataset's steps
     std::vector<std::uint32_t> stepOrigin_; // per dataset step, its origin in origins_
+    // Of a plan of hours: per geometry (point), its dataset steps in time order.
+    std::vector<std::vector<std::uint32_t>> pointSteps_;
     std::uint64_t totalRows_ = 0;
 };
 
