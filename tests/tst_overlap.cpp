@@ -23,7 +23,6 @@
 #include <csignal>
 #include <cstdint>
 #include <memory>
-#include <set>
 
 using namespace isobar;
 using isobar::test::CliRun;
@@ -318,34 +317,35 @@ private slots:
 
         // Loaded again, the larger box is the table's already.
         const LoadSummary boxAgain = load({dir_ + "/box.nc"}, "nested");
-        QVERIFY2(boxAgain.status == LoadStatus::Completed, message(boxAgain));
-        QCOMPARE(boxAgain.rows, std::uint64_t{0});
+        QVERIFY2(boxAgain.status == LoadStatus::Completed && boxAgain.rows == 0, message(boxAgain));
 
         const LoadSummary other =
             load({write("region-other.nc", fixture(regionLats, regionLons, hours_, 1.5))}, "nested");
-        QVERIFY(other.status == LoadStatus::Failed);
-        QVERIFY(other.error && other.error->overlap);
+        QVERIFY(other.status == LoadStatus::Failed && other.error && other.error->overlap);
         QCOMPARE(test::count(conn, "SELECT count(*) FROM nested"), std::uint64_t{162});
     }
 
-    // The globe first, then a region inside it from another file: the region's rows are part of
-    // units that hold more, whose values cannot be compared piece by piece, so the load is refused
-    // by default; --overlap skip loads nothing of it, and the table keeps its rows once.
+    // The globe first, then a region inside it from another file: its rows are part of units that
+    // hold more, so they are read back from the table and compared. The same values load nothing;
+    // others are refused by default, kept by --overlap skip and not replaced (whole units only).
     void aRegionInsideALargerBoxLoadedEarlier() {
         const test::FixtureSpec box = fixture(lats_, lons_, hours_, 0);
         QVERIFY(load({write("outer.nc", box)}, "inside").status == LoadStatus::Completed);
-        const QString inner =
-            write("inner.nc", fixture(test::range(41, 40.5, 0.25), test::range(0.5, 1.5, 0.25), hours_, 0));
+        const std::vector<double> lats = test::range(41, 40.5, 0.25), lons = test::range(0.5, 1.5, 0.25);
+        const LoadSummary same = load({write("inner-same.nc", fixture(lats, lons, hours_, 0))}, "inside");
+        QVERIFY2(same.status == LoadStatus::Completed && same.rows == 0, message(same));
+        QCOMPARE(same.overlap.sameRows, std::uint64_t{3 * 5 * hours_.size()});
+        const QString inner = write("inner.nc", fixture(lats, lons, hours_, 2.5));
         const LoadSummary refused = load({inner}, "inside");
-        QVERIFY(refused.status == LoadStatus::Failed);
-        QVERIFY2(refused.error && refused.error->message.find("only part of it") != std::string::npos,
+        QVERIFY2(refused.status == LoadStatus::Failed && refused.error &&
+                     refused.error->message.find("only part of it, with other values") != std::string::npos,
                  message(refused));
         const LoadSummary skipped = load({inner}, "inside", OverlapPolicy::Skip);
-        QVERIFY2(skipped.status == LoadStatus::Completed, message(skipped));
-        QCOMPARE(skipped.rows, std::uint64_t{0});
+        QVERIFY2(skipped.status == LoadStatus::Completed && skipped.rows == 0, message(skipped));
         const LoadSummary replace = load({inner}, "inside", OverlapPolicy::Replace);
-        QVERIFY(replace.status == LoadStatus::Failed);
-        QVERIFY2(replace.error->message.find("whole units only") != std::string::npos, message(replace));
+        QVERIFY2(replace.status == LoadStatus::Failed &&
+                     replace.error->message.find("whole units only") != std::string::npos,
+                 message(replace));
         Connection conn = cluster_->connect();
         const QString diff =
             test::compareRows(test::readWeatherRows(conn, "inside"), test::expectedRows(box, hours_));

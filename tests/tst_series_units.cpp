@@ -30,13 +30,19 @@ QString u10At(const QDateTime& t) {
 }
 
 // Hourly u10 at (52.5, 13.25) from `from` to `until` (both included); the cell of `missing` empty.
-QString csv(const QDateTime& from, const QDateTime& until, const QDateTime& missing) {
+// `other`: other values (a quarter more).
+QString csv(const QDateTime& from, const QDateTime& until, const QDateTime& missing, bool other = false) {
     QString text = "valid_time,u10,latitude,longitude\n";
     for (QDateTime t = from; t <= until; t = t.addSecs(3600)) {
+        const QString value = other ? QString::number(u10At(t).toDouble() + 0.25, 'g', 8) : u10At(t);
         text +=
-            t.toString("yyyy-MM-dd HH:mm:ss") + "," + (t == missing ? QString() : u10At(t)) + ",52.5,13.25\n";
+            t.toString("yyyy-MM-dd HH:mm:ss") + "," + (t == missing ? QString() : value) + ",52.5,13.25\n";
     }
     return text;
+}
+
+qint64 hoursFrom(const QDateTime& from, const QDateTime& until) {
+    return from.secsTo(until) / 3600 + 1;
 }
 
 QDateTime at(int y, int m, int d, int h) {
@@ -132,26 +138,96 @@ private slots:
         QVERIFY2(renamed.err.contains("(the same values): skipped"), qPrintable(renamed.err));
         QCOMPARE(test::count(conn, "SELECT count(*) FROM months"), static_cast<std::uint64_t>(hours - 1));
 
-        // A longer download of the same point shares only some hours of March's unit: refused
-        // before anything is written, naming the unit.
+        // A longer download of the same point: March's unit is cut where the table's ends, so only
+        // the hours the table lacks load; a download of those hours then loads nothing.
         const QString longer = write("longer.csv", csv(at(2024, 3, 1, 0), at(2024, 4, 2, 23), QDateTime()));
-        const CliRun refused = load("months", {longer}, {"--series-units", "month"});
-        QVERIFY(refused.exitCode != 0);
-        QVERIFY2(refused.err.contains("2024-03-01T00:00:00Z/2024-03-10T05:00:00Z") &&
-                     refused.err.contains("shares only some of its hours"),
-                 qPrintable(refused.err));
-        QCOMPARE(test::count(conn, "SELECT count(*) FROM months"), static_cast<std::uint64_t>(hours - 1));
-        // One that begins after the table's hours loads.
+        const CliRun grown = load("months", {longer}, {"--series-units", "month"});
+        QVERIFY2(grown.exitCode == 0, qPrintable(grown.err));
+        QVERIFY2(grown.err.contains("1 unit(s) share only some of their rows") &&
+                     grown.err.contains("(the same values): skipped"),
+                 qPrintable(grown.err));
+        const qint64 added = hoursFrom(at(2024, 3, 10, 6), at(2024, 4, 2, 23));
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM months"),
+                 static_cast<std::uint64_t>(hours - 1 + added));
+        QCOMPARE(test::scalar(conn, "SELECT rows FROM isobar.ledger WHERE relid = " + relid +
+                                        " AND valid_time = '2024-03-10 06:00+00' AND valid_until = "
+                                        "'2024-03-31 23:00+00'"),
+                 QString::number(hoursFrom(at(2024, 3, 10, 6), at(2024, 3, 31, 23))));
         const QString later = write("later.csv", csv(at(2024, 3, 10, 6), at(2024, 4, 2, 23), QDateTime()));
-        const CliRun appended = load("months", {later}, {"--series-units", "month"});
-        QVERIFY2(appended.exitCode == 0, qPrintable(appended.err));
-        QCOMPARE(
-            test::count(conn, "SELECT count(*) FROM months"),
-            static_cast<std::uint64_t>(hours - 1 + at(2024, 3, 10, 6).secsTo(at(2024, 4, 2, 23)) / 3600 + 1));
+        const CliRun again = load("months", {later}, {"--series-units", "month"});
+        QVERIFY2(again.exitCode == 0 && again.err.contains("(the same values): skipped"),
+                 qPrintable(again.err));
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM months"),
+                 static_cast<std::uint64_t>(hours - 1 + added));
         QCOMPARE(test::count(conn,
                              "SELECT count(*) FROM (SELECT time FROM months GROUP BY time HAVING count(*) > "
                              "1) d"),
                  std::uint64_t{0});
+    }
+
+    // A month split between two files of one load is two units; a file of the whole month then
+    // is cut along them and compared piece by piece.
+    void monthSplitAcrossTwoFiles() {
+        const QString first = write("jan-a.csv", csv(at(2024, 1, 1, 0), at(2024, 1, 15, 23), QDateTime()));
+        const QString second = write("jan-b.csv", csv(at(2024, 1, 16, 0), at(2024, 1, 31, 23), QDateTime()));
+        const CliRun run = load("split", {first, second}, {"--series-units", "month"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        Connection conn = cluster_->connect();
+        QCOMPARE(test::scalar(conn,
+                              "SELECT string_agg(valid_time || ' ' || valid_until || ' ' || rows, '; ' ORDER "
+                              "BY valid_time) FROM isobar.ledger WHERE relid = 'split'::regclass"),
+                 QString("2024-01-01 00:00:00+00 2024-01-15 23:00:00+00 360; "
+                         "2024-01-16 00:00:00+00 2024-01-31 23:00:00+00 384"));
+        const QString whole = write("jan.csv", csv(at(2024, 1, 1, 0), at(2024, 2, 1, 23), QDateTime()));
+        const CliRun again = load("split", {whole}, {"--series-units", "month"});
+        QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+        QVERIFY2(again.err.contains("1 unit(s), 360 rows already loaded from jan-a.csv") &&
+                     again.err.contains("1 unit(s), 384 rows already loaded from jan-b.csv"),
+                 qPrintable(again.err));
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM split"), std::uint64_t{32 * 24});
+    }
+
+    // A download inside a unit the table holds from other files: its rows are read back and
+    // compared. The same values load nothing (by months or by hours); other values are refused,
+    // kept by --overlap skip, and not replaced (that unit reaches beyond these files' hours).
+    void insideIsReadBack() {
+        const QString all = write("q1.csv", csv(at(2024, 1, 1, 0), at(2024, 3, 31, 23), QDateTime()));
+        QVERIFY(load("inside", {all}, {"--series-units", "month"}).exitCode == 0);
+        const qint64 rows = hoursFrom(at(2024, 1, 1, 0), at(2024, 3, 31, 23));
+        const QDateTime from = at(2024, 2, 10, 0);
+        const QDateTime until = at(2024, 3, 20, 23);
+        const QString same = write("feb-mar.csv", csv(from, until, QDateTime()));
+        for (const QStringList& options : {QStringList{"--series-units", "month"}, QStringList{}}) {
+            const CliRun run = load("inside", {same}, options);
+            QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+            QVERIFY2(run.err.contains("with the table's rows, read back") &&
+                         run.err.contains(QString("rows already loaded from q1.csv")),
+                     qPrintable(run.err));
+        }
+        Connection conn = cluster_->connect();
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM inside"), static_cast<std::uint64_t>(rows));
+
+        const QString other = write("other.csv", csv(from, until, QDateTime(), true));
+        const CliRun refused = load("inside", {other}, {"--series-units", "month"});
+        QVERIFY(refused.exitCode != 0);
+        QVERIFY2(refused.err.contains("already holds unit 2024-02-01T00:00:00Z/2024-02-29T23:00:00Z") &&
+                     refused.err.contains("2024-02-10T00:00:00Z/2024-02-29T23:00:00Z") &&
+                     refused.err.contains("only part of it, with other values"),
+                 qPrintable(refused.err));
+        const CliRun replace = load("inside", {other}, {"--series-units", "month", "--overlap", "replace"});
+        QVERIFY(replace.exitCode != 0);
+        QVERIFY2(replace.err.contains("whole units only"), qPrintable(replace.err));
+        const CliRun skip = load("inside", {other}, {"--series-units", "month", "--overlap", "skip"});
+        QVERIFY2(skip.exitCode == 0, qPrintable(skip.err));
+        QVERIFY2(skip.err.contains(QString("%1 rows (2 unit(s)) are in the table with other values")
+                                       .arg(hoursFrom(from, until))),
+                 qPrintable(skip.err));
+        // The table's values are the first file's still.
+        QCOMPARE(test::scalar(conn, "SELECT zonal_wind_10m::float4::text FROM inside WHERE time = "
+                                    "'2024-02-10 00:00+00'")
+                     .toFloat(),
+                 u10At(from).toFloat());
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM inside"), static_cast<std::uint64_t>(rows));
     }
 
     // A table loaded hour by hour, then by months: every hour is recognised (the same files).
@@ -164,6 +240,19 @@ private slots:
         QVERIFY2(byMonth.err.contains("nothing to do"), qPrintable(byMonth.err));
         Connection conn = cluster_->connect();
         QCOMPARE(test::count(conn, "SELECT count(*) FROM hourly"), std::uint64_t{4 * 24});
+        // A longer download by months: June's unit is cut at each hour the table holds (the same
+        // values, by their prints), and only the later hours load.
+        const QString longer =
+            write("longer-hours.csv", csv(at(2024, 5, 30, 0), at(2024, 6, 5, 23), QDateTime()));
+        const CliRun grown = load("hourly", {longer}, {"--series-units", "month"});
+        QVERIFY2(grown.exitCode == 0, qPrintable(grown.err));
+        QVERIFY2(grown.err.contains("96 unit(s), 96 rows already loaded from hours.csv"),
+                 qPrintable(grown.err));
+        QCOMPARE(test::count(conn, "SELECT count(*) FROM hourly"), std::uint64_t{7 * 24});
+        QCOMPARE(test::scalar(conn,
+                              "SELECT valid_time || ' ' || valid_until FROM isobar.ledger WHERE relid = "
+                              "'hourly'::regclass AND valid_until IS NOT NULL"),
+                 QString("2024-06-03 00:00:00+00 2024-06-05 23:00:00+00"));
     }
 
     void badChoice() {

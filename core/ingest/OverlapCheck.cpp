@@ -2,10 +2,14 @@
 
 #include "ingest/OverlapCheck.h"
 
+#include "db/TableReadBack.h"
 #include "ingest/LoadEvents.h"
 #include "util/Format.h"
 
+#include <spdlog/fmt/fmt.h>
+
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <optional>
 #include <set>
@@ -201,6 +205,273 @@ std::string units(std::uint64_t n, std::uint64_t rows) {
     return std::to_string(n) + " unit(s), " + formatThousands(rows) + " rows";
 }
 
+// Cuts `run`, a unit of a point's hours, in time at the first hour and after the last hour of
+// each of `over` that falls inside it, so that each piece lies inside the same ones of them
+// throughout (one point: nothing to cut in space). Pieces go in time order, each with the records
+// it lies in (none: hours no earlier unit holds); a piece of one hour is the unit a load by the
+// hour makes, key included.
+std::vector<std::pair<WorkUnit, Records>> cutInTime(const Dataset& dataset, const LoadPlan& plan,
+                                                    const WorkUnit& run, const Records& over) {
+    const std::int64_t first = run.place.time.micros;
+    const auto hourOf = [first](PgTimestamp t) {
+        return (t.micros - first) / kMicrosPerHour;
+    };
+    std::set<std::int64_t> bounds{0, run.hours};
+    for (const UnitRecord* e : over) {
+        for (const std::int64_t h : {hourOf(e->place.time), hourOf(e->place.last()) + 1}) {
+            if (h > 0 && h < run.hours) {
+                bounds.insert(h);
+            }
+        }
+    }
+    std::vector<std::pair<WorkUnit, Records>> pieces;
+    if (bounds.size() == 2) {
+        pieces.emplace_back(run, over); // inside all of them
+        return pieces;
+    }
+    const std::vector<std::int64_t> at(bounds.begin(), bounds.end());
+    for (std::size_t i = 0; i + 1 < at.size(); ++i) {
+        WorkUnit piece = plan.hoursOf(dataset, run, static_cast<std::uint32_t>(at[i]),
+                                      static_cast<std::uint32_t>(at[i + 1] - at[i]));
+        Records in;
+        for (const UnitRecord* e : over) {
+            if (e->place.time <= piece.place.time && piece.place.last() <= e->place.last()) {
+                in.push_back(e);
+            }
+        }
+        pieces.emplace_back(std::move(piece), std::move(in));
+    }
+    return pieces;
+}
+
+// Decides, piece by piece, what the load does with rows the table holds already; the pieces that
+// lie inside a larger unit from other files wait to be compared with the table's rows, read back
+// together (compareInside).
+class Resolver {
+public:
+    Resolver(const UnitSource& source, const LoadPlan& plan, const OverlapTarget& target, OverlapOutcome& out)
+        : source_(source)
+        , plan_(plan)
+        , target_(target)
+        , out_(out) {}
+
+    // `in`: the records the piece lies in.
+    void decide(WorkUnit piece, const Records& in) {
+        const std::size_t index = units_.size();
+        units_.push_back(std::move(piece));
+        const WorkUnit& p = units_.back();
+        const UnitOrigin& origin = plan_.originOf(p);
+        if (in.empty()) {
+            return;
+        }
+        const bool sameFiles = std::all_of(in.begin(), in.end(), [&origin](const UnitRecord* e) {
+            return (e->filesPrint != 0 && e->filesPrint == origin.filesPrint) ||
+                   (e->legacyPrint != 0 && e->legacyPrint == origin.legacyPrint);
+        });
+        if (sameFiles) { // a rerun: these files' rows are there
+            out_.done.insert(p.key);
+            ++out_.resumedUnits;
+            return;
+        }
+        const UnitRecord& e = *in.front();
+        const bool exact =
+            in.size() == 1 &&
+            (e.key == p.key || (!e.place.sparse && !p.place.sparse && e.place.sameExtent(p.place)));
+        if (exact) {
+            if (e.columns == origin.columns && e.valuesPrint != 0 && printOf(p) == e.valuesPrint) {
+                same(index, e, e.rows);
+                return;
+            }
+            if (preliminary(e.expver) && origin.final()) {
+                WorkUnit& u = units_[index];
+                ++out_.era5tUnits;
+                era5t_.add(e.files + " (expver " + e.expver + ")", u.rowCount, u.place);
+                u.replaces.push_back(ReplacedUnit{e.key, e.place, e.rows});
+                u.finalOverEra5t = true;
+                return;
+            }
+            otherValues(index, e, true,
+                        e.valuesPrint == 0 ? "without a record of its values (loaded by an earlier version)"
+                        : e.columns != origin.columns
+                            ? "filled from other variables (" + e.columns + ") than these files give it (" +
+                                  origin.columns + ")"
+                            : "with other values than " + origin.files + " have");
+            return;
+        }
+        if (in.size() == 1 && !e.place.sparse && !p.place.sparse && e.place.contains(p.place) &&
+            e.columns == origin.columns) {
+            inside_.emplace_back(index, &e); // compared with the table's rows (compareInside)
+            return;
+        }
+        otherValues(
+            index, e, false,
+            "and " + p.key + " of these files is only part of it" +
+                (in.size() > 1 ? " (and of " + std::to_string(in.size() - 1) + " more)" : std::string()));
+    }
+
+    // The pieces inside larger units of other files: their rows against the table's, read back
+    // (in statements of at most kPlacesPerRead places, at most kMostRowsReadBack rows in all).
+    void compareInside(Connection& conn) {
+        if (inside_.empty()) {
+            return;
+        }
+        std::uint64_t rows = 0;
+        for (const auto& [index, e] : inside_) {
+            rows += units_[index].rowCount;
+        }
+        if (rows > kMostRowsReadBack) {
+            const UnitRecord& e = *inside_.front().second;
+            const std::string first = "table " + target_.table + " already holds unit " + e.key + " from " +
+                                      sourceText(e) + ", and " + units_[inside_.front().first].key +
+                                      " of these files is only part of it";
+            if (target_.policy != OverlapPolicy::Skip) {
+                throw OverlapRefused(first + "; " + std::to_string(inside_.size()) + " such pieces hold " +
+                                     formatThousands(rows) + " rows, more than the " +
+                                     formatThousands(kMostRowsReadBack) +
+                                     " a load compares by reading them back from the table. Nothing was "
+                                     "loaded. Use --overlap skip to keep the table's rows");
+            }
+            for (const auto& [at, record] : inside_) {
+                kept(at, *record);
+            }
+            return;
+        }
+        const auto t0 = std::chrono::steady_clock::now();
+        RawUnit raw;
+        DecodedBand band;
+        BinaryCopyBuffer encoded(1U << 16U);
+        for (std::size_t from = 0; from < inside_.size(); from += kPlacesPerRead) {
+            const std::size_t to = std::min(inside_.size(), from + kPlacesPerRead);
+            std::vector<UnitPlace> places;
+            std::vector<std::string> expected;
+            for (std::size_t k = from; k < to; ++k) {
+                const WorkUnit& u = units_[inside_[k].first];
+                source_.fetch(u, raw);
+                source_.decode(raw, band);
+                encoded.clear();
+                source_.encode(u, band, encoded);
+                places.push_back(u.place);
+                expected.emplace_back(encoded.data(), encoded.size());
+            }
+            const std::vector<bool> equal =
+                tableHolds(conn, target_.rows, source_.dataset().grid(), places, expected);
+            for (std::size_t k = from; k < to; ++k) {
+                const auto& [index, e] = inside_[k];
+                if (equal[k - from]) {
+                    same(index, *e, units_[index].rowCount);
+                } else if (preliminary(e->expver) && plan_.originOf(units_[index]).final()) {
+                    otherValues(index, *e, false,
+                                "(ERA5T) with other values, and these files' " + units_[index].key +
+                                    " is only part of it: final ERA5 replaces ERA5T unit by unit, so load "
+                                    "files that hold every hour of it");
+                } else {
+                    otherValues(index, *e, false,
+                                "and " + units_[index].key +
+                                    " of these files is only part of it, with other "
+                                    "values");
+                }
+            }
+        }
+        out_.lines.push_back(
+            "compared " + std::to_string(inside_.size()) + " piece(s) of these files (" +
+            formatThousands(rows) +
+            " rows) that lie inside units loaded from other files with the table's rows, read back in " +
+            fmt::format("{:.1f} s",
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+    }
+
+    std::vector<WorkUnit> takeUnits() { return std::move(units_); }
+
+    void say() {
+        same_.say(out_.lines, [](const std::string& src, std::uint64_t n, std::uint64_t rows, std::size_t) {
+            return units(n, rows) + " already loaded from " + src + " (the same values): skipped";
+        });
+        era5t_.say(out_.lines,
+                   [](const std::string& src, std::uint64_t n, std::uint64_t rows, std::size_t hours) {
+                       return "replacing " + std::to_string(hours) + " hour(s) of ERA5T from " + src +
+                              " by final ERA5 (" + units(n, rows) + ")";
+                   });
+        kept_.say(out_.lines, [](const std::string& src, std::uint64_t n, std::uint64_t rows, std::size_t) {
+            return units(n, rows) + " already in the table from " + src +
+                   " with other values: the table's kept (--overlap skip)";
+        });
+        replaced_.say(out_.lines,
+                      [](const std::string& src, std::uint64_t n, std::uint64_t rows, std::size_t) {
+                          return units(n, rows) + " already in the table from " + src +
+                                 " with other values: replaced by these files' (--overlap replace)";
+                      });
+        out_.era5tHours = era5t_.hours();
+    }
+
+private:
+    static constexpr std::uint64_t kMostRowsReadBack = 1'000'000;
+    static constexpr std::size_t kPlacesPerRead = 500;
+
+    std::uint64_t printOf(const WorkUnit& unit) {
+        source_.fetch(unit, raw_);
+        source_.decode(raw_, band_);
+        return source_.print(unit, band_);
+    }
+
+    void same(std::size_t index, const UnitRecord& e, std::uint64_t rows) {
+        const WorkUnit& u = units_[index];
+        out_.done.insert(u.key);
+        ++out_.sameUnits;
+        out_.sameRows += rows;
+        same_.add(e.files + " on " + e.committedAt, rows, u.place);
+    }
+
+    void kept(std::size_t index, const UnitRecord& e) {
+        const WorkUnit& u = units_[index];
+        out_.done.insert(u.key);
+        ++out_.keptUnits;
+        out_.keptRows += u.rowCount;
+        kept_.add(e.files, u.rowCount, u.place);
+    }
+
+    // Rows the table holds with other values (or that cannot be compared): as the policy says.
+    void otherValues(std::size_t index, const UnitRecord& e, bool exact, const std::string& why) {
+        const std::string unitText =
+            "table " + target_.table + " already holds unit " + e.key + " from " + sourceText(e) + " " + why;
+        switch (target_.policy) {
+        case OverlapPolicy::Skip: // the piece lies inside e: the table's rows of it are e's
+            kept(index, e);
+            return;
+        case OverlapPolicy::Replace:
+            if (exact) {
+                WorkUnit& u = units_[index];
+                ++out_.replacedUnits;
+                replaced_.add(e.files, u.rowCount, u.place);
+                u.replaces.push_back(ReplacedUnit{e.key, e.place, e.rows});
+                return;
+            }
+            throw OverlapRefused(unitText +
+                                 ": --overlap replace replaces whole units only, and that one reaches beyond "
+                                 "these files' rows. Nothing was loaded. Load the same box and hours as that "
+                                 "load did, or use --overlap skip to keep the table's rows");
+        case OverlapPolicy::Refuse:
+            break;
+        }
+        throw OverlapRefused(unitText + ": nothing was loaded. Use --overlap skip to keep the table's rows" +
+                             (exact ? ", or --overlap replace to put these files' rows in their place"
+                                    : " (--overlap replace replaces whole units only, and that one reaches "
+                                      "beyond these files' rows)"));
+    }
+
+    const UnitSource& source_;
+    const LoadPlan& plan_;
+    const OverlapTarget& target_;
+    OverlapOutcome& out_;
+    std::vector<WorkUnit> units_;
+    std::vector<std::pair<std::size_t, const UnitRecord*>> inside_; // (index in units_, the record)
+    Tally same_;
+    Tally era5t_;
+    Tally kept_;
+    Tally replaced_;
+    RawUnit raw_;
+    DecodedBand band_;
+};
+
 } // namespace
 
 OverlapOutcome resolveOverlaps(Connection& conn, const LedgerTarget& ledger, const UnitSource& source,
@@ -235,14 +506,7 @@ OverlapOutcome resolveOverlaps(Connection& conn, const LedgerTarget& ledger, con
         }
     }
 
-    Tally same;
-    Tally era5t;
-    Tally kept;
-    Tally replaced;
-    RawUnit raw;
-    DecodedBand band;
-    std::vector<WorkUnit> result;
-    result.reserve(plan.units().size());
+    Resolver resolver(source, plan, target, out);
     for (const WorkUnit& unit : plan.units()) {
         Records over;
         const auto gather = [&unit, &over](const auto& index, std::int64_t at) {
@@ -265,140 +529,38 @@ OverlapOutcome resolveOverlaps(Connection& conn, const LedgerTarget& ledger, con
             gather(byMonth, monthStart(unit.place.time).micros);
         }
         if (over.empty()) {
-            result.push_back(unit);
+            resolver.decide(unit, over);
             continue;
         }
-        // Sparse places, and units of hours (one point: nothing to cut in space), go whole.
-        const bool sparse =
-            unit.place.sparse || unit.hours > 1 ||
-            std::any_of(over.begin(), over.end(), [](const UnitRecord* e) { return e->place.sparse; });
-        const bool exactOne = over.size() == 1 && (over.front()->key == unit.key ||
-                                                   (!sparse && over.front()->place.sameExtent(unit.place)));
         std::vector<std::pair<WorkUnit, Records>> pieces;
-        if (sparse || exactOne) {
-            pieces.emplace_back(unit, over); // compared whole
+        if (unit.hours > 1) { // one point: cut in time only
+            pieces = cutInTime(dataset, plan, unit, over);
+        } else if (unit.place.sparse ||
+                   std::any_of(over.begin(), over.end(),
+                               [](const UnitRecord* e) { return e->place.sparse; }) ||
+                   (over.size() == 1 &&
+                    (over.front()->key == unit.key || over.front()->place.sameExtent(unit.place)))) {
+            pieces.emplace_back(unit, over); // sparse places, and the same place, go whole
         } else {
             pieces = cut(dataset, unit, over);
+        }
+        if (pieces.size() > 1) {
             ++out.splitUnits;
         }
-        const UnitOrigin& origin = plan.originOf(unit);
         for (auto& [piece, in] : pieces) {
-            if (in.empty()) {
-                result.push_back(std::move(piece));
-                continue;
-            }
-            const bool sameFiles = std::all_of(in.begin(), in.end(), [&origin](const UnitRecord* e) {
-                return (e->filesPrint != 0 && e->filesPrint == origin.filesPrint) ||
-                       (e->legacyPrint != 0 && e->legacyPrint == origin.legacyPrint);
-            });
-            if (sameFiles) { // a rerun: these files' rows are there
-                out.done.insert(piece.key);
-                ++out.resumedUnits;
-                result.push_back(std::move(piece));
-                continue;
-            }
-            const UnitRecord& e = *in.front();
-            const bool exact = in.size() == 1 &&
-                               (e.key == piece.key ||
-                                (!e.place.sparse && !piece.place.sparse && e.place.sameExtent(piece.place)));
-            std::string why;
-            if (exact) {
-                if (e.columns == origin.columns && e.valuesPrint != 0) {
-                    source.fetch(piece, raw);
-                    source.decode(raw, band);
-                    if (source.print(piece, band) == e.valuesPrint) {
-                        out.done.insert(piece.key);
-                        ++out.sameUnits;
-                        out.sameRows += e.rows;
-                        same.add(e.files + " on " + e.committedAt, e.rows, piece.place);
-                        result.push_back(std::move(piece));
-                        continue;
-                    }
-                }
-                if (preliminary(e.expver) && origin.final()) {
-                    ++out.era5tUnits;
-                    era5t.add(e.files + " (expver " + e.expver + ")", piece.rowCount, piece.place);
-                    piece.replaces.push_back(ReplacedUnit{e.key, e.place, e.rows});
-                    piece.finalOverEra5t = true;
-                    result.push_back(std::move(piece));
-                    continue;
-                }
-                why = e.valuesPrint == 0 ? "without a record of its values (loaded by an earlier version)"
-                      : e.columns != origin.columns
-                          ? "filled from other variables (" + e.columns + ") than these files give it (" +
-                                origin.columns + ")"
-                          : "with other values than " + origin.files + " have";
-            } else if (piece.hours > 1) {
-                // Hours are compared as whole units (so far): these files' hours of the month
-                // against units of other hours.
-                why = "and these files' unit " + piece.key + " shares only some of its hours with it" +
-                      (in.size() > 1 ? " (and with " + std::to_string(in.size() - 1) + " more)"
-                                     : std::string()) +
-                      " (units of a point's hours are compared whole: load files whose hours begin after "
-                      "the table's, or these into another table)";
-            } else {
-                why =
-                    "and " + piece.key + " of these files is only part of it" +
-                    (in.size() > 1 ? " (and of " + std::to_string(in.size() - 1) + " more)" : std::string());
-            }
-            const std::string unitText = "table " + target.table + " already holds unit " + e.key + " from " +
-                                         sourceText(e) + " " + why;
-            if (target.policy == OverlapPolicy::Skip && !exact && piece.hours > 1) {
-                // Skipping it whole would leave out its hours the table does not hold.
-                throw OverlapRefused(unitText +
-                                     ": --overlap skip keeps the table's rows of whole units only, and these "
-                                     "files' unit of hours reaches beyond them. Nothing was loaded");
-            }
-            if (target.policy == OverlapPolicy::Skip) {
-                out.done.insert(piece.key);
-                ++out.keptUnits;
-                out.keptRows += piece.rowCount;
-                kept.add(e.files, piece.rowCount, piece.place);
-                result.push_back(std::move(piece));
-                continue;
-            }
-            if (target.policy == OverlapPolicy::Replace && exact) {
-                ++out.replacedUnits;
-                replaced.add(e.files, piece.rowCount, piece.place);
-                piece.replaces.push_back(ReplacedUnit{e.key, e.place, e.rows});
-                result.push_back(std::move(piece));
-                continue;
-            }
-            if (target.policy == OverlapPolicy::Replace) {
-                throw OverlapRefused(
-                    unitText +
-                    ": --overlap replace replaces whole units only, and that one reaches beyond "
-                    "these files' rows. Nothing was loaded. Load the same box as that load did, or "
-                    "use --overlap skip to keep the table's rows");
-            }
-            throw OverlapRefused(unitText +
-                                 ": nothing was loaded. Use --overlap skip to keep the table's rows, or "
-                                 "--overlap replace to put these files' rows in their place");
+            resolver.decide(std::move(piece), in);
         }
     }
-    plan.setUnits(std::move(result));
-    out.era5tHours = era5t.hours();
+    resolver.compareInside(conn);
+    plan.setUnits(resolver.takeUnits());
     if (out.splitUnits > 0) {
-        out.lines.push_back(
-            std::to_string(out.splitUnits) +
-            " unit(s) share only some of their rows with units of another box loaded earlier: cut "
-            "along them, so that the rows only these files have load");
+        out.lines.insert(out.lines.begin(),
+                         std::to_string(out.splitUnits) +
+                             " unit(s) share only some of their rows with units loaded earlier (of another "
+                             "box or other hours): cut along them, so that the rows only these files have "
+                             "load");
     }
-    same.say(out.lines, [](const std::string& src, std::uint64_t n, std::uint64_t rows, std::size_t) {
-        return units(n, rows) + " already loaded from " + src + " (the same values): skipped";
-    });
-    era5t.say(out.lines, [](const std::string& src, std::uint64_t n, std::uint64_t rows, std::size_t hours) {
-        return "replacing " + std::to_string(hours) + " hour(s) of ERA5T from " + src + " by final ERA5 (" +
-               units(n, rows) + ")";
-    });
-    kept.say(out.lines, [](const std::string& src, std::uint64_t n, std::uint64_t rows, std::size_t) {
-        return units(n, rows) + " already in the table from " + src +
-               " with other values: the table's kept (--overlap skip)";
-    });
-    replaced.say(out.lines, [](const std::string& src, std::uint64_t n, std::uint64_t rows, std::size_t) {
-        return units(n, rows) + " already in the table from " + src +
-               " with other values: replaced by these files' (--overlap replace)";
-    });
+    resolver.say();
     return out;
 }
 

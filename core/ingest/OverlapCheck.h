@@ -3,6 +3,7 @@
 #pragma once
 
 #include "db/Ledger.h"
+#include "db/TableReadBack.h"
 #include "plan/LoadPlan.h"
 #include "rows/UnitSource.h"
 #include "util/Error.h"
@@ -42,7 +43,7 @@ struct OverlapOutcome {
     std::uint64_t era5tUnits = 0;    // ERA5T units to be replaced by final ERA5
     std::uint64_t era5tHours = 0;    // their distinct valid times
     std::uint64_t replacedUnits = 0; // other values, replaced by --overlap replace
-    std::uint64_t splitUnits = 0;    // units cut into pieces around units of another box
+    std::uint64_t splitUnits = 0;    // units cut into pieces around units of another box or hours
     std::size_t legacyUnits = 0;     // ledger rows of an earlier version given their place
     // One line per kind of decision, for the log, the summary and the report.
     std::vector<std::string> lines;
@@ -52,14 +53,18 @@ struct OverlapOutcome {
 // times and levels, from any file) and decides for each: resume (same files), skip (same values),
 // replace (ERA5T by final ERA5, or --overlap replace) or refuse (OverlapRefused, naming the first
 // unit, both sources and the choices). A unit that shares only part of its rows with units of
-// another box is cut into pieces along theirs, so the rule applies to the shared rows and the
-// rest loads. Reads (and decodes) the units whose files differ from the recorded ones, on this
-// thread. Units to replace get WorkUnit::replaces; the plan's units become the pieces.
+// another box (or, a unit of a point's hours, of other hours) is cut into pieces along theirs, so
+// the rule applies to the shared rows and the rest loads. A piece whose files differ from the
+// recorded ones is compared by its print where it is the same extent as the recorded unit, and
+// by the table's rows, read back, where it lies inside a larger one. Reads (and decodes) those
+// pieces on this thread. Units to replace get WorkUnit::replaces; the plan's units become the
+// pieces.
 // Units of an earlier version are given their place on a connection of their own to `conninfo`,
 // committed at once: a load refused here does not roll that back and pay it again.
 struct OverlapTarget {
     std::string conninfo;
     std::string table; // for messages
+    RowsTable rows;    // to read back the rows of pieces inside larger units from other files
     OverlapPolicy policy = OverlapPolicy::Refuse;
 };
 OverlapOutcome resolveOverlaps(Connection& conn, const LedgerTarget& ledger, const UnitSource& source,

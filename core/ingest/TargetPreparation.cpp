@@ -182,9 +182,12 @@ PreparedTarget prepareTarget(Connection& conn, const LoadRequest& request, const
     try {
         if (!p.ledgerCleared) {
             // Under the ledger-move lock: no other run's claims land while this decides.
-            p.overlaps =
-                resolveOverlaps(conn, p.ledger, source, plan,
-                                OverlapTarget{request.conninfo, request.table.display(), request.overlap});
+            p.overlaps = resolveOverlaps(
+                conn, p.ledger, source, plan,
+                OverlapTarget{request.conninfo, request.table.display(),
+                              RowsTable{request.table.quoted(conn), weatherColumnList(conn, layout),
+                                        layout.vertical == Vertical::PressureLevels},
+                              request.overlap});
             p.committed = p.overlaps.done;
         }
         if (beforeCommit) {
