@@ -229,7 +229,7 @@ private slots:
         for (UnitRecord& r : records) {
             r.rows = 1;
         }
-        QCOMPARE(claimUnits(conn, target, records).size(), std::size_t{4});
+        QCOMPARE(claimUnits(conn, target, records).claimed.size(), std::size_t{4});
         QCOMPARE(test::scalar(conn, "SELECT valid_until FROM isobar.ledger WHERE relid = 4343 AND unit_key = "
                                     "'range'"),
                  QString("2024-01-20 23:00:00+00"));

@@ -12,8 +12,10 @@
 
 #include <QDateTime>
 #include <QFile>
+#include <QProcess>
 #include <QtTest>
 
+#include <chrono>
 #include <fstream>
 
 using namespace isobar;
@@ -253,6 +255,72 @@ private slots:
                               "SELECT valid_time || ' ' || valid_until FROM isobar.ledger WHERE relid = "
                               "'hourly'::regclass AND valid_until IS NOT NULL"),
                  QString("2024-06-03 00:00:00+00 2024-06-05 23:00:00+00"));
+    }
+
+    // Two runs at once of other hours of one point: their units differ, so neither finds the
+    // other's in the ledger before it loads. The second to claim waits for the first (a lock per
+    // point and month), sees its unit over some of its hours, writes nothing of it and ends asking
+    // to be run again; the rerun completes the table, every hour once.
+    void concurrentRangesDoNotDuplicate() {
+        const QString december = write("dec.csv", csv(at(2023, 12, 1, 0), at(2023, 12, 14, 23), QDateTime()));
+        QVERIFY(load("together", {december}, {"--series-units", "month"}).exitCode == 0);
+        const QString a = write("together-a.csv", csv(at(2023, 12, 15, 0), at(2024, 1, 31, 23), QDateTime()));
+        const QString b = write("together-b.csv", csv(at(2024, 1, 10, 0), at(2024, 2, 28, 23), QDateTime()));
+        const auto start = [this](const QString& file) {
+            auto run = std::make_unique<QProcess>();
+            run->start(QStringLiteral(ISOBAR_CLI_PATH),
+                       QStringList{"load", "--dsn", dsn(), "--table", "together", "--workers", "1",
+                                   "--rows-per-transaction", "1", "--series-units", "month",
+                                   "--reporting-period", "0", file});
+            return run;
+        };
+        const auto waiting = [](Connection& c, const std::string& which) {
+            return test::waitFor(
+                [&] {
+                    return test::count(c, "SELECT count(*) FROM pg_locks WHERE NOT granted AND " + which) > 0;
+                },
+                std::chrono::seconds(60));
+        };
+        // A's first unit (December) waits to write its rows, holding the ledger for its claim; B's
+        // preparation waits for that. When the table is let go, B prepares before A's January
+        // unit begins: both load January, each without the other's unit.
+        Connection hold = cluster_->connect();
+        Connection watch = cluster_->connect();
+        hold.exec("BEGIN");
+        hold.exec("LOCK TABLE together IN SHARE MODE");
+        std::vector<std::unique_ptr<QProcess>> runs;
+        runs.push_back(start(a));
+        QVERIFY(waiting(watch, "relation = 'together'::regclass"));
+        runs.push_back(start(b));
+        QVERIFY(waiting(watch, "locktype = 'advisory'"));
+        hold.exec("COMMIT");
+        QStringList failed;
+        for (const auto& run : runs) {
+            QVERIFY(run->waitForFinished(120000));
+            if (run->exitCode() != 0) {
+                const QString err = QString::fromUtf8(run->readAllStandardError());
+                QVERIFY2(
+                    err.contains("which another run committed to table together while this one loaded") &&
+                        err.contains("Run the same load again"),
+                    qPrintable(err));
+                failed << run->arguments().last();
+            }
+        }
+        QCOMPARE(failed.size(), 1);
+        const CliRun again = load("together", failed, {"--series-units", "month"});
+        QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+        QCOMPARE(test::count(watch, "SELECT count(*) FROM together"),
+                 static_cast<std::uint64_t>(hoursFrom(at(2023, 12, 1, 0), at(2024, 2, 28, 23))));
+        QCOMPARE(test::count(watch, "SELECT count(DISTINCT time) FROM together"),
+                 static_cast<std::uint64_t>(hoursFrom(at(2023, 12, 1, 0), at(2024, 2, 28, 23))));
+        QCOMPARE(test::count(watch, "SELECT count(*) FROM (SELECT time FROM together GROUP BY time HAVING "
+                                    "count(*) > 1) d"),
+                 std::uint64_t{0});
+        QCOMPARE(test::count(watch,
+                             "SELECT count(*) FROM isobar.ledger l WHERE relid = 'together'::regclass AND "
+                             "rows <> (SELECT count(*) FROM together t WHERE t.time BETWEEN l.valid_time "
+                             "AND coalesce(l.valid_until, l.valid_time))"),
+                 std::uint64_t{0});
     }
 
     void badChoice() {

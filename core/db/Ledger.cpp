@@ -221,17 +221,58 @@ void holdLedgerForClaims(Connection& conn, const LedgerTarget& target) {
     conn.query(std::string("SELECT pg_advisory_xact_lock_shared(") + kMoveLockKey + ")", {target.relid});
 }
 
-std::set<std::string> claimUnits(Connection& conn, const LedgerTarget& target,
-                                 const std::vector<UnitRecord>& units) {
-    // The statements here take their snapshots after holdLedgerForClaims waited (READ COMMITTED),
-    // so they see the table's persistence and the rows as a move left them: every run of the
-    // table claims in the same ledger, where the primary key serialises them.
+std::string rangeLockKey(const std::string& relid, const UnitPlace& place) {
+    char key[96];
+    const std::string month = formatTimestamp(monthStart(place.time)).substr(0, 7);
+    std::snprintf(key, sizeof key, "%s %s %d %d %s", relid.c_str(),
+                  place.level ? std::to_string(*place.level).c_str() : "-", place.north, place.west,
+                  month.c_str());
+    return key;
+}
+
+namespace {
+
+// The rows of one ledger a claim `u` (of the unnest in claimUnits) overlaps under another key: its
+// units of one step at the claim's hours, and its units of many hours starting in the claim's
+// month (they never cross one) up to its last hour and ending at or after its first; each by its
+// index.
+std::string overlapsIn(const std::string& ledger) {
+    const std::string same =
+        "l.relid = $1::oid AND l.unit_key <> u.k AND l.level IS NOT DISTINCT FROM u.lv AND "
+        "l.south <= u.n AND u.s <= l.north AND l.west <= u.e AND u.w <= l.east AND ";
+    return "SELECT l.unit_key FROM " + ledger + " l WHERE " + same +
+           "l.valid_until IS NULL AND l.valid_time BETWEEN u.t AND coalesce(u.tu, u.t) UNION ALL SELECT "
+           "l.unit_key FROM " +
+           ledger + " l WHERE " + same +
+           "l.valid_until IS NOT NULL AND l.valid_time BETWEEN (date_trunc('month', u.t AT TIME ZONE 'UTC') "
+           "AT "
+           "TIME ZONE 'UTC') AND coalesce(u.tu, u.t) AND l.valid_until >= u.t";
+}
+
+} // namespace
+
+Claims claimUnits(Connection& conn, const LedgerTarget& target, const std::vector<UnitRecord>& units) {
+    // Claims of one point lock its (level, point, month) first, in one order for every run (a
+    // sorted set), so that of two runs claiming overlapping hours under other keys the second
+    // waits for the first to end, and then sees its rows (below).
+    std::set<std::string> ranges;
+    for (const UnitRecord& u : units) {
+        if (u.place.cells() == 1 && (u.place.time.micros != 0 || u.place.north != 0 || u.place.east != 0)) {
+            ranges.insert(rangeLockKey(target.relid, u.place));
+        }
+    }
+    // The statements here take their snapshots after holdLedgerForClaims and the range locks
+    // waited (READ COMMITTED), so they see the table's persistence and the rows as a move left
+    // them: every run of the table claims in the same ledger, where the primary key serialises
+    // them.
     const LedgerTarget now = LedgerTarget::of(
         target.relid,
-        conn.query("SELECT relpersistence = 'u' FROM pg_class WHERE oid = $1::oid", {target.relid})
+        conn.query("SELECT relpersistence = 'u', (SELECT count(pg_advisory_xact_lock(hashtext('isobar ledger "
+                   "range'), hashtext(k))) FROM unnest($2::text[]) k) FROM pg_class WHERE oid = $1::oid",
+                   {target.relid, quotedArray(std::vector<std::string>(ranges.begin(), ranges.end()))})
                 .text(0, 0) == "t");
     // The other ledger is looked at too, in case the persistence changed outside Isobar.
-    std::vector<std::vector<std::string>> c(18);
+    std::vector<std::vector<std::string>> c(19);
     for (const UnitRecord& u : units) {
         const UnitPlace& p = u.place;
         const bool placed = p.time.micros != 0 || p.north != 0 || p.east != 0;
@@ -241,7 +282,8 @@ std::set<std::string> claimUnits(Connection& conn, const LedgerTarget& target,
         }
         row.insert(row.end(),
                    {u.files, std::to_string(u.bytes), printText(u.filesPrint), printText(u.legacyPrint),
-                    printText(u.valuesPrint), u.expver.empty() ? "NULL" : u.expver, u.product, u.columns});
+                    printText(u.valuesPrint), u.expver.empty() ? "NULL" : u.expver, u.product, u.columns,
+                    placed && p.cells() == 1 ? "t" : "f"});
         for (std::size_t i = 0; i < row.size(); ++i) {
             c.at(i).push_back(row[i]); // as many arrays as the statement has
         }
@@ -250,25 +292,37 @@ std::set<std::string> claimUnits(Connection& conn, const LedgerTarget& target,
     for (const auto& column : c) {
         params.push_back(quotedArray(column, true));
     }
+    // A claim of one point that overlaps a unit of another key is not recorded: its rows and
+    // that unit's would both be in the table.
     const Result r = conn.query(
-        "INSERT INTO " + now.table +
+        "WITH u AS (SELECT * FROM unnest($2::text[], $3::bigint[], $4::timestamptz[], $5::float8[], "
+        "$6::int[], "
+        "$7::int[], $8::int[], $9::int[], $10::boolean[], $11::timestamptz[], $12::text[], $13::bigint[], "
+        "$14::bigint[], $15::bigint[], $16::bigint[], $17::text[], $18::text[], $19::text[], $20::boolean[]) "
+        "AS u(k, r, t, lv, n, s, w, e, sp, tu, f, b, fp, lp, vp, ev, pr, co, g)), o AS (SELECT u.k, "
+        "x.unit_key "
+        "AS other FROM u CROSS JOIN LATERAL (" +
+            overlapsIn("isobar.ledger") + " UNION ALL " + overlapsIn("isobar.ledger_unlogged") +
+            " LIMIT 1) x WHERE u.g), i AS (INSERT INTO " + now.table +
             " (relid, unit_key, rows, valid_time, level, north, south, west, east, sparse, valid_until, "
             "files, bytes, files_print, legacy_print, values_print, expver, product, columns) SELECT "
-            "$1::oid, "
-            "u.* FROM unnest($2::text[], $3::bigint[], $4::timestamptz[], $5::float8[], $6::int[], "
-            "$7::int[], "
-            "$8::int[], $9::int[], $10::boolean[], $11::timestamptz[], $12::text[], $13::bigint[], "
-            "$14::bigint[], $15::bigint[], $16::bigint[], $17::text[], $18::text[], $19::text[]) AS u(k) "
-            "WHERE NOT EXISTS (SELECT 1 FROM " +
+            "$1::oid, k, r, t, lv, n, s, w, e, sp, tu, f, b, fp, lp, vp, ev, pr, co FROM u WHERE NOT EXISTS "
+            "(SELECT 1 FROM " +
             otherLedger(now) +
-            " o WHERE o.relid = $1::oid AND o.unit_key = u.k) ON CONFLICT DO NOTHING "
-            "RETURNING unit_key",
+            " o WHERE o.relid = $1::oid AND o.unit_key = u.k) AND NOT EXISTS (SELECT 1 FROM o WHERE o.k = "
+            "u.k) ON CONFLICT DO NOTHING RETURNING unit_key) SELECT unit_key, NULL FROM i UNION ALL SELECT "
+            "k, "
+            "other FROM o",
         params);
-    std::set<std::string> claimed;
+    Claims claims;
     for (int i = 0; i < r.rows(); ++i) {
-        claimed.insert(r.text(i, 0));
+        if (r.isNull(i, 1)) {
+            claims.claimed.insert(r.text(i, 0));
+        } else {
+            claims.overlapped.emplace(r.text(i, 0), r.text(i, 1));
+        }
     }
-    return claimed;
+    return claims;
 }
 
 bool claimUnit(Connection& conn, const LedgerTarget& target, const std::string& key, std::uint64_t rows) {
@@ -276,7 +330,7 @@ bool claimUnit(Connection& conn, const LedgerTarget& target, const std::string& 
     UnitRecord unit;
     unit.key = key;
     unit.rows = rows;
-    return claimUnits(conn, target, {unit}).size() == 1;
+    return claimUnits(conn, target, {unit}).claimed.size() == 1;
 }
 
 std::size_t forgetUnits(Connection& conn, const LedgerTarget& target, const std::vector<std::string>& keys) {

@@ -6,6 +6,7 @@
 #include "domain/UnitPlace.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -113,14 +114,28 @@ void clearLedger(Connection& conn, const LedgerTarget& target);
 // such a move out until the transaction ends.
 void holdLedgerForClaims(Connection& conn, const LedgerTarget& target);
 
+// What claimUnits recorded, and the units it did not record because the ledger holds a unit of
+// another key over some of their rows (this unit's key, that unit's).
+struct Claims {
+    std::set<std::string> claimed;
+    std::map<std::string, std::string> overlapped;
+};
+
 // After holdLedgerForClaims, in the transaction that copied the units' rows: records each unit
-// (its key, rows, place and origin) and returns the keys it recorded. A key already recorded in either ledger
-// (committed by an earlier or a concurrent run: its rows are in the table) is not recorded, and the caller
-// must roll back; a concurrent run recording the same key waits here for this transaction to end,
-// then sees it. The ledger is the one of the table's persistence now, not `target`'s: a
+// (its key, rows, place and origin) and returns the keys it recorded. A key already recorded in
+// either ledger (committed by an earlier or a concurrent run: its rows are in the table) is not
+// recorded, and the caller must roll back; a concurrent run recording the same key waits here for
+// this transaction to end, then sees it. A unit of one point is not recorded either where a unit
+// of another key holds some of its rows (Claims::overlapped: another run, of other hours or boxes,
+// committed them since this run compared the table's units): the caller rolls back. So that two
+// such runs see each other, claims of one point first take the transaction lock
+// pg_advisory_xact_lock(hashtext('isobar ledger range'), hashtext(rangeLockKey(...))) of its level,
+// point and month. The ledger is the one of the table's persistence now, not `target`'s: a
 // concurrent run may have set the table LOGGED and moved the rows since.
-std::set<std::string> claimUnits(Connection& conn, const LedgerTarget& target,
-                                 const std::vector<UnitRecord>& units);
+Claims claimUnits(Connection& conn, const LedgerTarget& target, const std::vector<UnitRecord>& units);
+// "<relid> <level or -> <north> <west> <YYYY-MM of its time>": the key of the lock claims of a
+// place of one point take.
+std::string rangeLockKey(const std::string& relid, const UnitPlace& place);
 
 // One unit: holdLedgerForClaims and claimUnits; false when it is already recorded.
 bool claimUnit(Connection& conn, const LedgerTarget& target, const std::string& key, std::uint64_t rows);

@@ -284,16 +284,26 @@ std::set<std::string> CopyWorker::commitTogether(std::vector<Pending>& units, bo
     // order instead of deadlocking.
     std::sort(claims.begin(), claims.end(),
               [](const UnitRecord& a, const UnitRecord& b) { return a.key < b.key; });
-    std::set<std::string> claimed;
+    Claims claimed;
     {
         const Timed timed(counters_.ledgerNanos);
         claimed = claimUnits(conn, shared_.ledger, claims);
     }
-    if (claimed.size() < claims.size()) {
+    if (!claimed.overlapped.empty()) {
+        conn.exec("ROLLBACK");
+        const auto& [key, other] = *claimed.overlapped.begin();
+        throw OverlappedMeanwhile(
+            "unit " + key + " overlaps unit " + other + ", which another run committed to table " +
+            shared_.request.table.display() +
+            " while this one loaded (of other hours or another box, so neither run saw the other's rows "
+            "before it began): nothing of it was written. Run the same load again: it compares the "
+            "table's rows now and loads only what is missing");
+    }
+    if (claimed.claimed.size() < claims.size()) {
         conn.exec("ROLLBACK");
         std::set<std::string> taken;
         for (const UnitRecord& c : claims) {
-            if (claimed.count(c.key) == 0) {
+            if (claimed.claimed.count(c.key) == 0) {
                 taken.insert(c.key);
             }
         }
@@ -359,6 +369,9 @@ bool CopyWorker::load(std::vector<Pending> units, const std::stop_token& stop, b
             grow = false;
             attempt = 0;
         } catch (const Cancelled&) {
+            return false;
+        } catch (const OverlappedMeanwhile& e) {
+            failWith(units, {}, e.what());
             return false;
         } catch (const DbError& e) {
             conn_.reset(); // whatever state it is in, a fresh one is safer

@@ -9,6 +9,7 @@
 #include "ingest/Transport.h"
 #include "monitor/WorkerCounters.h"
 #include "rows/UnitSource.h"
+#include "util/Error.h"
 
 #include <chrono>
 #include <memory>
@@ -39,6 +40,13 @@ Connection openWorkerConnection(const LoadRequest& request, int id);
 // buffers for each short statement). Decoding and encoding happen here, on the worker's thread,
 // one unit at a time, each sent in pieces as it is encoded; how the rows reach the server is its
 // Transport.
+// A unit not recorded because another run committed a unit of other hours or another box over
+// some of its rows meanwhile (Claims::overlapped): the run stops, and its rerun compares again.
+class OverlappedMeanwhile : public Error {
+public:
+    using Error::Error;
+};
+
 class CopyWorker {
 public:
     CopyWorker(int id, EngineShared& shared, WorkerCounters& counters, std::unique_ptr<Transport> method);
