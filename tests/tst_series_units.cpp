@@ -16,6 +16,7 @@
 #include <QtTest>
 
 #include <chrono>
+#include <csignal>
 #include <fstream>
 
 using namespace isobar;
@@ -31,14 +32,15 @@ QString u10At(const QDateTime& t) {
                       : QString::number(-4.0 + static_cast<double>(h % 97) * 0.125, 'g', 8);
 }
 
-// Hourly u10 at (52.5, 13.25) from `from` to `until` (both included); the cell of `missing` empty.
-// `other`: other values (a quarter more).
-QString csv(const QDateTime& from, const QDateTime& until, const QDateTime& missing, bool other = false) {
+// Hourly u10 at `point` ("52.5,13.25") from `from` to `until` (both included); the cell of
+// `missing` empty. `other`: other values (a quarter more).
+QString csv(const QDateTime& from, const QDateTime& until, const QDateTime& missing, bool other = false,
+            const QString& point = "52.5,13.25") {
     QString text = "valid_time,u10,latitude,longitude\n";
     for (QDateTime t = from; t <= until; t = t.addSecs(3600)) {
         const QString value = other ? QString::number(u10At(t).toDouble() + 0.25, 'g', 8) : u10At(t);
         text +=
-            t.toString("yyyy-MM-dd HH:mm:ss") + "," + (t == missing ? QString() : value) + ",52.5,13.25\n";
+            t.toString("yyyy-MM-dd HH:mm:ss") + "," + (t == missing ? QString() : value) + "," + point + "\n";
     }
     return text;
 }
@@ -321,6 +323,61 @@ private slots:
                              "rows <> (SELECT count(*) FROM together t WHERE t.time BETWEEN l.valid_time "
                              "AND coalesce(l.valid_until, l.valid_time))"),
                  std::uint64_t{0});
+    }
+
+    // kill -9 in the middle of a folder of sites by months: what was in flight rolled back, every
+    // unit in the ledger has its rows in the table, and the rerun ends with every hour of every
+    // site once.
+    void killedLoadResumesExact() {
+        QStringList files;
+        const QDateTime from = at(2024, 1, 1, 0);
+        const QDateTime until = at(2024, 4, 30, 23);
+        for (int k = 0; k < 30; ++k) {
+            files << write(QString("site-%1.csv").arg(k),
+                           csv(from, until, QDateTime(), false, QString("%1,10").arg(45.0 + 0.25 * k)));
+        }
+        const auto sites = static_cast<std::uint64_t>(files.size());
+        const std::uint64_t rows = sites * static_cast<std::uint64_t>(hoursFrom(from, until));
+        QProcess cli;
+        cli.start(QStringLiteral(ISOBAR_CLI_PATH),
+                  QStringList{"load", "--dsn", dsn(), "--table", "killed", "--workers", "2",
+                              "--rows-per-transaction", "2000", "--series-units", "month",
+                              "--reporting-period", "0"} +
+                      files);
+        QVERIFY(cli.waitForStarted());
+        Connection watch = cluster_->connect();
+        const auto units = [&watch] {
+            return test::count(watch,
+                               "SELECT count(*) FROM isobar.ledger WHERE relid = to_regclass('killed')");
+        };
+        QVERIFY2(test::waitFor([&] { return units() >= 20; }, std::chrono::seconds(120)),
+                 qPrintable(QString::fromUtf8(cli.readAllStandardError())));
+        ::kill(static_cast<pid_t>(cli.processId()), SIGKILL);
+        QVERIFY(cli.waitForFinished(30000));
+        QVERIFY2(units() < sites * 4, "the load ended before it was killed");
+        // Each unit's rows are its point's hours in the table (location_id = row * 1440 + column + 1).
+        const std::string unitsAgainstTable = "SELECT count(*) FROM isobar.ledger l WHERE relid = "
+                                              "'killed'::regclass AND rows <> (SELECT count(*) "
+                                              "FROM killed t WHERE t.time BETWEEN l.valid_time AND "
+                                              "l.valid_until AND t.location_id = l.north * 1440 "
+                                              "+ l.west + 1)";
+        QCOMPARE(test::count(watch, unitsAgainstTable), std::uint64_t{0});
+        QCOMPARE(test::count(watch, "SELECT count(*) FROM killed"),
+                 test::count(watch, "SELECT sum(rows) FROM isobar.ledger WHERE relid = 'killed'::regclass"));
+
+        const CliRun rerun = load("killed", files, {"--series-units", "month"});
+        QVERIFY2(rerun.exitCode == 0, qPrintable(rerun.err));
+        QCOMPARE(test::count(watch, "SELECT count(*) FROM killed"), rows);
+        QCOMPARE(test::count(watch, "SELECT count(*) FROM (SELECT DISTINCT time, location_id FROM killed) d"),
+                 rows);
+        QCOMPARE(test::count(watch, unitsAgainstTable), std::uint64_t{0});
+        QCOMPARE(test::count(watch, "SELECT count(*) FROM isobar.ledger WHERE relid = 'killed'::regclass"),
+                 sites * 4);
+        // Every site's value at an hour is the CSV's (the same function of the hour at each).
+        QCOMPARE(test::count(watch, "SELECT count(*) FROM killed WHERE time = '2024-03-05 07:00+00' AND "
+                                    "zonal_wind_10m = " +
+                                        u10At(at(2024, 3, 5, 7)).toStdString() + "::float4"),
+                 sites);
     }
 
     void badChoice() {
