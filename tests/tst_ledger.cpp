@@ -343,8 +343,8 @@ private slots:
     void auditCountsTheHoursOfRanges() {
         const QString csv = cluster_->workDir() + "/january.csv";
         std::ofstream(csv.toStdString()) << januaryCsv().toStdString();
-        const test::CliRun run = test::runCli(
-            {"load", "--dsn", QString::fromStdString(cluster_->conninfo()), "--table", "ranged", csv});
+        const test::CliRun run = test::runCli({"load", "--dsn", QString::fromStdString(cluster_->conninfo()),
+                                               "--table", "ranged", "--series-units", "hour", csv});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         Connection conn = cluster_->connect();
         const std::string relid = "'ranged'::regclass";

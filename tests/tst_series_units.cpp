@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-// A point series in units of a month's hours (--series-units month), against a real PostgreSQL:
-// one ledger row per point and UTC month with the hours it spans, every hour of the CSV in the
-// table with its value, all-missing hours left out, a rerun, a renamed copy and the same table
-// loaded hour by hour loading nothing, and a download sharing only some hours of a unit refused
-// before anything is written. Expected hours come from calendar arithmetic (QDateTime) and values
-// from the test's own CSV text.
+// A point series in units of a month's hours (the default), against a real PostgreSQL: one
+// ledger row per point and UTC month with the hours it spans, every hour of the CSV in the table
+// with its value, all-missing hours left out; a rerun, a renamed copy and a table loaded hour by
+// hour loading nothing; units cut in time along the table's (a longer download loads only its new
+// hours), pieces inside larger units read back and compared; two concurrent runs of other hours,
+// and a kill -9, leaving every hour once. Expected hours come from calendar arithmetic (QDateTime)
+// and values from the test's own CSV text.
 
 #include "TestCluster.h"
 #include "TestUtil.h"
@@ -130,7 +131,7 @@ private slots:
         }
 
         // Again, by months or by hours, and a renamed copy: nothing more.
-        for (const QStringList& options : {QStringList{"--series-units", "month"}, QStringList{}}) {
+        for (const QStringList& options : {QStringList{}, QStringList{"--series-units", "hour"}}) {
             const CliRun again = load("months", {file}, options);
             QVERIFY2(again.exitCode == 0, qPrintable(again.err));
             QVERIFY2(again.err.contains("nothing to do"), qPrintable(again.err));
@@ -201,7 +202,7 @@ private slots:
         const QDateTime from = at(2024, 2, 10, 0);
         const QDateTime until = at(2024, 3, 20, 23);
         const QString same = write("feb-mar.csv", csv(from, until, QDateTime()));
-        for (const QStringList& options : {QStringList{"--series-units", "month"}, QStringList{}}) {
+        for (const QStringList& options : {QStringList{}, QStringList{"--series-units", "hour"}}) {
             const CliRun run = load("inside", {same}, options);
             QVERIFY2(run.exitCode == 0, qPrintable(run.err));
             QVERIFY2(run.err.contains("with the table's rows, read back") &&
@@ -237,7 +238,7 @@ private slots:
     // A table loaded hour by hour, then by months: every hour is recognised (the same files).
     void hoursThenMonths() {
         const QString file = write("hours.csv", csv(at(2024, 5, 30, 0), at(2024, 6, 2, 23), QDateTime()));
-        const CliRun byHour = load("hourly", {file});
+        const CliRun byHour = load("hourly", {file}, {"--series-units", "hour"});
         QVERIFY2(byHour.exitCode == 0, qPrintable(byHour.err));
         const CliRun byMonth = load("hourly", {file}, {"--series-units", "month"});
         QVERIFY2(byMonth.exitCode == 0, qPrintable(byMonth.err));

@@ -341,10 +341,9 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
          "(COPY FROM 'file', for a server on this machine)"},
         {"rows-per-unit", "N", "rows per work unit (default 250000)"},
         {"series-units", "hour|month",
-         "a point series (the CDS time-series downloads): a work unit per point and hour (default), or per "
-         "point and run of consecutive hours inside a UTC month (a 40-year series: 480 units instead of "
-         "350,640; "
-         "a table loaded either way resumes and compares whole units only)"},
+         "a point series (the CDS time-series downloads): a work unit per point and run of consecutive "
+         "hours inside a UTC month (default; a 40-year series: 480 units instead of 350,640), or per point "
+         "and hour (as Isobar loaded series before); a table loaded either way resumes either way"},
         {"rows-per-transaction", "N",
          "a worker puts consecutive units into one transaction up to this many rows (default 10000000, or 10 "
          "s; 1: a "
@@ -444,9 +443,9 @@ int runLoadCommand(const std::vector<std::string>& args, std::stop_token stop) {
         }
     }
     request.rowsPerUnit = static_cast<std::uint64_t>(parsed.integer("rows-per-unit", 0, 1000, 100'000'000));
-    if (const std::string units = parsed.value("series-units", "hour"); units == "month") {
-        request.seriesUnits = SeriesUnits::Month;
-    } else if (units != "hour") {
+    if (const std::string units = parsed.value("series-units", "month"); units == "hour") {
+        request.seriesUnits = SeriesUnits::Hour;
+    } else if (units != "month") {
         throw UsageError{"--series-units takes hour or month, not '" + units + "'"};
     }
     request.rowsPerTransaction =

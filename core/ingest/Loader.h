@@ -65,9 +65,11 @@ struct LoadRequest {
     // Start although the disk forecast says the load does not fit (it still stops before the
     // server's disk is full).
     bool force = false;
-    std::uint64_t rowsPerUnit = 0;               // 0: a few hundred thousand
-    std::uint32_t bandRows = 0;                  // > 0: latitude rows per unit instead (tests)
-    SeriesUnits seriesUnits = SeriesUnits::Hour; // a point series' units: an hour, or hours of a month
+    std::uint64_t rowsPerUnit = 0; // 0: a few hundred thousand
+    std::uint32_t bandRows = 0;    // > 0: latitude rows per unit instead (tests)
+    // A point series' units: hours of a point inside a month (Hour: one per point and hour, as
+    // Isobar loaded series before).
+    SeriesUnits seriesUnits = SeriesUnits::Month;
     // Rows a worker puts into one transaction, in whole units (0: LoadPlan's default; 1: one unit
     // per transaction).
     std::uint64_t rowsPerTransaction = 0;
