@@ -233,43 +233,57 @@ std::string rangeLockKey(const std::string& relid, const UnitPlace& place) {
 namespace {
 
 // The rows of one ledger a claim `u` (of the unnest in claimUnits) overlaps under another key: its
-// units of one step at the claim's hours, and its units of many hours starting in the claim's
-// month (they never cross one) up to its last hour and ending at or after its first; each by its
-// index.
+// units of many hours starting in the claim's month (they never cross one) up to its last hour and
+// ending at or after its first; and, of a claim of many hours, the units of one step at its hours.
+// (A claim of one hour meets a unit of one step under another key only where that is of another
+// box, which a load of a box does not lock; skipping that lookup keeps a load by the hour at its
+// speed, as does skipping the first where the table has no unit of many hours.) Each by its index.
 std::string overlapsIn(const std::string& ledger) {
     const std::string same =
         "l.relid = $1::oid AND l.unit_key <> u.k AND l.level IS NOT DISTINCT FROM u.lv AND "
         "l.south <= u.n AND u.s <= l.north AND l.west <= u.e AND u.w <= l.east AND ";
     return "SELECT l.unit_key FROM " + ledger + " l WHERE " + same +
-           "l.valid_until IS NULL AND l.valid_time BETWEEN u.t AND coalesce(u.tu, u.t) UNION ALL SELECT "
-           "l.unit_key FROM " +
-           ledger + " l WHERE " + same +
            "l.valid_until IS NOT NULL AND l.valid_time BETWEEN (date_trunc('month', u.t AT TIME ZONE 'UTC') "
            "AT "
-           "TIME ZONE 'UTC') AND coalesce(u.tu, u.t) AND l.valid_until >= u.t";
+           "TIME ZONE 'UTC') AND coalesce(u.tu, u.t) AND l.valid_until >= u.t UNION ALL SELECT l.unit_key "
+           "FROM " +
+           ledger + " l WHERE " + same +
+           "u.tu IS NOT NULL AND l.valid_until IS NULL AND l.valid_time BETWEEN u.t AND u.tu";
 }
 
 } // namespace
 
 Claims claimUnits(Connection& conn, const LedgerTarget& target, const std::vector<UnitRecord>& units) {
     // Claims of one point lock its (level, point, month) first, in one order for every run (a
-    // sorted set), so that of two runs claiming overlapping hours under other keys the second
-    // waits for the first to end, and then sees its rows (below).
-    std::set<std::string> ranges;
+    // sorted map), so that of two runs claiming overlapping hours under other keys the second
+    // waits for the first to end, and then sees its rows (below). Units of many hours take the lock
+    // exclusively, units of one hour shared: two loads by the hour have the same keys (the primary
+    // key orders them) and do not wait for each other, or a run's workers for each other.
+    std::map<std::string, bool> ranges; // key, exclusively
     for (const UnitRecord& u : units) {
         if (u.place.cells() == 1 && (u.place.time.micros != 0 || u.place.north != 0 || u.place.east != 0)) {
-            ranges.insert(rangeLockKey(target.relid, u.place));
+            ranges[rangeLockKey(target.relid, u.place)] |= u.place.until.has_value();
         }
+    }
+    std::vector<std::string> lockKeys;
+    std::vector<std::string> exclusive;
+    for (const auto& [key, e] : ranges) {
+        lockKeys.push_back(key);
+        exclusive.emplace_back(e ? "t" : "f");
     }
     // The statements here take their snapshots after holdLedgerForClaims and the range locks
     // waited (READ COMMITTED), so they see the table's persistence and the rows as a move left
     // them: every run of the table claims in the same ledger, where the primary key serialises
-    // them.
+    // them. No JIT for the claim (to the transaction's end): its estimated cost reaches
+    // jit_above_cost at a few thousand units, and compiling it took 60 % of a load by the hour.
     const LedgerTarget now = LedgerTarget::of(
         target.relid,
-        conn.query("SELECT relpersistence = 'u', (SELECT count(pg_advisory_xact_lock(hashtext('isobar ledger "
-                   "range'), hashtext(k))) FROM unnest($2::text[]) k) FROM pg_class WHERE oid = $1::oid",
-                   {target.relid, quotedArray(std::vector<std::string>(ranges.begin(), ranges.end()))})
+        conn.query(
+                "SELECT relpersistence = 'u', (SELECT count(CASE WHEN e THEN pg_advisory_xact_lock(hashtext("
+                "'isobar ledger range'), hashtext(k))::text ELSE pg_advisory_xact_lock_shared(hashtext("
+                "'isobar ledger range'), hashtext(k))::text END) FROM unnest($2::text[], $3::boolean[]) AS "
+                "a(k, e)), set_config('jit', 'off', true) FROM pg_class WHERE oid = $1::oid",
+                {target.relid, quotedArray(lockKeys), quotedArray(exclusive)})
                 .text(0, 0) == "t");
     // The other ledger is looked at too, in case the persistence changed outside Isobar.
     std::vector<std::vector<std::string>> c(19);
@@ -303,7 +317,11 @@ Claims claimUnits(Connection& conn, const LedgerTarget& target, const std::vecto
         "x.unit_key "
         "AS other FROM u CROSS JOIN LATERAL (" +
             overlapsIn("isobar.ledger") + " UNION ALL " + overlapsIn("isobar.ledger_unlogged") +
-            " LIMIT 1) x WHERE u.g), i AS (INSERT INTO " + now.table +
+            " LIMIT 1) x WHERE u.g AND (u.tu IS NOT NULL OR EXISTS (SELECT 1 FROM isobar.ledger r WHERE "
+            "r.relid "
+            "= $1::oid AND r.valid_until IS NOT NULL UNION ALL SELECT 1 FROM isobar.ledger_unlogged r WHERE "
+            "r.relid = $1::oid AND r.valid_until IS NOT NULL))), i AS (INSERT INTO " +
+            now.table +
             " (relid, unit_key, rows, valid_time, level, north, south, west, east, sparse, valid_until, "
             "files, bytes, files_print, legacy_print, values_print, expver, product, columns) SELECT "
             "$1::oid, k, r, t, lv, n, s, w, e, sp, tu, f, b, fp, lp, vp, ev, pr, co FROM u WHERE NOT EXISTS "
