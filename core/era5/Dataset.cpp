@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sys/stat.h>
@@ -370,20 +371,15 @@ private:
     }
 
     void collectSteps() {
-        // (time, level, point) -> per dataset variable, every file step that provides it. Levels
-        // are keyed in thousandths of a hPa, so 1000 from one file is 1000.0 of another. The point
-        // is a point series' geometry (a folder of site downloads: one row per point and hour),
-        // -1 for gridded files, whose boxes must agree at a time.
+        // Every file step at every level keyed (time, level, point), stably sorted: the file steps
+        // of a dataset step are neighbours, in file order (a flat vector: 1,000 sites' years have
+        // 8.8 million). Levels in thousandths of a hPa (1000 from one file is 1000.0 of another);
+        // the point is a point series' geometry (a row per point and hour), -1 for gridded files.
         using StepKey = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
         const std::size_t nvars = d_.variables_.size();
-        // Every file step at every level, sorted by its key (stable: within a key in the order of
-        // files, steps and levels): the file steps that meet at a dataset step are neighbours. A
-        // flat vector, not a map of vectors: a folder of 1,000 sites' years has 8.8 million.
         struct FileLevelStep {
             StepKey key;
-            std::uint32_t file = 0;
-            std::uint32_t step = 0;
-            std::uint32_t level = 0;
+            std::uint32_t file = 0, step = 0, level = 0;
         };
         std::vector<FileLevelStep> fileSteps;
         std::vector<std::vector<std::size_t>> columnOf(d_.files_.size()); // per file variable
@@ -401,43 +397,34 @@ private:
                         file.levels().empty() ? std::int64_t{-1} : std::llround(file.levels()[l] * 1000.0);
                     fileSteps.push_back(
                         FileLevelStep{StepKey{file.steps()[s].time.micros, level, point}, f, s, l});
-                    if (level != -1) {
-                        levels.insert(level);
-                    }
+                    levels.insert(level);
                 }
             }
         }
         std::stable_sort(fileSteps.begin(), fileSteps.end(),
                          [](const FileLevelStep& a, const FileLevelStep& b) { return a.key < b.key; });
-        for (std::int64_t l : levels) {
-            d_.levels_.push_back(static_cast<double>(l) / 1000.0);
-        }
-        std::vector<bool> present(nvars, false);
-        std::vector<std::vector<SourceRef>> slots(nvars);
+        std::transform(levels.upper_bound(-1), levels.end(), std::back_inserter(d_.levels_), // not -1
+                       [](std::int64_t l) { return static_cast<double>(l) / 1000.0; });
+        std::vector<std::vector<SourceRef>> slots(nvars); // per variable, the file steps with it
         for (std::size_t first = 0, end = 0; first < fileSteps.size(); first = end) {
-            // Per dataset variable, every file step that provides it.
-            for (std::vector<SourceRef>& slot : slots) {
-                slot.clear();
-            }
+            std::for_each(slots.begin(), slots.end(), [](std::vector<SourceRef>& slot) { slot.clear(); });
             std::optional<double> stepLevel;
             for (end = first; end < fileSteps.size() && fileSteps[end].key == fileSteps[first].key; ++end) {
                 const FileLevelStep& e = fileSteps[end];
                 const Era5File& file = d_.files_[e.file];
                 stepLevel =
                     file.levels().empty() ? std::nullopt : std::optional<double>(file.levels()[e.level]);
-                for (std::uint32_t v = 0; v < file.variables().size(); ++v) {
-                    // (A GRIB file may lack this message.)
+                for (std::uint32_t v = 0; v < file.variables().size(); ++v) { // a GRIB file may lack one
                     if (columnOf[e.file][v] < nvars && file.provides(v, e.step, e.level)) {
                         slots[columnOf[e.file][v]].push_back(SourceRef{e.file, v, e.step, e.level});
                     }
                 }
             }
-            const StepKey& key = fileSteps[first].key;
             if (std::all_of(slots.begin(), slots.end(), [](const auto& c) { return c.empty(); })) {
                 continue; // a (time, level) of a GRIB file none of its loaded messages holds
             }
             DatasetStep step;
-            step.time = PgTimestamp{std::get<0>(key)};
+            step.time = PgTimestamp{std::get<0>(fileSteps[first].key)};
             step.level = stepLevel;
             step.sources.resize(nvars);
             step.previous.resize(nvars);
@@ -464,7 +451,6 @@ private:
                 geometry = g;
                 geometrySource = chosen.file;
                 step.sources[v] = chosen;
-                present[v] = true;
             }
             step.geometry = *geometry;
             d_.rows_ += static_cast<std::uint64_t>(d_.geometries_[step.geometry].box.rows) *
