@@ -130,8 +130,8 @@ struct Claims {
 // committed them since this run compared the table's units): the caller rolls back. So that two
 // such runs see each other, claims of one point first take the transaction lock
 // pg_advisory_xact_lock(hashtext('isobar ledger range'), hashtext(rangeLockKey(...))) of its level,
-// point and month. The ledger is the one of the table's persistence now, not `target`'s: a
-// concurrent run may have set the table LOGGED and moved the rows since.
+// point and month (shared by a unit of one hour). The ledger is the one of the table's persistence
+// now, not `target`'s: a concurrent run may have set the table LOGGED and moved the rows since.
 Claims claimUnits(Connection& conn, const LedgerTarget& target, const std::vector<UnitRecord>& units);
 // "<relid> <level or -> <north> <west> <YYYY-MM of its time>": the key of the lock claims of a
 // place of one point take.
