@@ -160,7 +160,10 @@ public:
         checkAgreement();
         collectVariables();
         collectSteps();
-        linkPreviousHours();
+        if (std::any_of(d_.files_.begin(), d_.files_.end(),
+                        [](const Era5File& f) { return f.accumulatesSinceMidnight(); })) {
+            linkPreviousHours(); // (not for a series: a map of its every step, 10 % of opening one)
+        }
         describeGaps();
     }
 
@@ -474,8 +477,7 @@ private:
         if (identicalDuplicates_ > 0) {
             d_.notes_.push_back(
                 std::to_string(identicalDuplicates_) +
-                " (variable, time) pair(s) appear in more than one file with identical values; "
-                "loaded once");
+                " (variable, time) pair(s) appear in more than one file with identical values; loaded once");
         }
     }
 
@@ -490,10 +492,8 @@ private:
         std::vector<std::size_t> gaps(d_.variables_.size(), 0);
         for (DatasetStep& step : d_.steps_) {
             for (std::size_t v = 0; v < d_.variables_.size(); ++v) {
-                if (!step.sources[v] || !d_.variableOf(*step.sources[v]).accumulatedSinceMidnight) {
-                    continue;
-                }
-                if (!needsPreviousHour(step.time)) {
+                if (!step.sources[v] || !d_.variableOf(*step.sources[v]).accumulatedSinceMidnight ||
+                    !needsPreviousHour(step.time)) {
                     continue;
                 }
                 const auto it = stepAt.find({step.time.micros - kMicrosPerHour, levelKey(step)});

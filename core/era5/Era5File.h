@@ -244,6 +244,11 @@ public:
     }
     const std::vector<double>& levels() const noexcept { return levels_; }
     const std::vector<FileVariable>& variables() const noexcept { return variables_; }
+    // Whether a variable needs the hour before each hour (accumulated since midnight).
+    bool accumulatesSinceMidnight() const {
+        return std::any_of(variables_.begin(), variables_.end(),
+                           [](const FileVariable& v) { return v.accumulatedSinceMidnight; });
+    }
     // Data variables that cannot be loaded, with the reason ("time_bnds: not on the grid").
     const std::vector<std::string>& ignoredVariables() const noexcept { return ignored_; }
     // Facts worth telling the user (expver mix, assumed grid spacing, accumulation handling, ...).
