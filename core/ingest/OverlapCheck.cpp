@@ -337,8 +337,6 @@ public:
             return;
         }
         const auto t0 = std::chrono::steady_clock::now();
-        RawUnit raw;
-        DecodedBand band;
         BinaryCopyBuffer encoded(1U << 16U);
         for (std::size_t from = 0; from < inside_.size(); from += kPlacesPerRead) {
             const std::size_t to = std::min(inside_.size(), from + kPlacesPerRead);
@@ -346,10 +344,10 @@ public:
             std::vector<std::string> expected;
             for (std::size_t k = from; k < to; ++k) {
                 const WorkUnit& u = units_[inside_[k].first];
-                source_.fetch(u, raw);
-                source_.decode(raw, band);
+                source_.fetch(u, raw_);
+                source_.decode(raw_, band_);
                 encoded.clear();
-                source_.encode(u, band, encoded);
+                source_.encode(u, band_, encoded);
                 places.push_back(u.place);
                 expected.emplace_back(encoded.data(), encoded.size());
             }
